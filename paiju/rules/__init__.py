@@ -1,0 +1,43 @@
+"""The rules engines: pure Python, no I/O, deterministic.
+
+``load(name)`` gives a game's engine class; :func:`new_game` makes a game
+from a record's ``options`` and ``deal``. See :mod:`paiju.rules.engine` for the
+interface every engine implements.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from paiju.rules.engine import Action, Event, Game, Result
+from paiju.rules.errors import RulesError
+
+#: Game id (records.md "Games") → ``module:Class`` of its engine.
+ENGINES: dict[str, str] = {
+    "doudizhu": "paiju.rules.doudizhu:Doudizhu",
+    "hunzhan": "paiju.rules.hunzhan:Hunzhan",
+    "shengji": "paiju.rules.shengji:Shengji",
+    "daa": "paiju.rules.daa:Daa",
+}
+
+
+def load(name: str) -> type[Game]:
+    """The engine class of game ``name``; ``KeyError`` for an unknown game."""
+    module, cls = ENGINES[name].split(":")
+    engine: type[Game] = getattr(importlib.import_module(module), cls)
+    return engine
+
+
+def new_game(name: str, options: Mapping[str, Any], deal: Mapping[str, Any]) -> Game:
+    """A new game of ``name`` from a record's ``options`` and ``deal``.
+
+    Raises ``KeyError`` for an unknown game and ``RulesError`` (``bad_deal``,
+    ``bad_options``) for a deal or options the game refuses.
+    """
+    engine = load(name)
+    return engine(options, deal)
+
+
+__all__ = ["ENGINES", "Action", "Event", "Game", "Result", "RulesError", "load", "new_game"]

@@ -1,0 +1,225 @@
+"""The one engine interface that every game implements.
+
+A game is a state machine of phases created from ``(options, deal)``
+(shared/spec/records.md, "A game record"). The engine is pure: no I/O, no
+clock, no randomness. Dealing happens outside (the table service, with
+``secrets``); the engine only checks that a deal is the game's exact deck.
+
+Contract of every engine (tested for each game):
+
+- ``apply(action)`` applies a legal action and returns the :class:`Event` list
+  it caused, or raises :class:`~paiju.rules.errors.RulesError` and leaves the
+  state exactly as it was.
+- ``legal_actions(seat)`` lists every legal action of ``seat`` now (for
+  ``play``: every distinct legal card set).
+- ``view(seat)`` is what ``seat`` may see: its own hand, never another's.
+- ``default_action(seat)`` is what a ``timeout`` applies (rulings.md, "Shared").
+- ``result()`` gives ``points`` and ``detail`` once ``finished``.
+
+``timeout`` and ``escape`` are handled here for every game: the 4th
+consecutive ``timeout`` of a seat is that seat's escape; any action of the
+seat's own resets its count (rulings.md, "Shared by all games").
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from paiju.rules.cards import Card, parse_cards
+from paiju.rules.errors import RulesError
+
+#: Consecutive timeouts of one seat that make an escape (seed 000 §超时不出).
+TIMEOUTS_TO_ESCAPE = 4
+
+#: Action types that the system (the table service), not a player, sends.
+SYSTEM_ACTIONS = frozenset({"timeout", "escape", "end_declare"})
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One action of a game record.
+
+    ``seat`` is ``None`` only for ``end_declare``; ``cards`` are canonical;
+    ``dealt`` is the number of cards dealt when a declare was made (records.md
+    ``deal.order``), ``None`` when not given.
+    """
+
+    seat: int | None
+    type: str
+    cards: tuple[Card, ...] = ()
+    dealt: int | None = None
+
+    @classmethod
+    def from_json(cls, obj: object) -> Action:
+        """Parse a record action ``{"seat": 0, "type": "play", "cards": [...]}``.
+
+        Raises ``RulesError`` with ``malformed_action`` or ``malformed_cards``.
+        """
+        if not isinstance(obj, Mapping):
+            raise RulesError("malformed_action", f"an action is an object, not {obj!r}")
+        seat = obj.get("seat")
+        typ = obj.get("type")
+        if not isinstance(typ, str):
+            raise RulesError("malformed_action", "an action needs a string 'type'")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+            raise RulesError("malformed_action", f"'seat' must be an integer, not {seat!r}")
+        cards = tuple(parse_cards(obj["cards"])) if obj.get("cards") is not None else ()
+        dealt = obj.get("dealt")
+        if dealt is not None and (isinstance(dealt, bool) or not isinstance(dealt, int)):
+            raise RulesError("malformed_action", f"'dealt' must be an integer, not {dealt!r}")
+        return cls(seat, typ, cards, dealt)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record form of this action (``cards`` and ``dealt`` only when used)."""
+        out: dict[str, Any] = {"seat": self.seat, "type": self.type}
+        if self.cards:
+            out["cards"] = list(self.cards)
+        if self.dealt is not None:
+            out["dealt"] = self.dealt
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something an action caused.
+
+    ``to`` is ``None`` for a public event (anyone at the table may see it), or
+    the seat that alone may see it (a hand, the kitty). ``type`` and ``data``
+    follow shared/spec/events.md.
+    """
+
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+    to: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The end of a game: ``points`` per seat (the game's own points, the input
+    to settlement) and ``detail`` (records.md lists the keys per game)."""
+
+    points: list[int]
+    detail: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"points": [...], "detail": {...}}``."""
+        return {"points": list(self.points), "detail": dict(self.detail)}
+
+
+class Game(ABC):
+    """Base of every rules engine.
+
+    Subclasses set :attr:`name` and :attr:`seats`, parse their options and deal
+    in ``__init__`` (raising ``bad_deal`` / ``bad_options``), and implement the
+    ``_apply`` family. This base handles ``timeout`` and ``escape`` and the
+    consecutive-timeout count.
+    """
+
+    name: ClassVar[str]
+    seats: ClassVar[int]
+
+    def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
+        """Subclasses parse ``options`` and ``deal`` (raising ``bad_options`` /
+        ``bad_deal``) and call this first."""
+        self.timeouts: list[int] = [0] * self.seats
+        self.escaped: int | None = None
+
+    # -- what subclasses implement -------------------------------------------------
+
+    @property
+    @abstractmethod
+    def phase(self) -> str:
+        """The current phase name (e.g. ``bidding``, ``declaring``, ``play``, ``finished``)."""
+
+    @abstractmethod
+    def _ended(self) -> bool:
+        """True once the game has ended by its own rules (or a redeal)."""
+
+    @abstractmethod
+    def _to_act(self) -> list[int]:
+        """The seats whose turn it is (the game is not finished)."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> list[Event]:
+        """Apply a player's (or ``end_declare``) action or raise ``RulesError``
+        with the state unchanged."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat`` now (``timeout``/``escape`` excluded)."""
+
+    @abstractmethod
+    def default_action(self, seat: int) -> Action:
+        """The action a ``timeout`` of ``seat`` applies (rulings.md "Shared")."""
+
+    @abstractmethod
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see, JSON-able; never another seat's hidden cards."""
+
+    @abstractmethod
+    def _result(self) -> Result:
+        """The result of a game that ended without an escape."""
+
+    @abstractmethod
+    def escape_points(self, seat: int) -> list[int]:
+        """Points per seat when ``seat`` escapes now (rulings.md "Settlement")."""
+
+    # -- shared behaviour ---------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        """True once the game has ended: normally, by an escape, or by a redeal."""
+        return self.escaped is not None or self._ended()
+
+    def to_act(self) -> list[int]:
+        """The seats whose turn it is now (the clock runs for them); empty when
+        nobody in particular is to act (a declaring window) or the game is over."""
+        return [] if self.finished else self._to_act()
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply ``action``; see the module docstring. Raises ``RulesError``."""
+        if self.finished:
+            raise RulesError("game_over", "the game has finished")
+        seat = action.seat
+        if action.type != "end_declare" and (
+            seat is None or not 0 <= seat < self.seats
+        ):
+            raise RulesError("malformed_action", f"no seat {seat!r} in {self.name}")
+        if action.type == "escape":
+            assert seat is not None
+            return self._escape(seat)
+        if action.type == "timeout":
+            assert seat is not None
+            if seat not in self.to_act():
+                raise RulesError("not_your_turn", f"seat {seat} is not to act")
+            count = self.timeouts[seat] + 1
+            if count >= TIMEOUTS_TO_ESCAPE:
+                self.timeouts[seat] = count
+                return [Event("timed_out", {"seat": seat, "count": count}), *self._escape(seat)]
+            events = self._apply(self.default_action(seat))
+            self.timeouts[seat] = count
+            return [Event("timed_out", {"seat": seat, "count": count}), *events]
+        events = self._apply(action)
+        if seat is not None:
+            self.timeouts[seat] = 0
+        return events
+
+    def _escape(self, seat: int) -> list[Event]:
+        self.escaped = seat
+        return [Event("escaped", {"seat": seat})]
+
+    def result(self) -> Result:
+        """``points`` and ``detail`` of a finished game; raises ``wrong_phase`` before."""
+        if self.escaped is not None:
+            base = self._result_detail_on_escape()
+            return Result(self.escape_points(self.escaped), {**base, "escaped": self.escaped})
+        if not self.finished:
+            raise RulesError("wrong_phase", "the game has not finished")
+        return self._result()
+
+    def _result_detail_on_escape(self) -> dict[str, Any]:
+        """``detail`` of a game ended by an escape (subclasses add what they know)."""
+        return {}
