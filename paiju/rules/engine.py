@@ -23,6 +23,7 @@ seat's own resets its count (rulings.md, "Shared by all games").
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -133,6 +134,16 @@ class Game(ABC):
     @abstractmethod
     def phase(self) -> str:
         """The current phase name (e.g. ``bidding``, ``declaring``, ``play``, ``finished``)."""
+
+    @classmethod
+    @abstractmethod
+    def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        """A random deal for ``options`` as a record's ``deal`` object
+        (``hands``, ``bottom``, ``first`` and, for declaring games, ``order``).
+
+        The table service passes ``secrets.SystemRandom()``; tests and benchmarks
+        a seeded ``random.Random``. Pure given ``rng``.
+        """
 
     @abstractmethod
     def _ended(self) -> bool:
