@@ -1,0 +1,104 @@
+"""Configuration from ``PAIJU_*`` environment variables, with local defaults.
+
+Every setting has a default that works on one machine (``paiju up``). Names:
+
+============================  ==========================================  =====================
+variable                      meaning                                     default
+============================  ==========================================  =====================
+PAIJU_HOST                    address the services bind                   127.0.0.1
+PAIJU_GRPC_PORT               this process's gRPC port                    per service (below)
+PAIJU_METRICS_PORT            this process's Prometheus /metrics port     per service (below)
+PAIJU_NATS_URL                NATS server(s), comma separated             nats://127.0.0.1:4222
+PAIJU_DATABASE_URL            SQLAlchemy URL (sqlite:///…, postgresql://…) sqlite in PAIJU_DATA_DIR
+PAIJU_DATA_DIR                where local SQLite files live               .paiju
+PAIJU_LEDGER_ADDR             ledger gRPC address                         127.0.0.1:50053
+PAIJU_LOBBY_ADDR              lobby gRPC address                          127.0.0.1:50051
+PAIJU_TABLE_ADDRS             table instances, comma separated            127.0.0.1:50052
+PAIJU_INSTANCE                this instance's name (table placement)      <service>-<port>
+PAIJU_GATEWAY_PORT            gateway HTTP/WebSocket port                 8080
+PAIJU_TOKEN_SECRET            HMAC key of client tokens (JWT HS256)       dev-secret (dev only)
+PAIJU_DEV_MODE                development login by name                   false
+PAIJU_GRANT_KEY               key guarding the ledger's Grant RPC         dev-grant-key
+PAIJU_ROOMS_FILE              coin servers and rooms (YAML)               built-in default
+PAIJU_DRAIN_SECONDS           grace for in-flight work on SIGTERM         10
+PAIJU_LOG_LEVEL               logging level                               INFO
+============================  ==========================================  =====================
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Default gRPC and metrics ports per service.
+GRPC_PORTS = {"lobby": 50051, "table": 50052, "ledger": 50053, "gateway": 50054}
+METRICS_PORTS = {"lobby": 9101, "table": 9102, "ledger": 9103, "gateway": 9104}
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(f"PAIJU_{name}", default)
+
+
+def _flag(name: str, default: bool) -> bool:
+    raw = os.environ.get(f"PAIJU_{name}")
+    if raw is None:
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings of one service process (see the module docstring)."""
+
+    service: str
+    host: str = "127.0.0.1"
+    grpc_port: int = 0
+    metrics_port: int = 0
+    nats_url: str = "nats://127.0.0.1:4222"
+    database_url: str = ""
+    data_dir: Path = Path(".paiju")
+    ledger_addr: str = "127.0.0.1:50053"
+    lobby_addr: str = "127.0.0.1:50051"
+    table_addrs: tuple[str, ...] = ("127.0.0.1:50052",)
+    instance: str = ""
+    gateway_port: int = 8080
+    token_secret: str = "dev-secret"
+    dev_mode: bool = False
+    grant_key: str = "dev-grant-key"
+    rooms_file: str = ""
+    drain_seconds: float = 10.0
+    log_level: str = "INFO"
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def load(service: str) -> Config:
+    """Read the configuration of ``service`` (lobby, table, ledger, gateway) from
+    the environment. Raises ``ValueError`` on a malformed number."""
+    data_dir = Path(_env("DATA_DIR", ".paiju"))
+    grpc_port = int(_env("GRPC_PORT", str(GRPC_PORTS.get(service, 0))))
+    database_url = _env("DATABASE_URL", f"sqlite:///{data_dir / (service + '.db')}")
+    return Config(
+        service=service,
+        host=_env("HOST", "127.0.0.1"),
+        grpc_port=grpc_port,
+        metrics_port=int(_env("METRICS_PORT", str(METRICS_PORTS.get(service, 0)))),
+        nats_url=_env("NATS_URL", "nats://127.0.0.1:4222"),
+        database_url=database_url,
+        data_dir=data_dir,
+        ledger_addr=_env("LEDGER_ADDR", f"127.0.0.1:{GRPC_PORTS['ledger']}"),
+        lobby_addr=_env("LOBBY_ADDR", f"127.0.0.1:{GRPC_PORTS['lobby']}"),
+        table_addrs=tuple(
+            a.strip()
+            for a in _env("TABLE_ADDRS", f"127.0.0.1:{GRPC_PORTS['table']}").split(",")
+            if a.strip()
+        ),
+        instance=_env("INSTANCE", f"{service}-{grpc_port}"),
+        gateway_port=int(_env("GATEWAY_PORT", "8080")),
+        token_secret=_env("TOKEN_SECRET", "dev-secret"),
+        dev_mode=_flag("DEV_MODE", False),
+        grant_key=_env("GRANT_KEY", "dev-grant-key"),
+        rooms_file=_env("ROOMS_FILE", ""),
+        drain_seconds=float(_env("DRAIN_SECONDS", "10")),
+        log_level=_env("LOG_LEVEL", "INFO"),
+    )

@@ -1,0 +1,108 @@
+"""Database plumbing: SQLAlchemy 2.0 async engines, Alembic at start, a health watch.
+
+``PAIJU_DATABASE_URL`` may be given in its plain form (``sqlite:///file.db``,
+``postgresql://user@host/db``); :func:`async_url` picks the async driver
+(aiosqlite, asyncpg). Each service owns its migrations folder and runs them at
+start with :func:`migrate`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from sqlalchemy import Connection, MetaData, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from paiju.health import Health
+
+log = logging.getLogger("paiju.db")
+
+
+def async_url(url: str) -> str:
+    """``url`` with its async driver: ``sqlite+aiosqlite``, ``postgresql+asyncpg``."""
+    u = make_url(url)
+    if u.drivername in ("sqlite", "sqlite+pysqlite"):
+        u = u.set(drivername="sqlite+aiosqlite")
+    elif u.drivername in ("postgresql", "postgres", "postgresql+psycopg2", "postgresql+psycopg"):
+        u = u.set(drivername="postgresql+asyncpg")
+    return u.render_as_string(hide_password=False)
+
+
+def make_engine(url: str, pool_size: int = 10) -> AsyncEngine:
+    """An async engine for ``url``. SQLite files get their folder made, WAL
+    journaling and a busy timeout so that concurrent writers wait instead of failing."""
+    aurl = async_url(url)
+    u = make_url(aurl)
+    if u.drivername.startswith("sqlite"):
+        if u.database and u.database != ":memory:":
+            Path(u.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(aurl, connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_async_engine(aurl, pool_size=pool_size, max_overflow=pool_size,
+                               pool_pre_ping=True)
+
+
+def migrate(url: str, migrations: Path) -> None:
+    """Apply every Alembic migration in ``migrations`` (a folder with env.py
+    and versions/) to the database at ``url``. Blocking; call it in a thread
+    from async code."""
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(migrations))
+    cfg.set_main_option("sqlalchemy.url", async_url(url).replace("%", "%%"))
+    command.upgrade(cfg, "head")
+
+
+async def watch(engine: AsyncEngine, health: Health, interval: float = 2.0) -> None:
+    """Check the database every ``interval`` seconds and keep ``health``'s
+    ``database`` dependency up to date; runs until cancelled."""
+    while True:
+        try:
+            async with engine.connect() as conn:
+                await asyncio.wait_for(conn.execute(text("SELECT 1")), timeout=interval)
+            await health.set("database", True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.warning("database check failed: %s", e)
+            await health.set("database", False)
+        await asyncio.sleep(interval)
+
+
+def run_alembic_env(metadata: MetaData, version_table: str) -> None:
+    """The body of a service's ``migrations/env.py``: run its migrations online
+    through the async driver. ``version_table`` is per service (``alembic_version_ledger``)
+    so that services can share one PostgreSQL."""
+    from alembic import context
+    from sqlalchemy import pool
+
+    url = context.config.get_main_option("sqlalchemy.url")
+    assert url is not None
+
+    def run(sync_conn: Connection) -> None:
+        context.configure(connection=sync_conn, target_metadata=metadata,
+                          version_table=version_table, render_as_batch=True)
+        with context.begin_transaction():
+            context.run_migrations()
+
+    async def main() -> None:
+        engine = create_async_engine(url, poolclass=pool.NullPool)
+        async with engine.connect() as conn:
+            await conn.run_sync(run)
+            await conn.commit()
+        await engine.dispose()
+
+    asyncio.run(main())

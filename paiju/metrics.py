@@ -1,0 +1,108 @@
+"""Prometheus metrics: the ``/metrics`` endpoint and the gRPC server metrics.
+
+gRPC metrics use the conventional names of go-grpc-prometheus:
+``grpc_server_started_total``, ``grpc_server_handled_total`` and
+``grpc_server_handling_seconds`` with labels ``grpc_type``, ``grpc_service``,
+``grpc_method`` (and ``grpc_code`` on the handled counter), and the client side
+``grpc_client_handled_total`` / ``grpc_client_handling_seconds``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from prometheus_client import Counter, Histogram, start_http_server
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+
+GRPC_STARTED = Counter(
+    "grpc_server_started_total", "RPCs started on the server.",
+    ["grpc_type", "grpc_service", "grpc_method"],
+)
+GRPC_HANDLED = Counter(
+    "grpc_server_handled_total", "RPCs completed on the server, by status code.",
+    ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
+)
+GRPC_SECONDS = Histogram(
+    "grpc_server_handling_seconds", "Time to handle an RPC on the server.",
+    ["grpc_type", "grpc_service", "grpc_method"], buckets=LATENCY_BUCKETS,
+)
+GRPC_CLIENT_HANDLED = Counter(
+    "grpc_client_handled_total", "RPCs completed by the client, by status code.",
+    ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
+)
+GRPC_CLIENT_SECONDS = Histogram(
+    "grpc_client_handling_seconds", "Time of an RPC as the client sees it.",
+    ["grpc_type", "grpc_service", "grpc_method"], buckets=LATENCY_BUCKETS,
+)
+
+
+def serve_metrics(port: int, host: str = "0.0.0.0") -> None:
+    """Serve ``/metrics`` on ``host:port`` in a background thread (port 0: none)."""
+    if port:
+        start_http_server(port, addr=host)
+
+
+def _split(method: str) -> tuple[str, str]:
+    # "/paiju.ledger.v1.LedgerService/Settle" -> ("paiju.ledger.v1.LedgerService", "Settle")
+    service, _, name = method.lstrip("/").rpartition("/")
+    return service, name
+
+
+class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Counts and times every unary-unary RPC (the only kind paiju serves)."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        service, method = _split(details.method)
+        inner = handler.unary_unary
+
+        async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            GRPC_STARTED.labels("unary", service, method).inc()
+            start = time.perf_counter()
+            code = grpc.StatusCode.OK
+            try:
+                response = await inner(request, context)
+            except Exception:
+                code = context.code() or grpc.StatusCode.UNKNOWN
+                raise
+            else:
+                code = context.code() or grpc.StatusCode.OK
+                return response
+            finally:
+                GRPC_SECONDS.labels("unary", service, method).observe(time.perf_counter() - start)
+                name = code.name if isinstance(code, grpc.StatusCode) else str(code)
+                GRPC_HANDLED.labels("unary", service, method, name).inc()
+
+        return grpc.unary_unary_rpc_method_handler(
+            observed,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+class ClientMetricsInterceptor(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """Counts and times every unary-unary RPC a service makes."""
+
+    async def intercept_unary_unary(
+        self, continuation: Callable[..., Any], details: Any, request: Any
+    ) -> Any:
+        method = details.method.decode() if isinstance(details.method, bytes) else details.method
+        service, name = _split(method)
+        start = time.perf_counter()
+        call = await continuation(details, request)
+        try:
+            code = await call.code()
+        finally:
+            GRPC_CLIENT_SECONDS.labels("unary", service, name).observe(time.perf_counter() - start)
+        GRPC_CLIENT_HANDLED.labels("unary", service, name, code.name).inc()
+        return call

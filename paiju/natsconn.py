@@ -1,0 +1,102 @@
+"""The NATS connection helper (nats-py) and event publishing.
+
+:func:`connect` keeps trying until NATS answers, reconnects forever, and keeps
+the ``nats`` dependency of :class:`~paiju.health.Health` up to date.
+:func:`publish` and :func:`decode` put the events of shared/spec/events.md on
+and off the wire as ``paiju.events.v1.Event`` protobuf messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+import nats
+from nats.aio.client import Client as NATS
+
+from paiju.events.v1.events_pb2 import Event
+from paiju.health import Health
+
+log = logging.getLogger("paiju.nats")
+
+
+async def connect(url: str, health: Health | None, name: str,
+                  first_attempt_timeout: float | None = None) -> NATS:
+    """Connect to ``url`` (comma-separated servers allowed) and keep connected.
+
+    While disconnected, ``health`` has ``nats`` down. The first connection is
+    retried every half second, for ever unless ``first_attempt_timeout``
+    (seconds) runs out (then ``TimeoutError``).
+    """
+
+    async def disconnected() -> None:
+        if health:
+            await health.set("nats", False)
+
+    async def reconnected() -> None:
+        if health:
+            await health.set("nats", True)
+
+    async def error(e: Exception) -> None:
+        log.warning("nats error: %s", e)
+
+    deadline = None if first_attempt_timeout is None else time.monotonic() + first_attempt_timeout
+    if health:
+        await health.set("nats", False)
+    while True:
+        try:
+            nc = await nats.connect(
+                servers=[u.strip() for u in url.split(",")],
+                name=name,
+                max_reconnect_attempts=-1,
+                reconnect_time_wait=0.5,
+                connect_timeout=2,
+                ping_interval=5,
+                max_outstanding_pings=2,
+                disconnected_cb=disconnected,
+                reconnected_cb=reconnected,
+                error_cb=error,
+            )
+        except Exception as e:  # nats-py raises several kinds on a refused first connect
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"NATS at {url} did not answer") from e
+            log.warning("NATS at %s not reachable (%s); retrying", url, e)
+            await asyncio.sleep(0.5)
+            continue
+        if health:
+            await health.set("nats", True)
+        return nc
+
+
+def encode(type_: str, data: dict[str, Any], *, seq: int = 0, game_id: str = "",
+           room: str = "") -> bytes:
+    """An event as the bytes of a ``paiju.events.v1.Event``."""
+    return Event(
+        type=type_, seq=seq, game_id=game_id, room=room, ts_ms=int(time.time() * 1000),
+        data_json=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+    ).SerializeToString()
+
+
+def decode(payload: bytes) -> dict[str, Any]:
+    """The JSON form of an event as clients get it: its data plus ``type``,
+    ``seq``, ``game_id``, ``room`` and ``ts`` (unix ms)."""
+    ev = Event.FromString(payload)
+    out: dict[str, Any] = json.loads(ev.data_json) if ev.data_json else {}
+    out["type"] = ev.type
+    if ev.seq:
+        out["seq"] = ev.seq
+    if ev.game_id:
+        out.setdefault("game_id", ev.game_id)
+    if ev.room:
+        out.setdefault("room", ev.room)
+    out["ts"] = ev.ts_ms
+    return out
+
+
+async def publish(nc: NATS, subject: str, type_: str, data: dict[str, Any], *, seq: int = 0,
+                  game_id: str = "", room: str = "") -> None:
+    """Publish one event on ``subject`` (events.md "Subjects")."""
+    await nc.publish(subject, encode(type_, data, seq=seq, game_id=game_id, room=room))
