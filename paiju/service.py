@@ -12,6 +12,8 @@ lets in-flight calls finish (``PAIJU_DRAIN_SECONDS``), the service's own
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -29,8 +31,10 @@ from paiju.metrics import MetricsInterceptor, serve_metrics
 
 @dataclass
 class Context:
-    """What ``setup`` gets: the configuration, health, the gRPC server, a logger,
-    a stop event, and lists to register background tasks and stop callbacks in."""
+    """What ``setup`` gets: the configuration (``grpc_port`` is the bound port),
+    health, the gRPC server, a logger, the stop event, and lists to register
+    background tasks and stop callbacks in (callbacks run in order after the
+    gRPC server has drained; tasks are cancelled last)."""
 
     config: Config
     health: Health
@@ -45,46 +49,81 @@ class Context:
 #: service names (for health and reflection).
 Setup = Callable[[Context], Awaitable[Sequence[str]]]
 
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
-async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None) -> None:
-    """Run one service until SIGTERM/SIGINT (or ``ctx.stopping`` is set)."""
+
+async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None, *,
+                stop: asyncio.Event | None = None,
+                on_started: Callable[[Context], object] | None = None,
+                signals: bool = True) -> None:
+    """Run one service until SIGTERM/SIGINT or until ``stop`` is set.
+
+    ``config.grpc_port`` 0 binds a free port (``ctx.config.grpc_port`` tells
+    which). ``ready`` is set and ``on_started(ctx)`` called once the server
+    accepts calls. ``signals=False`` leaves the process's signal handlers alone
+    (in-process tests). Raises ``RuntimeError`` if the port cannot be bound and
+    whatever ``setup`` raises; the server is stopped in every case.
+    """
     log = logging.getLogger(f"paiju.{config.service}")
     server = grpc.aio.server(interceptors=[MetricsInterceptor()])
-    ctx = Context(config, Health([]), server, log, asyncio.Event())
-    names = list(await setup(ctx))
-    ctx.health.services += names
-    health_pb2_grpc.add_HealthServicer_to_server(ctx.health.servicer, server)
-    reflection.enable_server_reflection(
-        [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-         reflection.SERVICE_NAME], server)
     port = server.add_insecure_port(f"{config.host}:{config.grpc_port}")
-    await server.start()
-    await ctx.health.publish()
+    if port == 0:
+        raise RuntimeError(f"cannot bind gRPC port {config.host}:{config.grpc_port}")
+    if config.grpc_port != port:
+        instance = config.instance
+        if not instance or instance == f"{config.service}-{config.grpc_port}":
+            instance = f"{config.service}-{port}"
+        config = dataclasses.replace(config, grpc_port=port, instance=instance)
+    ctx = Context(config, Health([]), server, log, stop or asyncio.Event())
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, ctx.stopping.set)
-    log.info("serving", extra={"grpc_port": port, "metrics_port": config.metrics_port,
-                               "services": names})
-    if ready is not None:
-        ready.set()
-    await ctx.stopping.wait()
-    log.info("stopping", extra={"drain_seconds": config.drain_seconds})
+    installed: list[signal.Signals] = []
+    try:
+        if signals:
+            for sig in _SIGNALS:
+                loop.add_signal_handler(sig, ctx.stopping.set)
+                installed.append(sig)
+        names = list(await setup(ctx))
+        ctx.health.services += names
+        health_pb2_grpc.add_HealthServicer_to_server(ctx.health.servicer, server)
+        reflection.enable_server_reflection(
+            [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+             reflection.SERVICE_NAME], server)
+        await ctx.health.publish()
+        await server.start()
+        log.info("serving", extra={"grpc_port": port, "metrics_port": config.metrics_port,
+                                   "services": names, "instance": config.instance})
+        if ready is not None:
+            ready.set()
+        if on_started is not None:
+            on_started(ctx)
+        await ctx.stopping.wait()
+        log.info("stopping", extra={"drain_seconds": config.drain_seconds})
+    finally:
+        await _shutdown(ctx)
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+async def _shutdown(ctx: Context) -> None:
+    """NOT_SERVING, drain the gRPC server, stop callbacks, cancel tasks."""
+    grace = ctx.config.drain_seconds
     await ctx.health.stop()
-    await server.stop(grace=config.drain_seconds)
+    await ctx.server.stop(grace=grace)
     for callback in ctx.on_stop:
         try:
-            await asyncio.wait_for(callback(), timeout=config.drain_seconds)
+            await asyncio.wait_for(callback(), timeout=grace)
         except Exception:
-            log.exception("stop callback failed")
+            ctx.log.exception("stop callback failed")
     for task in ctx.tasks:
         task.cancel()
-    await asyncio.gather(*ctx.tasks, return_exceptions=True)
-    log.info("stopped")
+    with contextlib.suppress(Exception):
+        await asyncio.gather(*ctx.tasks, return_exceptions=True)
+    ctx.log.info("stopped")
 
 
 def run(service: str, setup: Setup) -> None:
     """The ``main()`` of a service process: configuration from the environment,
-    logs, metrics, then :func:`serve` until a signal."""
+    logs, metrics, then :func:`serve` until SIGTERM or SIGINT (exit status 0)."""
     config = load(service)
     logsetup.setup(service, config.log_level)
     serve_metrics(config.metrics_port, config.host)

