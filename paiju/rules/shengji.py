@@ -1,0 +1,774 @@
+"""升级 (shengji), seed 004: four players in two partnerships, 1 to 4 decks.
+
+Source: shared/seeds/004_87bdd40096bb5c2e.txt, shared/spec/rulings.md sections
+"shengji" and "Settlement", shared/spec/records.md. docs/rules/shengji.md
+explains the rules as implemented, with every ruling.
+
+Phases:
+
+- ``declaring`` (亮主 / 冲主 while the cards are dealt): any seat may
+  ``declare`` 3s of one suit; nobody is on the clock; the system's
+  ``end_declare`` closes the window. Nobody declared: a redeal (the game ends
+  with ``detail.redeal``).
+- ``burying`` (扣底): the kitty was shown to all; the dealer took it and
+  ``bury``\\ s exactly as many cards.
+- ``play``: tricks of single / pair / triple / quad of identical cards; the
+  dealer leads the first.
+- ``finished``.
+
+Seats 0 & 2 and 1 & 3 are partners (对家); play goes 0, 1, 2, 3.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from paiju.rules.cards import (
+    JOKERS,
+    RANKS,
+    SUITS,
+    Card,
+    Hand,
+    check_deal,
+    deck,
+    holds,
+    parse_cards,
+    remove,
+)
+from paiju.rules.engine import Action, Event, Game, Result
+from paiju.rules.errors import RulesError
+
+SEATS = 4
+
+#: decks → (cards per hand, kitty size) (seed 底牌: 12/6, 25/8; three decks a
+#: kitty of 6, four decks 8; the hands are the rest shared equally).
+SIZES: dict[int, tuple[int, int]] = {1: (12, 6), 2: (25, 8), 3: (39, 6), 4: (52, 8)}
+
+#: Point cards (seed 分牌): 5 is 5, 10 and K are 10.
+CARD_POINTS: dict[str, int] = {"5": 5, "T": 10, "K": 10}
+
+#: Ranks that are trumps in every suit (seed 主牌: 大小王、5、3、2、主花色牌).
+TRUMP_RANKS = "532"
+
+#: Combination names by size (seed 牌型: 单牌 / 对牌 / 三张牌 / 四张牌).
+SHAPE_NAMES: dict[int, str] = {1: "single", 2: "pair", 3: "triple", 4: "quad"}
+
+#: Class of a trump card (the whole trump "suit" of follow-suit).
+TRUMP = "T"
+
+#: Suit tie-break for equal-ranked cards when "lowest" must pick one
+#: (paiju ruling): diamonds lowest, then clubs, hearts, spades.
+_SUIT_TIE = {"D": 0, "C": 1, "H": 2, "S": 3, "J": 0}
+
+#: Score tables of the seed (局分计算 一 to 四): rows of
+#: (lowest defender points of the row, 庄家得分, 非庄家得分, 是否换庄).
+#: "0分" is the row p == 0; "5—15" is 5 <= p <= 15; ">100" is p >= 100
+#: (rulings.md). A row runs up to the next row's lowest points minus 5.
+SCORE_TABLES: dict[int, tuple[tuple[int, int, int, bool], ...]] = {
+    1: ((0, 3, -3, False), (5, 2, -2, False), (20, 1, -1, False), (40, -1, 1, True),
+        (60, -2, 2, True), (80, -3, 3, True), (100, -4, 4, True)),
+    2: ((0, 3, -3, False), (5, 2, -2, False), (40, 1, -1, False), (80, -1, 1, True),
+        (120, -2, 2, True), (160, -3, 3, True), (200, -4, 4, True)),
+    3: ((0, 3, -3, False), (5, 2, -2, False), (60, 1, -1, False), (120, -1, 1, True),
+        (180, -2, 2, True), (240, -3, 3, True), (300, -4, 4, True)),
+    4: ((0, 3, -3, False), (5, 2, -2, False), (80, 1, -1, False), (160, -1, 1, True),
+        (240, -2, 2, True), (320, -3, 3, True), (400, -4, 4, True)),
+}
+
+#: Option keys every room may carry (rulings.md "Shared" and "Settlement");
+#: accepted and ignored by the rules.
+_ROOM_OPTIONS = frozenset({"turn_seconds", "reconnect_seconds", "base", "unit", "fee_rate"})
+
+
+def score_row(decks: int, defender_points: int) -> tuple[int, int, bool]:
+    """The seed's score-table row for ``defender_points`` (非庄家方得分).
+
+    Returns ``(庄家得分, 非庄家得分, 是否换庄)``. Source: seed 局分计算 (一)–(四)
+    with rulings.md's reading of ranges. Raises ``ValueError`` for a deck count
+    outside 1..4 or negative points.
+    """
+    if decks not in SCORE_TABLES or defender_points < 0:
+        raise ValueError(f"no score row for {decks} decks and {defender_points} points")
+    row = SCORE_TABLES[decks][0]
+    for r in SCORE_TABLES[decks]:
+        if defender_points >= r[0]:
+            row = r
+    return row[1], row[2], row[3]
+
+
+def card_points(cards: Iterable[Card]) -> int:
+    """Sum of the point cards (5 → 5, 10 and K → 10) in ``cards``."""
+    return sum(CARD_POINTS.get(c[0], 0) for c in cards)
+
+
+def is_trump(card: Card, trump: str) -> bool:
+    """True for 主牌: jokers, every 5, 3 and 2, and the trump suit (seed 主牌)."""
+    return card in JOKERS or card[0] in TRUMP_RANKS or card[1] == trump
+
+
+def card_class(card: Card, trump: str) -> str:
+    """The "suit" a card follows as: ``"T"`` for a trump, else its suit letter."""
+    return TRUMP if is_trump(card, trump) else card[1]
+
+
+def card_power(card: Card, trump: str) -> int:
+    """The card's strength in the seed's order (牌的大小), higher is stronger.
+
+    BJ > SJ > trump 5 > other 5s (equal) > trump 3 > other 3s (equal) > trump 2
+    > other 2s (equal) > trump suit A..4 > side suits A..4 (a side card's power
+    is its rank: side cards of different suits never meet in a trick).
+    """
+    if card == "BJ":
+        return 51
+    if card == "SJ":
+        return 50
+    r, s = card[0], card[1]
+    own = 1 if s == trump else 0
+    if r == "5":
+        return 44 + own
+    if r == "3":
+        return 42 + own
+    if r == "2":
+        return 40 + own
+    return RANKS.index(r) + (20 if own else 0)
+
+
+def low_key(card: Card, trump: str) -> tuple[int, int]:
+    """Total order of "lowest cards" (bury default, default plays, hand order):
+    :func:`card_power`, then the suit tie-break (D < C < H < S)."""
+    return card_power(card, trump), _SUIT_TIE[card[1]]
+
+
+def group_size(cards: Sequence[Card]) -> int | None:
+    """``len(cards)`` when they are 1–4 identical cards (a combination), else ``None``."""
+    if not 1 <= len(cards) <= 4:
+        return None
+    first = cards[0]
+    return len(cards) if all(c == first for c in cards) else None
+
+
+def partition(cards: Iterable[Card]) -> tuple[int, ...]:
+    """The multiplicities of identical cards, largest first: ``7H 7H 9H`` → ``(2, 1)``."""
+    return tuple(sorted(Counter(cards).values(), reverse=True))
+
+
+def required_pattern(group_sizes: Iterable[int], lead_size: int, need: int) -> tuple[int, ...]:
+    """The shape a follower's ``need`` cards of the led suit must reach at least.
+
+    ``group_sizes``: how many identical copies of each card of the led suit the
+    follower holds. Seed 跟牌: a quad lead asks a quad, else a triple and a
+    single, else two pairs, else singles; a triple lead a triple, else a pair
+    and a single, else singles; a pair lead a pair, else singles. Groups larger
+    than the lead (a quad on a triple or pair lead, a triple on a pair lead)
+    may be kept whole (seed 可以不拆) and do not count here. The best shape is
+    greedy: the largest group first, cut to what is still needed. A play
+    satisfies it when its :func:`partition` is lexicographically >= it.
+    """
+    usable = sorted((g for g in group_sizes if g <= lead_size), reverse=True)
+    out: list[int] = []
+    left = need
+    for g in usable:
+        if left <= 0:
+            break
+        take = min(g, left)
+        out.append(take)
+        left -= take
+    out.sort(reverse=True)
+    return tuple(out)
+
+
+def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tuple[Card, ...]]:
+    """Every distinct sub-multiset of size ``r`` of ``items`` (card, count).
+
+    Each result lists the cards in the order of ``items``. The number of results
+    is at most C(len(items) + r - 1, r).
+    """
+    out: list[tuple[Card, ...]] = []
+    n = len(items)
+
+    def rec(i: int, left: int, acc: tuple[Card, ...]) -> None:
+        if left == 0:
+            out.append(acc)
+            return
+        if i == n:
+            return
+        card, count = items[i]
+        for take in range(min(count, left), -1, -1):
+            rec(i + 1, left - take, acc + (card,) * take)
+
+    rec(0, r, ())
+    return out
+
+
+def dealt_cards(order: Sequence[Card], first: int, seat: int, k: int) -> Hand:
+    """The cards ``seat`` held after the first ``k`` cards of ``order`` were dealt.
+
+    Dealing order (paiju ruling, from records.md ``deal.order`` and seed 开牌):
+    the kitty is set aside first; ``order`` lists the hand cards only, card
+    ``i`` going to seat ``(first + i) % 4``.
+    """
+    return Counter(order[i] for i in range((seat - first) % SEATS, min(k, len(order)), SEATS))
+
+
+def _bad_options(msg: str) -> RulesError:
+    return RulesError("bad_options", msg)
+
+
+def _int_option(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class Shengji(Game):
+    """升级 with 3s declaring trump (seed 004). See the module docstring.
+
+    Options (rulings.md "shengji"): ``decks`` 1..4 (default 2); ``dealer``
+    ``null`` in a room's first game, else the seat that deals (the previous
+    game's ``next_dealer``); ``escape_points`` (default 2); ``turn_seconds``
+    (default 20). Deal: ``hands`` (4 lists), ``bottom`` (the kitty), ``first``,
+    optional ``order`` (see :func:`dealt_cards`). Raises ``bad_options`` and
+    ``bad_deal``.
+    """
+
+    name: ClassVar[str] = "shengji"
+    seats: ClassVar[int] = SEATS
+
+    def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
+        super().__init__(options, deal)
+        self.decks, self.option_dealer, self.escape_pts = self._parse_options(options)
+        self.turn_seconds = options.get("turn_seconds", 20)
+        self.hand_size, self.kitty_size = SIZES[self.decks]
+        hands, bottom, first, order = self._parse_deal(deal)
+        self.first = first
+        self.order: list[Card] | None = order
+        self.dealt: list[Hand] = [Counter(h) for h in hands]
+        self.hands: list[Hand] = [Counter(h) for h in hands]
+        self.kitty: list[Card] = list(bottom)
+        self.buried: list[Card] = []
+        self._phase = "declaring"
+        self.declarer: int | None = None
+        self.declared: tuple[Card, ...] = ()
+        self.trump: str | None = None
+        self.dealer: int | None = self.option_dealer
+        self.redeal = False
+        # play state
+        self.power: dict[Card, int] = {}
+        self.cls: dict[Card, str] = {}
+        self.leader = 0
+        self.trick: list[tuple[int, tuple[Card, ...]]] = []
+        self.best = 0  # index in self.trick of the play winning so far
+        self.trick_no = 0
+        self.last_trick: list[tuple[int, tuple[Card, ...]]] = []
+        self.last_winner: int | None = None
+        self.captured = [0] * SEATS
+        self.kitty_multiplier = 0
+
+    # -- construction ---------------------------------------------------------------
+
+    @staticmethod
+    def _parse_options(options: Mapping[str, Any]) -> tuple[int, int | None, int]:
+        for key in options:
+            if key not in {"decks", "dealer", "escape_points"} | _ROOM_OPTIONS:
+                raise _bad_options(f"unknown option {key!r}")
+        decks = options.get("decks", 2)
+        if not _int_option(decks) or decks not in SIZES:
+            raise _bad_options(f"decks must be 1..4, not {decks!r}")
+        dealer = options.get("dealer")
+        if dealer is not None and (not _int_option(dealer) or not 0 <= dealer < SEATS):
+            raise _bad_options(f"dealer must be null or a seat 0..3, not {dealer!r}")
+        esc = options.get("escape_points", 2)
+        if not _int_option(esc) or esc < 0:
+            raise _bad_options(f"escape_points must be an integer >= 0, not {esc!r}")
+        ts = options.get("turn_seconds", 20)
+        if isinstance(ts, bool) or not isinstance(ts, int | float) or ts <= 0:
+            raise _bad_options(f"turn_seconds must be positive, not {ts!r}")
+        return decks, dealer, esc
+
+    def _parse_deal(
+        self, deal: Mapping[str, Any]
+    ) -> tuple[list[list[Card]], list[Card], int, list[Card] | None]:
+        try:
+            raw_hands = deal["hands"]
+            if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
+                raise RulesError("bad_deal", "shengji deals 4 hands")
+            hands = [parse_cards(h) for h in raw_hands]
+            bottom = parse_cards(deal.get("bottom", []))
+            order = parse_cards(deal["order"]) if deal.get("order") is not None else None
+        except KeyError as e:
+            raise RulesError("bad_deal", f"deal lacks {e}") from e
+        except RulesError as e:
+            if e.code == "bad_deal":
+                raise
+            raise RulesError("bad_deal", e.message) from e
+        first = deal.get("first", 0)
+        if not _int_option(first) or not 0 <= first < SEATS:
+            raise RulesError("bad_deal", f"first must be a seat 0..3, not {first!r}")
+        if any(len(h) != self.hand_size for h in hands) or len(bottom) != self.kitty_size:
+            raise RulesError(
+                "bad_deal",
+                f"{self.decks} deck(s): hands of {self.hand_size}, a kitty of {self.kitty_size}",
+            )
+        check_deal(hands, bottom, deck(self.decks))
+        if order is not None:
+            if len(order) != SEATS * self.hand_size:
+                raise RulesError("bad_deal", "deal.order lists the hand cards, kitty excluded")
+            for s in range(SEATS):
+                if dealt_cards(order, first, s, len(order)) != Counter(hands[s]):
+                    raise RulesError("bad_deal", f"deal.order does not deal seat {s}'s hand")
+        return hands, bottom, first, order
+
+    @classmethod
+    def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        """A random deal: the kitty is set aside first, the rest dealt one card at a
+        time from ``first`` (seed 开牌); ``order`` records the dealing.
+
+        ``first`` is the option ``dealer`` when given, else a random seat.
+        Raises ``bad_options``.
+        """
+        decks, dealer, _ = cls._parse_options(options)
+        kitty_size = SIZES[decks][1]
+        cards = deck(decks)
+        rng.shuffle(cards)
+        bottom, order = cards[:kitty_size], cards[kitty_size:]
+        first = dealer if dealer is not None else rng.randrange(SEATS)
+        hands = [sorted(dealt_cards(order, first, s, len(order)).elements()) for s in range(SEATS)]
+        return {"hands": hands, "bottom": sorted(bottom), "first": first, "order": order}
+
+    # -- state queries ----------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        """``declaring``, ``burying``, ``play`` or ``finished``."""
+        return self._phase
+
+    def _ended(self) -> bool:
+        return self._phase == "finished"
+
+    def _to_act(self) -> list[int]:
+        if self._phase == "burying":
+            assert self.dealer is not None
+            return [self.dealer]
+        if self._phase == "play":
+            return [(self.leader + len(self.trick)) % SEATS]
+        return []
+
+    def defenders(self) -> tuple[int, int]:
+        """The 非庄家方 seats (the dealer's opponents); ``ValueError`` before a dealer."""
+        if self.dealer is None:
+            raise ValueError("no dealer yet")
+        return (self.dealer + 1) % SEATS, (self.dealer + 3) % SEATS
+
+    def defender_points(self) -> int:
+        """Points the defenders captured so far (抠底 included once the last trick is won)."""
+        if self.dealer is None:
+            return 0
+        a, b = self.defenders()
+        return self.captured[a] + self.captured[b]
+
+    def _sorted(self, cards: Iterable[Card]) -> list[Card]:
+        trump = self.trump or ""
+        return sorted(cards, key=lambda c: low_key(c, trump), reverse=True)
+
+    # -- declaring ----------------------------------------------------------------------
+
+    def _min_declare(self) -> int:
+        return 1 if self.decks <= 2 else 2
+
+    def _holding(self, seat: int, dealt: int | None) -> Hand:
+        if dealt is None or self.order is None:
+            return self.dealt[seat]
+        return dealt_cards(self.order, self.first, seat, dealt)
+
+    def declare_options(self, seat: int, dealt: int | None = None) -> list[Action]:
+        """What the declare buttons of ``seat`` may offer now: every legal
+        ``declare`` (each suit's 3s, each allowed count), checked against the
+        cards held after ``dealt`` cards were dealt (records.md), or the whole
+        hand. Empty outside ``declaring``. Source: seed 亮主 / 冲主, rulings.md.
+        """
+        if self._phase != "declaring" or seat == self.declarer:
+            return []
+        if dealt is not None and (self.order is None or not 0 <= dealt <= len(self.order)):
+            dealt = None
+        held = self._holding(seat, dealt)
+        low = max(self._min_declare(), len(self.declared) + 1)
+        standing = self.declared[0][1] if self.declared else None
+        out: list[Action] = []
+        for s in SUITS:
+            if s == standing:
+                continue
+            card = "3" + s
+            for n in range(low, held[card] + 1):
+                out.append(Action(seat, "declare", (card,) * n, dealt))
+        return out
+
+    def _check_declare(self, a: Action) -> None:
+        assert a.seat is not None
+        cards = a.cards
+        if not cards or cards[0][0] != "3" or any(c != cards[0] for c in cards):
+            raise RulesError("invalid_combination", "declare 3s of one suit (亮“3”)")
+        if a.dealt is not None and self.order is not None and not (
+            0 <= a.dealt <= len(self.order)
+        ):
+            raise RulesError("malformed_action", f"dealt must be 0..{len(self.order)}")
+        if self._holding(a.seat, a.dealt)[cards[0]] < len(cards):
+            raise RulesError("cards_not_in_hand", "the seat does not hold these 3s (yet)")
+        if len(cards) < self._min_declare():
+            raise RulesError(
+                "declare_too_weak", f"with {self.decks} decks declare at least a pair of 3s"
+            )
+        if self.declarer is not None:
+            if a.seat == self.declarer:
+                raise RulesError("not_eligible", "冲主 is for the other players")
+            if cards[0] == self.declared[0]:
+                raise RulesError("declare_too_weak", "冲主 needs 3s of another suit")
+            if len(cards) <= len(self.declared):
+                raise RulesError("declare_too_weak", "冲主 needs more 3s than the standing one")
+
+    def _declare(self, a: Action) -> list[Event]:
+        self._check_declare(a)
+        assert a.seat is not None
+        if self.dealer is None:
+            self.dealer = a.seat  # seed 抢庄: the first declarer deals the first game
+        self.declarer = a.seat
+        self.declared = a.cards
+        self.trump = a.cards[0][1]
+        return [Event("declared", {"seat": a.seat, "cards": list(a.cards), "trump": self.trump})]
+
+    def _end_declare(self) -> list[Event]:
+        if self.trump is None:
+            self.redeal = True
+            self._phase = "finished"
+            return [Event("declaring_closed", {"trump": None, "leader": None, "redeal": True})]
+        assert self.dealer is not None
+        self._fix_trump(self.trump)
+        dealer = self.dealer
+        self.hands[dealer].update(self.kitty)
+        self._phase = "burying"
+        return [
+            Event("declaring_closed", {"trump": self.trump, "leader": dealer, "dealer": dealer}),
+            Event("kitty_shown", {"cards": list(self.kitty)}),
+            Event("kitty", {"cards": list(self.kitty)}, to=dealer),
+            Event("hand", {"cards": self._sorted(self.hands[dealer].elements())}, to=dealer),
+        ]
+
+    def _fix_trump(self, trump: str) -> None:
+        for c in deck(1):
+            self.power[c] = card_power(c, trump)
+            self.cls[c] = card_class(c, trump)
+
+    # -- burying ------------------------------------------------------------------------
+
+    def _bury(self, a: Action) -> list[Event]:
+        assert a.seat is not None and self.dealer is not None
+        if len(a.cards) != self.kitty_size:
+            raise RulesError("wrong_count", f"bury exactly {self.kitty_size} cards")
+        hand = self.hands[self.dealer]
+        if not holds(hand, a.cards):
+            raise RulesError("cards_not_in_hand", "the dealer does not hold these cards")
+        remove(hand, a.cards)
+        self.buried = self._sorted(a.cards)
+        self._phase = "play"
+        self.leader = self.dealer
+        self.trick_no = 1
+        return [Event("hand", {"cards": self._sorted(hand.elements())}, to=self.dealer)]
+
+    def default_bury(self) -> tuple[Card, ...]:
+        """The lowest ``kitty_size`` cards of the dealer's hand (rulings.md "Settlement":
+        a timeout during the bury buries the lowest cards in the game's order)."""
+        assert self.dealer is not None and self.trump is not None
+        trump = self.trump
+        cards = sorted(self.hands[self.dealer].elements(), key=lambda c: low_key(c, trump))
+        return tuple(sorted(cards[: self.kitty_size]))
+
+    def _bury_options(self) -> list[Action]:
+        # The legal set is every kitty-size sub-multiset of the hand (C(33, 8) ≈
+        # 13.9 million with two decks): listed are the runs of consecutive cards
+        # of the hand in the game's order, lowest first (see docs).
+        assert self.dealer is not None and self.trump is not None
+        trump = self.trump
+        cards = sorted(self.hands[self.dealer].elements(), key=lambda c: low_key(c, trump))
+        seen: set[tuple[Card, ...]] = set()
+        out: list[Action] = []
+        for i in range(len(cards) - self.kitty_size + 1):
+            t = tuple(sorted(cards[i : i + self.kitty_size]))
+            if t not in seen:
+                seen.add(t)
+                out.append(Action(self.dealer, "bury", t))
+        return out
+
+    # -- play ---------------------------------------------------------------------------
+
+    def _suit_items(self, seat: int, led: str) -> list[tuple[Card, int]]:
+        cls = self.cls
+        return sorted((c, n) for c, n in self.hands[seat].items() if cls[c] == led)
+
+    def _check_play(self, seat: int, cards: tuple[Card, ...]) -> None:
+        hand = self.hands[seat]
+        if not self.trick:
+            if group_size(cards) is None:
+                raise RulesError(
+                    "invalid_combination", "lead a single, pair, triple or quad of identical cards"
+                )
+            if not holds(hand, cards):
+                raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
+            return
+        lead = self.trick[0][1]
+        n = len(lead)
+        if len(cards) != n:
+            raise RulesError("wrong_count", f"follow with {n} card(s)")
+        if not holds(hand, cards):
+            raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
+        cls = self.cls
+        led = cls[lead[0]]
+        suit = [(c, k) for c, k in hand.items() if cls[c] == led]
+        m = sum(k for _, k in suit)
+        need = min(m, n)
+        fs = [c for c in cards if cls[c] == led]
+        if len(fs) != need:
+            raise RulesError("must_follow_suit", "play as many cards of the led suit as you can")
+        if need >= 2 and partition(fs) < required_pattern((k for _, k in suit), n, need):
+            raise RulesError("must_follow_shape", "follow the lead's shape as the seed orders")
+
+    def _play(self, a: Action) -> list[Event]:
+        assert a.seat is not None
+        seat = a.seat
+        if seat != (self.leader + len(self.trick)) % SEATS:
+            raise RulesError("not_your_turn", f"seat {seat} is not to play")
+        self._check_play(seat, a.cards)
+        cards = a.cards
+        remove(self.hands[seat], cards)
+        if self.trick:
+            lead = self.trick[0][1]
+            size = len(lead)
+            if group_size(cards) == size and self._beats(cards[0], self.trick[self.best][1][0],
+                                                          self.cls[lead[0]]):
+                self.best = len(self.trick)
+            combo = SHAPE_NAMES[size] if group_size(cards) == size else "follow"
+        else:
+            self.best = 0
+            combo = SHAPE_NAMES[len(cards)]
+        self.trick.append((seat, cards))
+        events = [
+            Event("played", {"seat": seat, "cards": list(cards), "combination": combo,
+                             "trick": self.trick_no}),
+            Event("hand", {"cards": self._sorted(self.hands[seat].elements())}, to=seat),
+        ]
+        if len(self.trick) == SEATS:
+            events.extend(self._finish_trick())
+        return events
+
+    def _beats(self, card: Card, best: Card, led: str) -> bool:
+        """A group led by ``card`` (exact lead shape) beats the standing ``best``."""
+        c_cls, b_cls = self.cls[card], self.cls[best]
+        if c_cls != led and c_cls != TRUMP:
+            return False
+        c_key = (c_cls == TRUMP, self.power[card])
+        b_key = (b_cls == TRUMP, self.power[best])
+        return c_key > b_key  # equal cards: the first played wins (rulings.md)
+
+    def _finish_trick(self) -> list[Event]:
+        winner, win_cards = self.trick[self.best]
+        pts = sum(card_points(c) for _, c in self.trick)
+        self.captured[winner] += pts
+        self.last_trick = self.trick
+        self.last_winner = winner
+        self.trick = []
+        events = [Event("trick_won", {"seat": winner, "points": pts, "next_leader": winner})]
+        if not self.hands[winner]:  # all hands are empty together: the last trick
+            if winner in self.defenders():
+                self.kitty_multiplier = 2 * len(win_cards)  # seed 抠底: ×2/×4/×6/×8
+                bonus = card_points(self.buried) * self.kitty_multiplier
+                self.captured[winner] += bonus
+            self._phase = "finished"
+            events.append(Event("scores", {"captured": list(self.captured),
+                                           "defender_points": self.defender_points()}))
+        else:
+            self.leader = winner
+            self.trick_no += 1
+        return events
+
+    def _lead_options(self, seat: int) -> list[Action]:
+        out: list[Action] = []
+        for c, k in sorted(self.hands[seat].items()):
+            for n in range(1, min(k, 4) + 1):
+                out.append(Action(seat, "play", (c,) * n))
+        return out
+
+    def follow_options(self, seat: int) -> list[tuple[Card, ...]]:
+        """Every distinct legal follow of ``seat`` to the current trick, each a
+        sorted tuple. Suit part: the ``min(m, n)`` cards of the led suit whose
+        :func:`partition` reaches :func:`required_pattern`; when the seat holds
+        fewer than ``n`` of the suit, all of them plus every multiset of the
+        rest. At most C(d + 3, 4) results for d distinct other cards (see docs).
+        """
+        lead = self.trick[0][1]
+        n = len(lead)
+        led = self.cls[lead[0]]
+        suit = self._suit_items(seat, led)
+        m = sum(k for _, k in suit)
+        if m >= n:
+            if n == 1:
+                return [(c,) for c, _ in suit]
+            req = required_pattern((k for _, k in suit), n, n)
+            return [t for t in multiset_combinations(suit, n) if partition(t) >= req]
+        base = tuple(c for c, k in suit for _ in range(k))
+        cls = self.cls
+        rest = sorted((c, k) for c, k in self.hands[seat].items() if cls[c] != led)
+        if not base:
+            return multiset_combinations(rest, n)
+        return [tuple(sorted(base + t)) for t in multiset_combinations(rest, n - m)]
+
+    # -- the engine interface ----------------------------------------------------------
+
+    def _apply(self, action: Action) -> list[Event]:
+        t = action.type
+        if t == "end_declare":
+            if self._phase != "declaring":
+                raise RulesError("wrong_phase", "the declaring window is closed")
+            return self._end_declare()
+        if t not in ("declare", "bury", "play"):
+            raise RulesError("unknown_action", f"shengji has no action {t!r}")
+        seat = action.seat
+        assert seat is not None
+        if t == "declare":
+            if self._phase != "declaring":
+                raise RulesError("wrong_phase", "declaring is over")
+            return self._declare(action)
+        if t == "bury":
+            if self._phase != "burying":
+                raise RulesError("wrong_phase", "not the time to bury")
+            if seat != self.dealer:
+                raise RulesError("not_your_turn", "the dealer buries")
+            return self._bury(action)
+        if self._phase != "play":
+            raise RulesError("wrong_phase", "not the time to play")
+        return self._play(action)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat`` now. Declaring: :meth:`declare_options`
+        (whole hand). Burying: a bounded family of buries (see docs; any
+        kitty-size multiset of the hand is accepted). Play: every distinct
+        legal card multiset as a sorted tuple."""
+        if self.finished:
+            return []
+        if self._phase == "declaring":
+            return self.declare_options(seat)
+        if seat not in self._to_act():
+            return []
+        if self._phase == "burying":
+            return self._bury_options()
+        if not self.trick:
+            return self._lead_options(seat)
+        return [Action(seat, "play", t) for t in self.follow_options(seat)]
+
+    def default_action(self, seat: int) -> Action:
+        """What a timeout applies (rulings.md "Shared", "Settlement"): bury the
+        lowest cards; lead the lowest single; follow with the legal play whose
+        highest card is lowest (then the next, …). In ``declaring`` nobody is on
+        the clock (no declaration): raises ``not_your_turn``, as for any seat not
+        to act."""
+        if self.finished or seat not in self._to_act():
+            raise RulesError("not_your_turn", f"seat {seat} is not to act")
+        if self._phase == "burying":
+            return Action(seat, "bury", self.default_bury())
+        assert self.trump is not None
+        trump = self.trump
+        if not self.trick:
+            low = min(self.hands[seat], key=lambda c: low_key(c, trump))
+            return Action(seat, "play", (low,))
+        lead = self.trick[0][1]
+        n = len(lead)
+        led = self.cls[lead[0]]
+        suit = self._suit_items(seat, led)
+        m = sum(k for _, k in suit)
+        if m >= n:
+            options = self.follow_options(seat)
+        else:
+            rest = sorted((c for c in self.hands[seat].elements() if self.cls[c] != led),
+                          key=lambda c: low_key(c, trump))
+            base = tuple(c for c, k in suit for _ in range(k))
+            options = [tuple(sorted(base + tuple(rest[: n - m])))]
+
+        def weight(t: tuple[Card, ...]) -> list[tuple[int, int]]:
+            return sorted((low_key(c, trump) for c in t), reverse=True)
+
+        return Action(seat, "play", min(options, key=weight))
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see (JSON-able): its own hand (highest first), counts,
+        the declaration, trump, dealer, the shown kitty, the trick and the last
+        trick, captured points; the buried kitty only for the dealer."""
+        v: dict[str, Any] = {
+            "game": self.name,
+            "phase": self._phase,
+            "seat": seat,
+            "decks": self.decks,
+            "hand": self._sorted(self.hands[seat].elements()),
+            "hand_counts": [sum(h.values()) for h in self.hands],
+            "to_act": self.to_act(),
+            "trump": self.trump,
+            "dealer": self.dealer,
+            "declarer": self.declarer,
+            "declared": list(self.declared),
+            "kitty_size": self.kitty_size,
+            "kitty_shown": list(self.kitty) if self._phase != "declaring" and not self.redeal
+            else None,
+            "leader": self.leader if self._phase == "play" else None,
+            "trick_no": self.trick_no,
+            "trick": [{"seat": s, "cards": list(c)} for s, c in self.trick],
+            "last_trick": {
+                "plays": [{"seat": s, "cards": list(c)} for s, c in self.last_trick],
+                "winner": self.last_winner,
+            },
+            "captured": list(self.captured),
+            "defender_points": self.defender_points(),
+            "escaped": self.escaped,
+        }
+        if seat == self.dealer and self.buried:
+            v["buried"] = list(self.buried)
+        if self.finished:
+            v["result"] = self.result().to_json()
+        return v
+
+    def _detail(self) -> dict[str, Any]:
+        return {
+            "trump": self.trump,
+            "dealer": self.dealer,
+            "declarer": self.declarer,
+            "defender_points": self.defender_points(),
+            "kitty_points": card_points(self.buried),
+            "kitty_multiplier": self.kitty_multiplier,
+            "captured": list(self.captured),
+            "redeal": self.redeal,
+        }
+
+    def _result(self) -> Result:
+        if self.redeal:
+            d = self._detail()
+            d["next_dealer"] = self.option_dealer
+            return Result([0] * SEATS, d)
+        assert self.dealer is not None
+        p = self.defender_points()
+        dealer_pts, defender_pts, change = score_row(self.decks, p)
+        points = [0] * SEATS
+        for s in range(SEATS):
+            points[s] = dealer_pts if (s - self.dealer) % 2 == 0 else defender_pts
+        d = self._detail()
+        # seed 抢庄 / 上台: defenders up → the dealer's 下家; else the dealer's partner
+        d["next_dealer"] = (self.dealer + (1 if change else 2)) % SEATS
+        d["up"] = change
+        return Result(points, d)
+
+    def escape_points(self, seat: int) -> list[int]:
+        """The escapee pays ``escape_points`` (default 2) to each other seat
+        (rulings.md "Settlement")."""
+        e = self.escape_pts
+        return [-e * (SEATS - 1) if s == seat else e for s in range(SEATS)]
+
+    def _result_detail_on_escape(self) -> dict[str, Any]:
+        d = self._detail()
+        # paiju ruling: an escaped game does not move the deal.
+        d["next_dealer"] = self.dealer
+        return d
