@@ -1,0 +1,515 @@
+"""斗地主 doudizhu: the rules engine (seed 002, rulings.md "doudizhu").
+
+Three seats, one 54-card deck: 17 cards each and a 3-card kitty (底牌). Bidding
+(叫地主 ``call`` / ``no_call``), then robbing (抢地主 ``rob`` / ``no_rob``); the
+landlord (地主) takes the kitty, shown to all, and leads. Plays follow the
+combinations of :mod:`paiju.rules.doudizhu_combos`; the first seat out of cards
+wins for its side. See docs/rules/doudizhu.md for every ruling.
+
+Phases: ``bidding`` (calling), ``robbing``, ``play``, ``finished``.
+
+``legal_actions`` in ``play`` lists one canonical card choice per distinct rank
+multiset (suits never matter in doudizhu: the lowest suits S H C D of each rank
+the seat holds); ``apply`` accepts any cards of the same ranks that the seat
+holds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from paiju.rules import doudizhu_combos as dc
+from paiju.rules.cards import check_deal, deck, parse_cards
+from paiju.rules.engine import Action, Event, Game, Result
+from paiju.rules.errors import RulesError
+
+SEATS = 3
+HAND_SIZE = 17
+KITTY_SIZE = 3
+
+#: Options and their defaults (rulings.md "doudizhu", "Shared", "Settlement").
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "turn_seconds": 20,
+    "jokers_as_wings": False,
+    "pair_as_two_singles": True,
+    "bomb_doubles": True,
+    "spring_doubles": True,
+    "no_call_fee": 20,
+    "escape_points": None,
+}
+_BOOL_OPTIONS = ("jokers_as_wings", "pair_as_two_singles", "bomb_doubles", "spring_doubles")
+#: Room-level keys a record's options may carry that the engine ignores.
+_ROOM_OPTIONS = ("reconnect_seconds", "base")
+
+_BID_TYPES = frozenset({"call", "no_call"})
+_ROB_TYPES = frozenset({"rob", "no_rob"})
+_PLAY_TYPES = frozenset({"play", "pass"})
+_KNOWN_TYPES = _BID_TYPES | _ROB_TYPES | _PLAY_TYPES
+
+
+def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
+    v = opts[key]
+    if isinstance(v, bool) or not isinstance(v, int) or v < low:
+        raise RulesError("bad_options", f"option {key!r} must be an integer >= {low}, not {v!r}")
+    return v
+
+
+class Doudizhu(Game):
+    """斗地主 for 3 seats (seed 002).
+
+    ``options``: see :data:`DEFAULT_OPTIONS` (unknown keys or bad values raise
+    ``bad_options``). ``deal``: ``{"hands": [[17 cards] x 3], "bottom": [3 cards],
+    "first": seat}``, exactly the 54-card deck (else ``bad_deal``).
+    """
+
+    name: ClassVar[str] = "doudizhu"
+    seats: ClassVar[int] = SEATS
+
+    def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
+        super().__init__(options, deal)
+        opts = self._parse_options(options)
+        self.options: dict[str, Any] = opts
+        self.jokers_as_wings: bool = opts["jokers_as_wings"]
+        self.pair_as_two_singles: bool = opts["pair_as_two_singles"]
+        self.bomb_doubles: bool = opts["bomb_doubles"]
+        self.spring_doubles: bool = opts["spring_doubles"]
+        hands, bottom, first = self._parse_deal(deal)
+        self.first: int = first
+        self.bottom: list[str] = bottom
+        # per seat: cards by rank index (sorted S H C D), rank counts, prefix tuples
+        self._groups: list[list[list[str]]] = []
+        self._counts: list[list[int]] = []
+        self._pre: list[list[list[tuple[str, ...]]]] = []
+        self._sizes: list[int] = []
+        for h in hands:
+            self._groups.append([[] for _ in range(dc.NRANKS)])
+            self._counts.append([0] * dc.NRANKS)
+            self._pre.append([[()] for _ in range(dc.NRANKS)])
+            self._sizes.append(0)
+        for seat, h in enumerate(hands):
+            self._add(seat, h)
+        self._phase = "bidding"
+        self._turn = first
+        self.multiplier = 1
+        self.landlord: int | None = None
+        self.caller: int | None = None
+        self.no_called: set[int] = set()
+        self.bids: list[dict[str, Any]] = []
+        self._rob_queue: list[int] = []
+        self._robbed_by: list[int] = []
+        # play state
+        self._standing: tuple[str, int, int] | None = None  # (kind, n, main)
+        self._standing_seat = -1
+        self._passes = 0
+        self.trick: list[dict[str, Any]] = []
+        self.last_trick: list[dict[str, Any]] = []
+        self.tricks_done = 0
+        self.plays_by: list[int] = [0, 0, 0]
+        self.bombs = 0
+        self.winner: int | None = None
+        self.spring = False
+        self.redeal = False
+
+    # -- construction -----------------------------------------------------------------
+
+    @staticmethod
+    def _parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(options, Mapping):
+            raise RulesError("bad_options", "options must be an object")
+        unknown = set(options) - set(DEFAULT_OPTIONS) - set(_ROOM_OPTIONS)
+        if unknown:
+            raise RulesError("bad_options", f"unknown options {sorted(unknown)}")
+        opts = {**DEFAULT_OPTIONS, **{k: v for k, v in options.items() if k in DEFAULT_OPTIONS}}
+        for key in _BOOL_OPTIONS:
+            if not isinstance(opts[key], bool):
+                raise RulesError("bad_options", f"option {key!r} must be true or false")
+        _int_option(opts, "turn_seconds", 1)
+        _int_option(opts, "no_call_fee", 0)
+        if opts["escape_points"] is not None:
+            _int_option(opts, "escape_points", 0)
+        for key in _ROOM_OPTIONS:
+            if key in options:
+                _int_option(options, key, 1)
+        return opts
+
+    @staticmethod
+    def _parse_deal(deal: Mapping[str, Any]) -> tuple[list[list[str]], list[str], int]:
+        if not isinstance(deal, Mapping):
+            raise RulesError("bad_deal", "the deal must be an object")
+        try:
+            raw_hands = deal["hands"]
+            if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
+                raise RulesError("bad_deal", "doudizhu deals 3 hands")
+            hands = [parse_cards(h) for h in raw_hands]
+            bottom = parse_cards(deal["bottom"])
+        except KeyError as e:
+            raise RulesError("bad_deal", f"the deal lacks {e}") from e
+        except RulesError as e:
+            if e.code == "bad_deal":
+                raise
+            raise RulesError("bad_deal", e.message) from e
+        if any(len(h) != HAND_SIZE for h in hands) or len(bottom) != KITTY_SIZE:
+            raise RulesError("bad_deal", "doudizhu deals 17 cards each and a kitty of 3")
+        first = deal.get("first")
+        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < SEATS:
+            raise RulesError("bad_deal", f"'first' must be a seat 0..2, not {first!r}")
+        check_deal(hands, bottom, deck(1))
+        return hands, bottom, first
+
+    @classmethod
+    def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        """A shuffled deck: 17 cards per seat, a kitty of 3, a random first bidder
+        (seed §发牌, §第一个叫牌的玩家)."""
+        cards = deck(1)
+        rng.shuffle(cards)
+        return {
+            "hands": [dc.sort_cards(cards[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(SEATS)],
+            "bottom": dc.sort_cards(cards[SEATS * HAND_SIZE:]),
+            "first": rng.randrange(SEATS),
+        }
+
+    # -- hand bookkeeping ------------------------------------------------------------
+
+    def _add(self, seat: int, cards: list[str]) -> None:
+        groups, counts, pre = self._groups[seat], self._counts[seat], self._pre[seat]
+        touched = set()
+        for card in cards:
+            r = dc.CARD_RANK[card]
+            groups[r].append(card)
+            counts[r] += 1
+            touched.add(r)
+        for r in touched:
+            g = groups[r]
+            g.sort(key=dc.CARD_KEY.__getitem__)
+            pre[r] = [tuple(g[:k]) for k in range(len(g) + 1)]
+        self._sizes[seat] += len(cards)
+
+    def _remove(self, seat: int, cards: tuple[str, ...]) -> None:
+        groups, counts, pre = self._groups[seat], self._counts[seat], self._pre[seat]
+        touched = set()
+        for card in cards:
+            r = dc.CARD_RANK[card]
+            groups[r].remove(card)
+            counts[r] -= 1
+            touched.add(r)
+        for r in touched:
+            g = groups[r]
+            pre[r] = [tuple(g[:k]) for k in range(len(g) + 1)]
+        self._sizes[seat] -= len(cards)
+
+    def hand(self, seat: int) -> list[str]:
+        """``seat``'s cards in doudizhu order (3 low .. 2, SJ, BJ; suits S H C D)."""
+        return [card for g in self._groups[seat] for card in g]
+
+    # -- engine interface --------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        """``bidding``, ``robbing``, ``play`` or ``finished``."""
+        return "finished" if self.escaped is not None else self._phase
+
+    def _ended(self) -> bool:
+        return self._phase == "finished"
+
+    def _to_act(self) -> list[int]:
+        return [self._turn]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat`` now: ``call``/``no_call`` in bidding,
+        ``rob``/``no_rob`` in robbing, and in play ``pass`` (not for a leader) and
+        one ``play`` per distinct rank multiset that is legal (canonical suits)."""
+        if self.escaped is not None or seat != self._turn:
+            return []
+        phase = self._phase
+        if phase == "play":
+            counts, pre = self._counts[seat], self._pre[seat]
+            if self._standing is None:
+                plays = dc.lead_plays(counts, pre, self.jokers_as_wings, self.pair_as_two_singles)
+                return [Action(seat, "play", p) for p in plays]
+            plays = dc.follow_plays(
+                counts, pre, self._standing, self.jokers_as_wings, self.pair_as_two_singles
+            )
+            out = [Action(seat, "pass")]
+            out += [Action(seat, "play", p) for p in plays]
+            return out
+        if phase == "bidding":
+            return [Action(seat, "call"), Action(seat, "no_call")]
+        if phase == "robbing":
+            return [Action(seat, "rob"), Action(seat, "no_rob")]
+        return []
+
+    def default_action(self, seat: int) -> Action:
+        """``no_call`` / ``no_rob`` while bidding; ``pass`` when following; a leader
+        plays its lowest single card (rulings.md "Shared": the lowest legal play with
+        the fewest cards)."""
+        phase = self._phase
+        if phase == "bidding":
+            return Action(seat, "no_call")
+        if phase == "robbing":
+            return Action(seat, "no_rob")
+        if phase == "play" and self._standing is not None:
+            return Action(seat, "pass")
+        for g in self._groups[seat]:
+            if g:
+                return Action(seat, "play", (g[0],))
+        raise RulesError("wrong_phase", "no default action now")  # pragma: no cover
+
+    def _apply(self, action: Action) -> list[Event]:
+        typ = action.type
+        if typ not in _KNOWN_TYPES:
+            raise RulesError("unknown_action", f"no action {typ!r} in doudizhu")
+        seat = action.seat
+        assert seat is not None
+        phase = self._phase
+        if phase == "play":
+            if typ not in _PLAY_TYPES:
+                raise RulesError("wrong_phase", f"{typ!r} is not a play-phase action")
+            if seat != self._turn:
+                raise RulesError("not_your_turn", f"seat {self._turn} is to play")
+            if typ == "pass":
+                if action.cards:
+                    raise RulesError("malformed_action", "a pass carries no cards")
+                return self._pass(seat)
+            return self._play(seat, action.cards)
+        if phase == "bidding":
+            if typ not in _BID_TYPES:
+                raise RulesError("wrong_phase", f"{typ!r} is not a bidding action")
+            self._check_bid_turn(seat, action)
+            return self._bid(seat, typ)
+        # robbing
+        if typ not in _ROB_TYPES:
+            raise RulesError("wrong_phase", f"{typ!r} is not a robbing action")
+        if seat != self._turn:
+            if seat in self.no_called:
+                raise RulesError("not_eligible", f"seat {seat} said no_call and may not rob")
+            raise RulesError("not_your_turn", f"seat {self._turn} is to rob or not")
+        if action.cards:
+            raise RulesError("malformed_action", f"{typ!r} carries no cards")
+        return self._rob(seat, typ)
+
+    def _check_bid_turn(self, seat: int, action: Action) -> None:
+        if seat != self._turn:
+            raise RulesError("not_your_turn", f"seat {self._turn} is to bid")
+        if action.cards:
+            raise RulesError("malformed_action", f"{action.type!r} carries no cards")
+
+    # -- bidding -------------------------------------------------------------------------
+
+    def _bid_event(self, seat: int, kind: str) -> Event:
+        self.bids.append({"seat": seat, "kind": kind})
+        return Event("bid", {"seat": seat, "kind": kind, "multiplier": self.multiplier})
+
+    def _bid(self, seat: int, typ: str) -> list[Event]:
+        if typ == "no_call":
+            self.no_called.add(seat)
+            events = [self._bid_event(seat, typ)]
+            if len(self.no_called) == SEATS:  # all no_call: redeal (rulings)
+                self._phase = "finished"
+                self.redeal = True
+                return events
+            self._turn = (seat + 1) % SEATS
+            return events
+        self.caller = seat
+        events = [self._bid_event(seat, typ)]
+        self._rob_queue = [
+            s for s in ((seat + 1) % SEATS, (seat + 2) % SEATS) if s not in self.no_called
+        ]
+        return events + self._next_robber()
+
+    def _rob(self, seat: int, typ: str) -> list[Event]:
+        self._rob_queue.pop(0)
+        if typ == "rob":
+            self.multiplier *= 2
+            self._robbed_by.append(seat)
+            if seat != self.caller and self.caller not in self._rob_queue:
+                self._rob_queue.append(self.caller)  # type: ignore[arg-type]
+        events = [self._bid_event(seat, typ)]
+        return events + self._next_robber()
+
+    def _next_robber(self) -> list[Event]:
+        q = self._rob_queue  # the caller is appended (last) only once someone robbed
+        if q:
+            self._phase = "robbing"
+            self._turn = q[0]
+            return []
+        caller = self.caller
+        assert caller is not None
+        landlord = self._robbed_by[-1] if self._robbed_by else caller
+        self.landlord = landlord
+        self._add(landlord, self.bottom)
+        self._phase = "play"
+        self._turn = landlord
+        return [
+            Event("kitty_shown", {"cards": list(self.bottom), "landlord": landlord}),
+            Event("kitty", {"cards": list(self.bottom)}, to=landlord),
+            Event("hand", {"cards": self.hand(landlord)}, to=landlord),
+        ]
+
+    # -- play ----------------------------------------------------------------------------
+
+    def classify(self, cards: tuple[str, ...] | list[str]) -> list[dc.Reading]:
+        """Every reading ``(kind, main)`` of ``cards`` under this game's options."""
+        pc = [0] * dc.NRANKS
+        for card in cards:
+            pc[dc.CARD_RANK[card]] += 1
+        return dc.readings(pc, self.jokers_as_wings, self.pair_as_two_singles)
+
+    def _play(self, seat: int, cards: tuple[str, ...]) -> list[Event]:
+        n = len(cards)
+        if not n:
+            raise RulesError("invalid_combination", "a play needs cards")
+        groups = self._groups[seat]
+        pc = [0] * dc.NRANKS
+        rank_of = dc.CARD_RANK
+        for card in cards:
+            r = rank_of.get(card, -1)
+            if r < 0:
+                raise RulesError("malformed_cards", f"not a card: {card!r}")
+            if card not in groups[r]:
+                raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {card}")
+            pc[r] += 1
+        if len(set(cards)) != n:
+            raise RulesError("cards_not_in_hand", "the same card twice")
+        rs = dc.readings(pc, self.jokers_as_wings, self.pair_as_two_singles)
+        if not rs:
+            raise RulesError("invalid_combination", f"{list(cards)} is no combination")
+        standing = self._standing
+        if standing is None:
+            reading = rs[0] if len(rs) == 1 else dc.lead_reading(rs, n)
+        else:
+            good = [r for r in rs if dc.beats(r, n, standing)]
+            if not good:
+                skind, sn, _ = standing
+                same = any(k == skind for k, _ in rs) and n == sn
+                if same or skind in (dc.BOMB, dc.ROCKET):
+                    raise RulesError("does_not_beat", "the play does not beat the standing play")
+                raise RulesError("must_follow_shape", f"the trick needs a {skind} of {sn} cards")
+            reading = max(good, key=lambda r: r[1])
+        # -- valid: mutate
+        kind, main = reading
+        played = tuple(dc.sort_cards(cards))
+        self._remove(seat, played)
+        self._standing = (kind, n, main)
+        self._standing_seat = seat
+        self._passes = 0
+        self.plays_by[seat] += 1
+        if kind == dc.BOMB or kind == dc.ROCKET:
+            self.bombs += 1
+            if self.bomb_doubles:
+                self.multiplier *= 2
+        name = dc.PUBLIC_NAME[kind]
+        self.trick.append({"seat": seat, "cards": list(played), "combination": name})
+        data: dict[str, Any] = {
+            "seat": seat, "cards": list(played), "combination": name, "trick": self.tricks_done,
+        }
+        if kind in (dc.AIRPLANE_SINGLES, dc.FOUR_TWO_SINGLES):
+            data["kickers"] = "singles"
+        elif kind in (dc.AIRPLANE_PAIRS, dc.FOUR_TWO_PAIRS):
+            data["kickers"] = "pairs"
+        events = [
+            Event("played", data),
+            Event("hand", {"cards": self.hand(seat)}, to=seat),
+        ]
+        if self._sizes[seat] == 0:
+            self._finish(seat)
+        else:
+            self._turn = (seat + 1) % SEATS
+        return events
+
+    def _pass(self, seat: int) -> list[Event]:
+        if self._standing is None:
+            raise RulesError("cannot_pass", "the leader of a trick must play")
+        self._passes += 1
+        self.trick.append({"seat": seat, "pass": True})
+        events = [Event("passed", {"seat": seat})]
+        if self._passes == SEATS - 1:
+            leader = self._standing_seat
+            events.append(Event("trick_won", {"seat": leader, "next_leader": leader}))
+            self.last_trick = self.trick
+            self.trick = []
+            self.tricks_done += 1
+            self._standing = None
+            self._passes = 0
+            self._turn = leader
+        else:
+            self._turn = (seat + 1) % SEATS
+        return events
+
+    def _finish(self, winner: int) -> None:
+        self.winner = winner
+        self._phase = "finished"
+        landlord = self.landlord
+        assert landlord is not None
+        if winner == landlord:
+            spring = all(self.plays_by[s] == 0 for s in range(SEATS) if s != landlord)
+        else:
+            spring = self.plays_by[landlord] == 1  # anti-spring 反春
+        self.spring = spring
+        if spring and self.spring_doubles:
+            self.multiplier *= 2
+
+    # -- results -------------------------------------------------------------------------
+
+    def _detail(self) -> dict[str, Any]:
+        return {
+            "landlord": self.landlord,
+            "multiplier": self.multiplier,
+            "bombs": self.bombs,
+            "spring": self.spring,
+            "redeal": self.redeal,
+        }
+
+    def _result(self) -> Result:
+        detail = self._detail()
+        if self.redeal:
+            return Result([0, 0, 0], detail)
+        landlord, m = self.landlord, self.multiplier
+        assert landlord is not None and self.winner is not None
+        sign = 1 if self.winner == landlord else -1
+        points = [2 * m * sign if s == landlord else -m * sign for s in range(SEATS)]
+        detail["winner"] = self.winner
+        detail["spring_kind"] = (
+            None if not self.spring else "spring" if sign == 1 else "anti_spring"
+        )
+        return Result(points, detail)
+
+    def escape_points(self, seat: int) -> list[int]:
+        """``seat`` pays each other seat the option ``escape_points`` or, by default,
+        the multiplier so far, doubled when ``seat`` is the landlord (rulings.md
+        "Settlement": a farmer escaping at multiplier 4 gives −8, +4, +4)."""
+        each = self.options["escape_points"]
+        if each is None:
+            each = self.multiplier * (2 if seat == self.landlord else 1)
+        return [-each * (SEATS - 1) if s == seat else each for s in range(SEATS)]
+
+    def _result_detail_on_escape(self) -> dict[str, Any]:
+        detail = self._detail()
+        detail["escapee"] = self.escaped
+        return detail
+
+    # -- view ----------------------------------------------------------------------------
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: its own hand, every seat's card count, the bids,
+        the kitty once shown, the current and last trick, the multiplier."""
+        return {
+            "game": self.name,
+            "phase": self.phase,
+            "seat": seat,
+            "hand": self.hand(seat),
+            "hand_counts": list(self._sizes),
+            "to_act": self.to_act(),
+            "first": self.first,
+            "bids": [dict(b) for b in self.bids],
+            "caller": self.caller,
+            "landlord": self.landlord,
+            "kitty": list(self.bottom) if self.landlord is not None else None,
+            "multiplier": self.multiplier,
+            "bombs": self.bombs,
+            "trick": [dict(p) for p in self.trick],
+            "last_trick": [dict(p) for p in self.last_trick],
+            "can_pass": self._phase == "play" and self._standing is not None,
+            "timeouts": list(self.timeouts),
+        }

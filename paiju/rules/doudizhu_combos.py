@@ -1,0 +1,433 @@
+"""斗地主 combinations (牌型): reading a played card set, and listing the plays of a hand.
+
+Source: seed 002 §牌型 and §牌型的大小, rulings.md "doudizhu". Suits never
+matter in doudizhu, so everything here works on *rank indices*:
+
+====  ====================================================
+0-12  3 4 5 6 7 8 9 T J Q K A 2 (``RANK_CHARS``)
+13    小王 small joker ``SJ``
+14    大王 big joker ``BJ``
+====  ====================================================
+
+A *reading* is ``(kind, main)``: ``kind`` one of :data:`KINDS`, ``main`` the
+rank index that decides the comparison (the single/pair/trio/four rank, the
+highest rank of a chain or of an airplane's trio chain). Two plays compare
+only when their kind and their card count are equal (seed: 牌型相同且总张数相同);
+bombs and the rocket beat the rest.
+
+Two halves that must agree (tested by property tests):
+
+- :func:`readings` classifies the rank counts of a card set (``apply``);
+- :func:`lead_plays` / :func:`follow_plays` list, for a hand, one canonical
+  card tuple per distinct rank multiset that has a reading (``legal_actions``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+#: Rank characters of ranks 0..12 (3 low .. 2 high); 13 = SJ, 14 = BJ.
+RANK_CHARS = "3456789TJQKA2"
+SJ_RANK = 13
+BJ_RANK = 14
+TWO_RANK = 12
+#: The highest rank that may stand in a chain (A); 2s and jokers never do.
+CHAIN_TOP = 11
+NRANKS = 15
+
+_SUIT_ORDER = "SHCD"
+
+#: card string -> rank index.
+CARD_RANK: dict[str, int] = {"SJ": SJ_RANK, "BJ": BJ_RANK}
+#: card string -> sort key in doudizhu order (rank, then suit S H C D).
+CARD_KEY: dict[str, int] = {"SJ": SJ_RANK * 4, "BJ": BJ_RANK * 4}
+for _i, _r in enumerate(RANK_CHARS):
+    for _j, _s in enumerate(_SUIT_ORDER):
+        CARD_RANK[_r + _s] = _i
+        CARD_KEY[_r + _s] = _i * 4 + _j
+
+SINGLE = "single"
+PAIR = "pair"
+TRIO = "trio"
+TRIO_SINGLE = "trio_single"
+TRIO_PAIR = "trio_pair"
+CHAIN = "chain"
+PAIR_CHAIN = "pair_chain"
+AIRPLANE = "airplane"
+#: 飞机带翅膀 with single wings / with pair wings (public name ``airplane_wings``).
+AIRPLANE_SINGLES = "airplane_singles"
+AIRPLANE_PAIRS = "airplane_pairs"
+#: 四带二 with two singles / two pairs (public name ``four_two``).
+FOUR_TWO_SINGLES = "four_two_singles"
+FOUR_TWO_PAIRS = "four_two_pairs"
+BOMB = "bomb"
+ROCKET = "rocket"
+
+KINDS = (SINGLE, PAIR, TRIO, TRIO_SINGLE, TRIO_PAIR, CHAIN, PAIR_CHAIN, AIRPLANE,
+         AIRPLANE_SINGLES, AIRPLANE_PAIRS, FOUR_TWO_SINGLES, FOUR_TWO_PAIRS, BOMB, ROCKET)
+
+#: Internal kind -> the ``combination`` name of the ``played`` event.
+PUBLIC_NAME: dict[str, str] = {k: k for k in KINDS}
+PUBLIC_NAME[AIRPLANE_SINGLES] = "airplane_wings"
+PUBLIC_NAME[AIRPLANE_PAIRS] = "airplane_wings"
+PUBLIC_NAME[FOUR_TWO_SINGLES] = "four_two"
+PUBLIC_NAME[FOUR_TWO_PAIRS] = "four_two"
+
+#: Kinds that carry no kicker (rulings: a lead prefers a reading without kickers).
+NO_KICKER = frozenset({SINGLE, PAIR, TRIO, CHAIN, PAIR_CHAIN, AIRPLANE})
+
+Reading = tuple[str, int]
+Pre = Sequence[Sequence[tuple[str, ...]]]
+
+
+def card_sort_key(card: str) -> int:
+    """Sort key of a card in doudizhu order: 3 < 4 < ... < 2 < SJ < BJ, then S H C D."""
+    return CARD_KEY[card]
+
+
+def sort_cards(cards: Sequence[str]) -> list[str]:
+    """``cards`` sorted in doudizhu order (see :func:`card_sort_key`)."""
+    return sorted(cards, key=CARD_KEY.__getitem__)
+
+
+def _run(ranks: Sequence[int]) -> bool:
+    """True when ``ranks`` (ascending) are consecutive and none is above A."""
+    return ranks[-1] <= CHAIN_TOP and ranks[-1] - ranks[0] == len(ranks) - 1
+
+
+def readings(
+    pc: Sequence[int], jokers_as_wings: bool = False, pair_as_two_singles: bool = True
+) -> list[Reading]:
+    """Every reading ``(kind, main)`` of a card set given by its rank counts ``pc``
+    (15 ints). Empty when the set is no combination (seed §牌型, rulings).
+    """
+    nz = [r for r in range(NRANKS) if pc[r]]
+    if not nz:
+        return []
+    n = sum(pc)
+    if len(nz) == 1:
+        k = pc[nz[0]]
+        return [((SINGLE, PAIR, TRIO, BOMB)[k - 1], nz[0])]
+    if n == 2 and pc[SJ_RANK] and pc[BJ_RANK]:
+        return [(ROCKET, BJ_RANK)]
+    out: list[Reading] = []
+    ks = {pc[r] for r in nz}
+    if len(ks) == 1:  # chains: every rank the same count
+        k = ks.pop()
+        if _run(nz) and (
+            (k == 1 and len(nz) >= 5) or (k == 2 and len(nz) >= 3) or (k == 3 and len(nz) >= 2)
+        ):
+            if k < 3:
+                return [((CHAIN, PAIR_CHAIN)[k - 1], nz[-1])]
+            out.append((AIRPLANE, nz[-1]))  # 333444555666 may also read with wings
+    if len(nz) == 2:
+        a, b = nz
+        ca, cb = pc[a], pc[b]
+        if n == 4 and 3 in (ca, cb):
+            return [(TRIO_SINGLE, a if ca == 3 else b)]
+        if n == 5 and 3 in (ca, cb) and 2 in (ca, cb):
+            return [(TRIO_PAIR, a if ca == 3 else b)]
+    if n == 6:
+        for f in nz:
+            if pc[f] == 4:
+                rest = [r for r in nz if r != f]
+                if len(rest) == 1:  # a pair as two singles
+                    if pair_as_two_singles:
+                        out.append((FOUR_TWO_SINGLES, f))
+                elif jokers_as_wings or rest != [SJ_RANK, BJ_RANK]:
+                    out.append((FOUR_TWO_SINGLES, f))
+    elif n == 8:
+        for f in nz:
+            if pc[f] == 4 and all(pc[r] % 2 == 0 for r in nz):
+                out.append((FOUR_TWO_PAIRS, f))
+    # airplanes with wings: a chain of ranks holding exactly 3 cards
+    trios = [r for r in nz if pc[r] == 3 and r <= CHAIN_TOP]
+    if len(trios) >= 2:
+        if n % 4 == 0:
+            length = n // 4
+            jokers_ok = jokers_as_wings or not (pc[SJ_RANK] and pc[BJ_RANK])
+            if length >= 2 and jokers_ok:
+                for i in range(len(trios) - length + 1):
+                    if trios[i + length - 1] - trios[i] == length - 1:
+                        out.append((AIRPLANE_SINGLES, trios[i + length - 1]))
+        if n % 5 == 0:
+            length = n // 5
+            if length >= 2:
+                for i in range(len(trios) - length + 1):
+                    if trios[i + length - 1] - trios[i] == length - 1:
+                        lo, hi = trios[i], trios[i + length - 1]
+                        if all(pc[r] % 2 == 0 for r in nz if r < lo or r > hi):
+                            out.append((AIRPLANE_PAIRS, hi))
+    return out
+
+
+def chain_length(kind: str, n: int) -> int:
+    """The length of the chain part of a reading with ``n`` cards (1 for no chain)."""
+    if kind == CHAIN:
+        return n
+    if kind == PAIR_CHAIN:
+        return n // 2
+    if kind == AIRPLANE:
+        return n // 3
+    if kind == AIRPLANE_SINGLES:
+        return n // 4
+    if kind == AIRPLANE_PAIRS:
+        return n // 5
+    return 1
+
+
+def lead_reading(rs: Sequence[Reading], n: int) -> Reading:
+    """The reading a lead takes among ``rs`` (non-empty): the first that fits of
+    rocket, bomb, a reading without kickers, the longer chain (rulings.md);
+    **paiju ruling:** then the higher ``main``."""
+
+    def rank_of(r: Reading) -> tuple[int, int, int]:
+        kind, main = r
+        cls = 0 if kind == ROCKET else 1 if kind == BOMB else 2 if kind in NO_KICKER else 3
+        return (cls, -chain_length(kind, n), -main)
+
+    return min(rs, key=rank_of)
+
+
+def beats(reading: Reading, n: int, standing: tuple[str, int, int]) -> bool:
+    """True when ``reading`` of a set of ``n`` cards beats ``standing`` =
+    ``(kind, n, main)`` (seed §牌型的大小)."""
+    kind, main = reading
+    skind, sn, smain = standing
+    if skind == ROCKET:
+        return False
+    if kind == ROCKET:
+        return True
+    if kind == BOMB:
+        return skind != BOMB or main > smain
+    return kind == skind and n == sn and main > smain
+
+
+# -- listing the plays of a hand ---------------------------------------------------
+
+_MS_CACHE: dict[tuple[tuple[tuple[int, int], ...], int], list[tuple[tuple[int, int], ...]]] = {}
+
+
+def _multisets(
+    avail: tuple[tuple[int, int], ...], k: int
+) -> list[tuple[tuple[int, int], ...]]:
+    """Every multiset of size ``k`` over ``avail`` = ((rank, max count), ...),
+    as ((rank, count), ...) ascending by rank. Memoised."""
+    key = (avail, k)
+    got = _MS_CACHE.get(key)
+    if got is not None:
+        return got
+    res: list[tuple[tuple[int, int], ...]] = []
+    if k == 0:
+        res.append(())
+    else:
+        for i, (r, m) in enumerate(avail):
+            rest = avail[i + 1:]
+            for take in range(min(m, k), 0, -1):
+                head = ((r, take),)
+                for tail in _multisets(rest, k - take):
+                    res.append(head + tail)
+    if len(_MS_CACHE) > 200_000:
+        _MS_CACHE.clear()
+    _MS_CACHE[key] = res
+    return res
+
+
+def _with_kickers(
+    out: list[tuple[str, ...]],
+    pre: Pre,
+    body: tuple[str, ...],
+    lo: int,
+    hi: int,
+    kickers: list[tuple[tuple[int, int], ...]],
+    unit: int,
+) -> None:
+    """Append ``body`` (ranks lo..hi) with each kicker multiset, in sorted order."""
+    for ms in kickers:
+        below: tuple[str, ...] = ()
+        above: tuple[str, ...] = ()
+        for r, m in ms:
+            if r < lo:
+                below += pre[r][m * unit]
+            else:
+                above += pre[r][m * unit]
+        out.append(below + body + above)
+
+
+def _groups(out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, k: int, min_main: int) -> None:
+    for r in range(min_main + 1, NRANKS):
+        if c[r] >= k:
+            out.append(pre[r][k])
+
+
+def _chains(
+    out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, unit: int, min_len: int,
+    only_len: int, min_main: int,
+) -> None:
+    for s in range(CHAIN_TOP + 1):
+        if c[s] < unit or (s and c[s - 1] >= unit):
+            continue  # start only at the bottom of a maximal run
+        # the maximal run s..e
+        e = s
+        while e < CHAIN_TOP and c[e + 1] >= unit:
+            e += 1
+        for a in range(s, e + 1):
+            acc: tuple[str, ...] = ()
+            for r in range(a, e + 1):
+                acc += pre[r][unit]
+                length = r - a + 1
+                if length >= min_len and (not only_len or length == only_len) and r > min_main:
+                    out.append(acc)
+                if only_len and length >= only_len:
+                    break
+
+
+def _trio_kickers(
+    out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, unit: int, min_main: int
+) -> None:
+    for t in range(min_main + 1, TWO_RANK + 1):
+        if c[t] < 3:
+            continue
+        p3 = pre[t][3]
+        for s in range(NRANKS):
+            if s != t and c[s] >= unit:
+                ps = pre[s][unit]
+                out.append(ps + p3 if s < t else p3 + ps)
+
+
+def _airplane_wings(
+    out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, pairs: bool, only_len: int,
+    min_main: int, jokers_as_wings: bool,
+) -> None:
+    n_cards = sum(c)
+    unit = 2 if pairs else 1
+    per = 3 + unit
+    for s in range(CHAIN_TOP):
+        if c[s] < 3:
+            continue
+        body = pre[s][3]
+        for e in range(s + 1, CHAIN_TOP + 1):
+            if c[e] < 3:
+                break
+            body += pre[e][3]
+            length = e - s + 1
+            if length * per > n_cards:
+                break
+            if (only_len and length != only_len) or e <= min_main:
+                continue
+            if pairs:
+                avail = tuple(
+                    (r, min(c[r] // 2, length)) for r in range(TWO_RANK + 1)
+                    if c[r] >= 2 and (r < s or r > e)
+                )
+            else:
+                avail = tuple(
+                    (r, min(c[r], length)) for r in range(NRANKS) if c[r] and (r < s or r > e)
+                )
+            kick = _multisets(avail, length)
+            if not pairs and not jokers_as_wings and c[SJ_RANK] and c[BJ_RANK]:
+                kick = [ms for ms in kick if not _has_rocket(ms)]
+            _with_kickers(out, pre, body, s, e, kick, unit)
+
+
+def _has_rocket(ms: tuple[tuple[int, int], ...]) -> bool:
+    return len(ms) >= 2 and ms[-1][0] == BJ_RANK and ms[-2][0] == SJ_RANK
+
+
+def _four_two(
+    out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, pairs: bool, min_main: int,
+    jokers_as_wings: bool, pair_as_two_singles: bool,
+) -> None:
+    for f in range(min_main + 1, TWO_RANK + 1):
+        if c[f] != 4:
+            continue
+        if pairs:
+            avail = tuple(
+                (r, min(c[r] // 2, 2)) for r in range(TWO_RANK + 1) if r != f and c[r] >= 2
+            )
+            kick = _multisets(avail, 2)
+        else:
+            most = 2 if pair_as_two_singles else 1
+            avail = tuple((r, min(c[r], most)) for r in range(NRANKS) if r != f and c[r])
+            kick = _multisets(avail, 2)
+            if not jokers_as_wings and c[SJ_RANK] and c[BJ_RANK]:
+                kick = [ms for ms in kick if not _has_rocket(ms)]
+        _with_kickers(out, pre, pre[f][4], f, f, kick, 2 if pairs else 1)
+
+
+def _bombs(out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, min_main: int) -> None:
+    for r in range(min_main + 1, TWO_RANK + 1):
+        if c[r] == 4:
+            out.append(pre[r][4])
+    if c[SJ_RANK] and c[BJ_RANK]:
+        out.append(pre[SJ_RANK][1] + pre[BJ_RANK][1])
+
+
+def lead_plays(
+    c: Sequence[int], pre: Pre, jokers_as_wings: bool = False, pair_as_two_singles: bool = True
+) -> list[tuple[str, ...]]:
+    """Every distinct play a leader holding rank counts ``c`` may make, one canonical
+    card tuple per rank multiset (``pre[r][k]`` = the first ``k`` cards of rank ``r``
+    in the hand, sorted). Each tuple is sorted in doudizhu order."""
+    out: list[tuple[str, ...]] = []
+    _groups(out, c, pre, 1, -1)
+    _groups(out, c, pre, 2, -1)
+    _groups(out, c, pre, 3, -1)
+    _bombs(out, c, pre, -1)
+    _trio_kickers(out, c, pre, 1, -1)
+    _trio_kickers(out, c, pre, 2, -1)
+    _chains(out, c, pre, 1, 5, 0, -1)
+    _chains(out, c, pre, 2, 3, 0, -1)
+    start = len(out)
+    _chains(out, c, pre, 3, 2, 0, -1)
+    _airplane_wings(out, c, pre, False, 0, -1, jokers_as_wings)
+    _airplane_wings(out, c, pre, True, 0, -1, jokers_as_wings)
+    _four_two(out, c, pre, False, -1, jokers_as_wings, pair_as_two_singles)
+    _four_two(out, c, pre, True, -1, jokers_as_wings, pair_as_two_singles)
+    if len(out) - start > 1:
+        out[start:] = dict.fromkeys(out[start:])
+    return out
+
+
+def follow_plays(
+    c: Sequence[int], pre: Pre, standing: tuple[str, int, int],
+    jokers_as_wings: bool = False, pair_as_two_singles: bool = True,
+) -> list[tuple[str, ...]]:
+    """Every distinct play that beats ``standing`` = ``(kind, n, main)`` from a hand
+    of rank counts ``c`` (see :func:`lead_plays` for ``pre``)."""
+    kind, n, main = standing
+    out: list[tuple[str, ...]] = []
+    if kind == ROCKET:
+        return out
+    if kind == BOMB:
+        _bombs(out, c, pre, main)
+        return out
+    if kind == SINGLE:
+        _groups(out, c, pre, 1, main)
+    elif kind == PAIR:
+        _groups(out, c, pre, 2, main)
+    elif kind == TRIO:
+        _groups(out, c, pre, 3, main)
+    elif kind == TRIO_SINGLE:
+        _trio_kickers(out, c, pre, 1, main)
+    elif kind == TRIO_PAIR:
+        _trio_kickers(out, c, pre, 2, main)
+    elif kind == CHAIN:
+        _chains(out, c, pre, 1, 5, n, main)
+    elif kind == PAIR_CHAIN:
+        _chains(out, c, pre, 2, 3, n // 2, main)
+    elif kind == AIRPLANE:
+        _chains(out, c, pre, 3, 2, n // 3, main)
+    elif kind == AIRPLANE_SINGLES:
+        _airplane_wings(out, c, pre, False, n // 4, main, jokers_as_wings)
+        out = list(dict.fromkeys(out))
+    elif kind == AIRPLANE_PAIRS:
+        _airplane_wings(out, c, pre, True, n // 5, main, jokers_as_wings)
+        out = list(dict.fromkeys(out))
+    elif kind == FOUR_TWO_SINGLES:
+        _four_two(out, c, pre, False, main, jokers_as_wings, pair_as_two_singles)
+    elif kind == FOUR_TWO_PAIRS:
+        _four_two(out, c, pre, True, main, jokers_as_wings, pair_as_two_singles)
+        out = list(dict.fromkeys(out))
+    _bombs(out, c, pre, -1)
+    return out
