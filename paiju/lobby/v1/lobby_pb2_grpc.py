@@ -44,6 +44,11 @@ class LobbyServiceStub:
                 request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.ListRoomsRequest.SerializeToString,
                 response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.ListRoomsResponse.FromString,
                 _registered_method=True)
+        self.GetRoom = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/GetRoom',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GetRoomRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+                _registered_method=True)
         self.Sit = channel.unary_unary(
                 '/paiju.lobby.v1.LobbyService/Sit',
                 request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.SitRequest.SerializeToString,
@@ -75,39 +80,55 @@ class LobbyServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def ListServers(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Every coin server of the configuration.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListRooms(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The rooms of one server, with states, seats and ready flags.
+        NOT_FOUND no_such_server.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRoom(self, request, context):
+        """One room. NOT_FOUND no_such_room.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Sit(self, request, context):
-        """Sit at a seat; FAILED_PRECONDITION with a reason code when refused.
+        """Sit at a seat; FAILED_PRECONDITION with a reason code when refused
+        (room_started, seat_taken, not_enough_coins, already_seated,
+        no_such_room, no_such_seat).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Stand(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Stand up (leave the seat). Refused while the room's game runs
+        (room_started: leaving a game is the table's Leave, an escape);
+        not_seated when the player sits nowhere.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Ready(self, request, context):
-        """The start button (准备).
+        """The start button (准备). Idempotent. When it makes the full room all
+        ready, the game is placed on a table instance and the room is started.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def WhereIs(self, request, context):
-        """Where does this player sit now (for reconnect).
+        """Where does this player sit now (for reconnect). NOT_FOUND not_seated.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -115,6 +136,7 @@ class LobbyServiceServicer:
 
     def GameOver(self, request, context):
         """The table service reports a finished game; idempotent by game_id.
+        NOT_FOUND no_such_game for a game the lobby never started.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -132,6 +154,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.ListRooms,
                     request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.ListRoomsRequest.FromString,
                     response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.ListRoomsResponse.SerializeToString,
+            ),
+            'GetRoom': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRoom,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GetRoomRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
             ),
             'Sit': grpc.unary_unary_rpc_method_handler(
                     servicer.Sit,
@@ -213,6 +240,33 @@ class LobbyService:
             '/paiju.lobby.v1.LobbyService/ListRooms',
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.ListRoomsRequest.SerializeToString,
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.ListRoomsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRoom(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/GetRoom',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.GetRoomRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
             options,
             channel_credentials,
             insecure,
