@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from itertools import combinations
 from typing import Any, ClassVar
 
-from paiju.rules.cards import Card, check_deal, holds, parse_cards
+from paiju.rules.cards import Card, check_deal, parse_cards
 from paiju.rules.engine import Action, Event, Game, Result
 from paiju.rules.errors import RulesError
 from paiju.rules.hunzhan_cards import (
@@ -73,6 +73,16 @@ def declared_trump(cards: tuple[Card, ...]) -> str | None:
     return cards[0][1] if cards[0][0] == "T" else None
 
 
+def _holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
+    """True where ``hand`` holds every card of ``cards`` (with repeats)."""
+    if len(cards) == 1:
+        return cards[0] in hand
+    need: dict[Card, int] = {}
+    for c in cards:
+        need[c] = need.get(c, 0) + 1
+    return all(hand.get(c, 0) >= k for c, k in need.items())
+
+
 def _parse_options(options: Mapping[str, Any]) -> dict[str, int]:
     if not isinstance(options, Mapping):
         raise RulesError("bad_options", "options must be an object")
@@ -108,6 +118,8 @@ class Hunzhan(Game):
         self.order: list[Card] | None = order
         self.dealt_hands: list[list[Card]] = hands
         self.hands: list[dict[Card, int]] = [dict(Counter(h)) for h in hands]
+        #: the hands in hand order during play (kept in step with ``hands``)
+        self.sorted_hands: list[list[Card]] = []
         self._phase = "declaring"
         self.redeal = False
         self._done = False
@@ -221,7 +233,7 @@ class Hunzhan(Game):
         standing = self.declaration[2] if self.declaration else 0
         out: list[Action] = []
         for cards, strength in DECLARATIONS.items():
-            if strength > standing and holds(Counter(held), cards):
+            if strength > standing and _holds(held, cards):
                 out.append(Action(seat, "declare", cards, dealt))
         return out
 
@@ -237,7 +249,7 @@ class Hunzhan(Game):
                 "invalid_combination", "declare with one ten or a pair of equal jokers"
             )
         held = self.held_at(seat, action.dealt)
-        if not holds(Counter(held), cards):
+        if not _holds(held, cards):
             raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
         if self.declaration is not None and strength <= self.declaration[2]:
             raise RulesError("declare_too_weak", "a declare must be stronger than the standing one")
@@ -264,6 +276,8 @@ class Hunzhan(Game):
         seat, cards, _ = self.declaration
         self.trump = declared_trump(cards)
         self.ord = ORDERS[self.trump]
+        key = self.ord.sort_key.__getitem__
+        self.sorted_hands = [sorted(h, key=key) for h in self.dealt_hands]
         self._phase = "play"
         self.leader = seat
         self.turn = seat
@@ -306,13 +320,13 @@ class Hunzhan(Game):
         hand = self.hands[seat]
         m = self.led_len
         g = self.led_group
-        suited = sorted(((c, k) for c, k in hand.items() if group[c] == g),
-                        key=lambda ck: key[ck[0]])
+        distinct = sorted(hand, key=key.__getitem__)
+        suited = [(c, hand[c]) for c in distinct if group[c] == g]
         n_suited = sum(k for _, k in suited)
         if m == 1:
             if suited:
                 return [(c,) for c, _ in suited]
-            return [(c,) for c in sorted(hand, key=key.__getitem__)]
+            return [(c,) for c in distinct]
         if n_suited >= m:
             pair_cards = [c for c, k in suited if k >= 2]
             need = min(m // 2, len(pair_cards))
@@ -326,8 +340,7 @@ class Hunzhan(Game):
                     out.append(tuple(ms))
             return out
         base = [c for c, k in suited for _ in range(k)]
-        rest = sorted(((c, k) for c, k in hand.items() if group[c] != g),
-                      key=lambda ck: key[ck[0]])
+        rest = [(c, hand[c]) for c in distinct if group[c] != g]
         return [tuple(sorted(base + ms, key=key.__getitem__))
                 for ms in multisets(rest, m - n_suited)]
 
@@ -388,7 +401,7 @@ class Hunzhan(Game):
         if not cards:
             raise RulesError("invalid_combination", "play at least one card")
         hand = self.hands[seat]
-        if not holds(Counter(hand), cards):
+        if not _holds(hand, cards):
             raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
         o = self.ord
         play = tuple(sorted(cards, key=o.sort_key.__getitem__))
@@ -407,7 +420,9 @@ class Hunzhan(Game):
             kind = cl[0] if cl else "mixed"
         # -- valid: mutate --
         self._version += 1
+        sorted_hand = self.sorted_hands[seat]
         for c in play:
+            sorted_hand.remove(c)
             n = hand[c] - 1
             if n:
                 hand[c] = n
@@ -432,7 +447,7 @@ class Hunzhan(Game):
         events = [
             Event("played", {"seat": seat, "cards": list(play), "combination": kind,
                              "trick": self.tricks_played + 1}),
-            Event("hand", {"cards": self._sorted_hand(seat)}, to=seat),
+            Event("hand", {"cards": list(sorted_hand)}, to=seat),
         ]
         if len(self.trick) < SEATS:
             self.turn = (seat + 1) % SEATS
@@ -505,6 +520,8 @@ class Hunzhan(Game):
         return Action(seat, "play", best)
 
     def _sorted_hand(self, seat: int) -> list[Card]:
+        if self._phase == "play":
+            return list(self.sorted_hands[seat])
         key = self.ord.sort_key
         return sorted((c for c, k in self.hands[seat].items() for _ in range(k)),
                       key=key.__getitem__)

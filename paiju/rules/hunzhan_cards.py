@@ -65,16 +65,17 @@ class TrumpOrder:
 
     ``group[c]`` is ``"T"`` or the suit; ``level[c]`` the strength within the
     group (equal = tie; consecutive = may form a run); ``points[c]`` the card's
-    points; ``sort_key[c]`` the hand order (trumps high to low, then ♠ ♥ ♣ ♦
-    high to low); ``low_key[c]`` ascending from the lowest card of the game
-    (side cards below trumps, then level, then ♦ < ♣ < ♥ < ♠).
+    points; ``sort_key[c]`` the position in hand order (trumps high to low,
+    then ♠ ♥ ♣ ♦ high to low; equal levels ♠ ♥ ♣ ♦); ``low_key[c]`` the position
+    from the lowest card of the game up (side cards below trumps, then level,
+    then ♦ < ♣ < ♥ < ♠).
     """
 
     trump: str | None
     group: dict[Card, str]
     level: dict[Card, int]
-    sort_key: dict[Card, tuple[int, int, int]]
-    low_key: dict[Card, tuple[int, int, int]]
+    sort_key: dict[Card, int]
+    low_key: dict[Card, int]
 
 
 def _level_and_group(card: Card, trump: str | None) -> tuple[str, int]:
@@ -99,16 +100,19 @@ def _level_and_group(card: Card, trump: str | None) -> tuple[str, int]:
 def _build(trump: str | None) -> TrumpOrder:
     group: dict[Card, str] = {}
     level: dict[Card, int] = {}
-    sort_key: dict[Card, tuple[int, int, int]] = {}
-    low_key: dict[Card, tuple[int, int, int]] = {}
+    hand_order: dict[Card, tuple[int, int, int]] = {}
+    low_order: dict[Card, tuple[int, int, int]] = {}
     for c in set(DECK):
         g, lv = _level_and_group(c, trump)
         suit_i = SUIT_ORDER.index(c[1]) if c[1] in SUIT_ORDER else -1
         group[c] = g
         level[c] = lv
         gi = 0 if g == TRUMP else 1 + SUIT_ORDER.index(g)
-        sort_key[c] = (gi, -lv, suit_i)
-        low_key[c] = (1 if g == TRUMP else 0, lv, -suit_i)
+        hand_order[c] = (gi, -lv, suit_i)
+        low_order[c] = (1 if g == TRUMP else 0, lv, -suit_i)
+    # integer ranks of the two orders (faster to sort by)
+    sort_key = {c: i for i, c in enumerate(sorted(hand_order, key=hand_order.__getitem__))}
+    low_key = {c: i for i, c in enumerate(sorted(low_order, key=low_order.__getitem__))}
     return TrumpOrder(trump, group, level, sort_key, low_key)
 
 
@@ -162,11 +166,12 @@ def classify(cards: Sequence[Card], order: TrumpOrder) -> tuple[str, str, int] |
 
 
 def lead_options(hand: dict[Card, int], order: TrumpOrder) -> list[tuple[Card, ...]]:
-    """Every distinct lead of ``hand``: singles, pairs and runs (canonical tuples
-    in hand order). Source: seed 000 出牌; rulings.md "Leads"."""
+    """Every distinct lead of ``hand``: singles, then pairs, then runs (each a
+    canonical tuple in hand order). Source: seed 000 出牌; rulings.md "Leads"."""
     key = order.sort_key
-    out: list[tuple[Card, ...]] = [(c,) for c in hand]
-    pairs = [c for c, k in hand.items() if k >= 2]
+    distinct = sorted(hand, key=key.__getitem__)
+    out: list[tuple[Card, ...]] = [(c,) for c in distinct]
+    pairs = [c for c in distinct if hand[c] >= 2]
     out += [(c, c) for c in pairs]
     if len(pairs) >= 2:
         by_group: dict[str, dict[int, list[Card]]] = {}
@@ -175,14 +180,13 @@ def lead_options(hand: dict[Card, int], order: TrumpOrder) -> list[tuple[Card, .
         for levels in by_group.values():
             if len(levels) < 2:
                 continue
-            for start in levels:
+            for start in sorted(levels, reverse=True):
                 end = start
-                while end + 1 in levels:
-                    end += 1
-                    for choice in product(*(levels[lv] for lv in range(start, end + 1))):
+                while end - 1 in levels:
+                    end -= 1
+                    for choice in product(*(levels[lv] for lv in range(start, end - 1, -1))):
                         run = [c for c in choice for _ in (0, 1)]
                         out.append(tuple(sorted(run, key=key.__getitem__)))
-    out.sort(key=lambda t: (len(t), [key[c] for c in t]))
     return out
 
 
