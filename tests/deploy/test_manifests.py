@@ -1,0 +1,150 @@
+"""deploy/: every overlay renders (kustomize) and validates against the
+Kubernetes schemas offline (kubernetes-validate, strict); every workload keeps
+the policy (probes, resources, security context, disruption budget, drain)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import REPO
+
+OVERLAYS = ["dev", "prod"]
+PAIJU_SERVICES = {"ledger", "lobby", "table", "gateway"}
+
+
+def render(overlay: str) -> list[dict[str, Any]]:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed (.ci/run installs Debian's kubectl)")
+    out = subprocess.run([kubectl, "kustomize", str(REPO / "deploy" / "overlays" / overlay)],
+                         capture_output=True, text=True, check=True, timeout=120)
+    return [d for d in yaml.safe_load_all(out.stdout) if d]
+
+
+@pytest.fixture(scope="module", params=OVERLAYS)
+def rendered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+             ) -> tuple[str, list[dict[str, Any]], Path]:
+    docs = render(request.param)
+    path = tmp_path_factory.mktemp("k8s") / f"{request.param}.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return request.param, docs, path
+
+
+def workloads(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [d for d in docs if d["kind"] in ("Deployment", "StatefulSet")]
+
+
+def test_validates_against_kubernetes_schemas(rendered: tuple[str, list[dict[str, Any]], Path]
+                                              ) -> None:
+    _, docs, path = rendered
+    exe = Path(sys.executable).parent / "kubernetes-validate"
+    proc = subprocess.run([str(exe), "--strict", "--quiet", str(path)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ERROR" not in proc.stdout
+    # The only kinds without a built-in schema are the Prometheus Operator's.
+    unknown = {line.split("kind ")[1].split()[0] for line in proc.stdout.splitlines()
+               if "Couldn't find schema" in line}
+    assert unknown <= {"ServiceMonitor", "PrometheusRule"}
+
+
+def test_every_service_is_deployed(rendered: tuple[str, list[dict[str, Any]], Path]) -> None:
+    _, docs, _ = rendered
+    kinds = {(d["kind"], d["metadata"]["name"]) for d in docs}
+    for name in ("ledger", "lobby", "gateway"):
+        assert ("Deployment", name) in kinds
+    assert ("StatefulSet", "table") in kinds
+    table_svc = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "table")
+    assert table_svc["spec"]["clusterIP"] == "None", "the table service is headless"
+    assert ("HorizontalPodAutoscaler", "gateway") in kinds
+    assert any(d["kind"] == "ConfigMap" and "rooms.yaml" in d.get("data", {}) for d in docs)
+    assert any(d["kind"] == "ConfigMap" and "paiju-dashboard.json" in d.get("data", {})
+               for d in docs)
+
+
+def test_every_container_keeps_the_policy(rendered: tuple[str, list[dict[str, Any]], Path]
+                                          ) -> None:
+    _, docs, _ = rendered
+    for w in workloads(docs):
+        pod = w["spec"]["template"]["spec"]
+        where = f"{w['kind']}/{w['metadata']['name']}"
+        assert pod["securityContext"]["runAsNonRoot"] is True, where
+        for c in pod["containers"]:
+            assert "readinessProbe" in c and "livenessProbe" in c, where
+            for kind in ("requests", "limits"):
+                assert {"cpu", "memory"} <= set(c["resources"][kind]), where
+            sc = c["securityContext"]
+            assert sc["readOnlyRootFilesystem"] is True, where
+            assert sc["allowPrivilegeEscalation"] is False, where
+            assert sc["capabilities"]["drop"] == ["ALL"], where
+
+
+def test_paiju_services_use_native_grpc_probes_and_drain(
+        rendered: tuple[str, list[dict[str, Any]], Path]) -> None:
+    _, docs, _ = rendered
+    for w in workloads(docs):
+        name = w["metadata"]["name"]
+        if name not in PAIJU_SERVICES:
+            continue
+        pod = w["spec"]["template"]["spec"]
+        c = pod["containers"][0]
+        assert "grpc" in c["readinessProbe"] and "grpc" in c["livenessProbe"], name
+        assert c["livenessProbe"]["grpc"]["service"] == "liveness", name
+        env = {e["name"]: e.get("value") for e in c.get("env", [])}
+        drain = float(env.get("PAIJU_DRAIN_SECONDS") or configured(docs, "PAIJU_DRAIN_SECONDS"))
+        assert pod["terminationGracePeriodSeconds"] > drain, name
+        assert w["spec"]["template"]["metadata"]["annotations"]["prometheus.io/scrape"] == "true"
+
+
+def configured(docs: list[dict[str, Any]], key: str) -> str:
+    cm = next(d for d in docs if d["kind"] == "ConfigMap"
+              and d["metadata"]["name"].startswith("paiju-config"))
+    return str(cm["data"][key])
+
+
+def test_every_workload_has_a_disruption_budget(rendered: tuple[str, list[dict[str, Any]], Path]
+                                                ) -> None:
+    _, docs, _ = rendered
+    selectors = [d["spec"]["selector"]["matchLabels"] for d in docs
+                 if d["kind"] == "PodDisruptionBudget"]
+    for w in workloads(docs):
+        labels = w["spec"]["template"]["metadata"]["labels"]
+        assert any(all(labels.get(k) == v for k, v in s.items()) for s in selectors), \
+            w["metadata"]["name"]
+
+
+def test_overlays_differ_as_documented() -> None:
+    dev, prod = render("dev"), render("prod")
+    nats_dev = next(d for d in dev if d["kind"] == "StatefulSet" and d["metadata"]["name"] == "nats")
+    nats_prod = next(d for d in prod if d["kind"] == "StatefulSet"
+                     and d["metadata"]["name"] == "nats")
+    assert nats_dev["spec"]["replicas"] == 1
+    assert nats_prod["spec"]["replicas"] == 3
+    assert any(d["metadata"]["name"] == "postgres" for d in dev)
+    assert not any(d["metadata"]["name"] == "postgres" for d in prod)
+    assert not any(d["kind"] == "Secret" for d in prod), "production secrets come from the operator"
+
+
+def test_alert_rules_and_scraping_are_well_formed() -> None:
+    docs = render("prod")
+    rule = next(d for d in docs if d["kind"] == "PrometheusRule")
+    alerts = {r["alert"]: r for g in rule["spec"]["groups"] for r in g["rules"]}
+    assert {"PaijuGrpcErrorRate", "PaijuSettlementFailures", "PaijuDependencyDown",
+            "PaijuGamesStuck", "PaijuSlowClientDisconnectsSurge"} <= set(alerts)
+    for name, r in alerts.items():
+        assert r["expr"].strip() and r["labels"]["severity"] in {"page", "warn"}, name
+        assert r["annotations"]["summary"], name
+    monitor = next(d for d in docs if d["kind"] == "ServiceMonitor")
+    assert monitor["spec"]["endpoints"][0]["port"] == "metrics"
+    dashboard = json.loads(next(d for d in docs if d["kind"] == "ConfigMap"
+                                and "paiju-dashboard.json" in d.get("data", {}))
+                           ["data"]["paiju-dashboard.json"])
+    assert dashboard["panels"] and all(p["targets"] for p in dashboard["panels"])
