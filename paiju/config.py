@@ -40,6 +40,29 @@ def _env(name: str, default: str) -> str:
     return os.environ.get(f"PAIJU_{name}", default)
 
 
+def _number(name: str, default: float) -> float:
+    raw = os.environ.get(f"PAIJU_{name}")
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"PAIJU_{name}={raw!r} is not a number") from None
+
+
+def _port(name: str, default: int) -> int:
+    raw = os.environ.get(f"PAIJU_{name}")
+    if raw is None or not raw.strip():
+        return default
+    try:
+        port = int(raw)
+    except ValueError:
+        raise ValueError(f"PAIJU_{name}={raw!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise ValueError(f"PAIJU_{name}={raw!r} is not a port number (0-65535)")
+    return port
+
+
 def _flag(name: str, default: bool) -> bool:
     raw = os.environ.get(f"PAIJU_{name}")
     if raw is None:
@@ -74,15 +97,16 @@ class Config:
 
 def load(service: str) -> Config:
     """Read the configuration of ``service`` (lobby, table, ledger, gateway) from
-    the environment. Raises ``ValueError`` on a malformed number."""
+    the environment. Raises ``ValueError`` naming the variable on a malformed
+    number or port."""
     data_dir = Path(_env("DATA_DIR", ".paiju"))
-    grpc_port = int(_env("GRPC_PORT", str(GRPC_PORTS.get(service, 0))))
+    grpc_port = _port("GRPC_PORT", GRPC_PORTS.get(service, 0))
     database_url = _env("DATABASE_URL", f"sqlite:///{data_dir / (service + '.db')}")
     return Config(
         service=service,
         host=_env("HOST", "127.0.0.1"),
         grpc_port=grpc_port,
-        metrics_port=int(_env("METRICS_PORT", str(METRICS_PORTS.get(service, 0)))),
+        metrics_port=_port("METRICS_PORT", METRICS_PORTS.get(service, 0)),
         nats_url=_env("NATS_URL", "nats://127.0.0.1:4222"),
         database_url=database_url,
         data_dir=data_dir,
@@ -94,11 +118,11 @@ def load(service: str) -> Config:
             if a.strip()
         ),
         instance=_env("INSTANCE", f"{service}-{grpc_port}"),
-        gateway_port=int(_env("GATEWAY_PORT", "8080")),
+        gateway_port=_port("GATEWAY_PORT", 8080),
         token_secret=_env("TOKEN_SECRET", "dev-secret"),
         dev_mode=_flag("DEV_MODE", False),
         grant_key=_env("GRANT_KEY", "dev-grant-key"),
         rooms_file=_env("ROOMS_FILE", ""),
-        drain_seconds=float(_env("DRAIN_SECONDS", "10")),
+        drain_seconds=_number("DRAIN_SECONDS", 10.0),
         log_level=_env("LOG_LEVEL", "INFO"),
     )

@@ -9,6 +9,7 @@ gRPC metrics use the conventional names of go-grpc-prometheus:
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -52,6 +53,23 @@ def _split(method: str) -> tuple[str, str]:
     return service, name
 
 
+def status_name(code: Any, failed: BaseException | None = None) -> str:
+    """The ``grpc_code`` label of a finished RPC: the code the handler set
+    (``context.abort``/``set_code``), else ``CANCELLED`` for a cancelled call,
+    ``UNKNOWN`` for any other exception, ``OK`` otherwise."""
+    if isinstance(code, grpc.StatusCode):
+        return code.name
+    if isinstance(code, int):
+        for status in grpc.StatusCode:
+            if status.value[0] == code:
+                return status.name
+    if failed is None:
+        return "OK"
+    if isinstance(failed, asyncio.CancelledError):
+        return "CANCELLED"
+    return "UNKNOWN"
+
+
 class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Counts and times every unary-unary RPC (the only kind paiju serves)."""
 
@@ -69,19 +87,16 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
             GRPC_STARTED.labels("unary", service, method).inc()
             start = time.perf_counter()
-            code = grpc.StatusCode.OK
+            failed: BaseException | None = None
             try:
-                response = await inner(request, context)
-            except Exception:
-                code = context.code() or grpc.StatusCode.UNKNOWN
+                return await inner(request, context)
+            except BaseException as e:
+                failed = e
                 raise
-            else:
-                code = context.code() or grpc.StatusCode.OK
-                return response
             finally:
                 GRPC_SECONDS.labels("unary", service, method).observe(time.perf_counter() - start)
-                name = code.name if isinstance(code, grpc.StatusCode) else str(code)
-                GRPC_HANDLED.labels("unary", service, method, name).inc()
+                code = status_name(context.code(), failed)
+                GRPC_HANDLED.labels("unary", service, method, code).inc()
 
         return grpc.unary_unary_rpc_method_handler(
             observed,

@@ -43,6 +43,9 @@ _BOOL_OPTIONS = ("jokers_as_wings", "pair_as_two_singles", "bomb_doubles", "spri
 #: Room-level keys a record's options may carry that the engine ignores.
 _ROOM_OPTIONS = ("reconnect_seconds", "base")
 
+_DECK_SET = frozenset(deck(1))
+_RANGE = range(15)
+_EMPTY_PRE: list[tuple[str, ...]] = [()]
 _BID_TYPES = frozenset({"call", "no_call"})
 _ROB_TYPES = frozenset({"rob", "no_rob"})
 _PLAY_TYPES = frozenset({"play", "pass"})
@@ -54,6 +57,10 @@ def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < low:
         raise RulesError("bad_options", f"option {key!r} must be an integer >= {low}, not {v!r}")
     return v
+
+
+def _main(reading: dc.Reading) -> int:
+    return reading[1]
 
 
 class Doudizhu(Game):
@@ -79,15 +86,10 @@ class Doudizhu(Game):
         self.first: int = first
         self.bottom: list[str] = bottom
         # per seat: cards by rank index (sorted S H C D), rank counts, prefix tuples
-        self._groups: list[list[list[str]]] = []
-        self._counts: list[list[int]] = []
-        self._pre: list[list[list[tuple[str, ...]]]] = []
-        self._sizes: list[int] = []
-        for h in hands:
-            self._groups.append([[] for _ in range(dc.NRANKS)])
-            self._counts.append([0] * dc.NRANKS)
-            self._pre.append([[()] for _ in range(dc.NRANKS)])
-            self._sizes.append(0)
+        self._groups: list[list[list[str]]] = [[[] for _ in _RANGE] for _ in hands]
+        self._counts: list[list[int]] = [[0] * dc.NRANKS for _ in hands]
+        self._pre: list[list[list[tuple[str, ...]]]] = [[_EMPTY_PRE] * dc.NRANKS for _ in hands]
+        self._sizes: list[int] = [0, 0, 0]
         for seat, h in enumerate(hands):
             self._add(seat, h)
         self._phase = "bidding"
@@ -142,8 +144,20 @@ class Doudizhu(Game):
             raw_hands = deal["hands"]
             if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
                 raise RulesError("bad_deal", "doudizhu deals 3 hands")
+            raw_bottom = deal["bottom"]
+            if (  # fast path: a deal already in canonical notation (random_deal, the table)
+                all(isinstance(h, list) for h in raw_hands)
+                and isinstance(raw_bottom, list)
+                and len(raw_bottom) == KITTY_SIZE
+                and all(len(h) == HAND_SIZE for h in raw_hands)
+            ):
+                every = [*raw_hands[0], *raw_hands[1], *raw_hands[2], *raw_bottom]
+                if set(every) == _DECK_SET and len(every) == len(_DECK_SET):
+                    first = deal.get("first")
+                    if not isinstance(first, bool) and first in (0, 1, 2):
+                        return [list(h) for h in raw_hands], list(raw_bottom), first
             hands = [parse_cards(h) for h in raw_hands]
-            bottom = parse_cards(deal["bottom"])
+            bottom = parse_cards(raw_bottom)
         except KeyError as e:
             raise RulesError("bad_deal", f"the deal lacks {e}") from e
         except RulesError as e:
@@ -174,16 +188,15 @@ class Doudizhu(Game):
 
     def _add(self, seat: int, cards: list[str]) -> None:
         groups, counts, pre = self._groups[seat], self._counts[seat], self._pre[seat]
-        touched = set()
+        rank_of = dc.CARD_RANK
         for card in cards:
-            r = dc.CARD_RANK[card]
-            groups[r].append(card)
-            counts[r] += 1
-            touched.add(r)
-        for r in touched:
+            groups[rank_of[card]].append(card)
+        key = dc.CARD_KEY.__getitem__
+        for r in {rank_of[card] for card in cards}:
             g = groups[r]
-            g.sort(key=dc.CARD_KEY.__getitem__)
-            pre[r] = [tuple(g[:k]) for k in range(len(g) + 1)]
+            g.sort(key=key)
+            counts[r] = len(g)
+            pre[r] = [(), *(tuple(g[:k]) for k in range(1, len(g) + 1))]
         self._sizes[seat] += len(cards)
 
     def _remove(self, seat: int, cards: tuple[str, ...]) -> None:
@@ -206,6 +219,15 @@ class Doudizhu(Game):
     # -- engine interface --------------------------------------------------------------
 
     @property
+    def finished(self) -> bool:
+        """True once the game has ended: normally, by an escape, or by a redeal."""
+        return self._phase == "finished" or self.escaped is not None
+
+    def to_act(self) -> list[int]:
+        """The seat to act (a list of one), or ``[]`` once finished."""
+        return [] if self._phase == "finished" or self.escaped is not None else [self._turn]
+
+    @property
     def phase(self) -> str:
         """``bidding``, ``robbing``, ``play`` or ``finished``."""
         return "finished" if self.escaped is not None else self._phase
@@ -225,14 +247,15 @@ class Doudizhu(Game):
         phase = self._phase
         if phase == "play":
             counts, pre = self._counts[seat], self._pre[seat]
+            act = Action
             if self._standing is None:
                 plays = dc.lead_plays(counts, pre, self.jokers_as_wings, self.pair_as_two_singles)
-                return [Action(seat, "play", p) for p in plays]
+                return [act(seat, "play", p) for p in plays]
             plays = dc.follow_plays(
                 counts, pre, self._standing, self.jokers_as_wings, self.pair_as_two_singles
             )
-            out = [Action(seat, "pass")]
-            out += [Action(seat, "play", p) for p in plays]
+            out = [act(seat, "pass")]
+            out += [act(seat, "play", p) for p in plays]
             return out
         if phase == "bidding":
             return [Action(seat, "call"), Action(seat, "no_call")]
@@ -370,7 +393,7 @@ class Doudizhu(Game):
             if card not in groups[r]:
                 raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {card}")
             pc[r] += 1
-        if len(set(cards)) != n:
+        if n > 1 and len(set(cards)) != n:
             raise RulesError("cards_not_in_hand", "the same card twice")
         rs = dc.readings(pc, self.jokers_as_wings, self.pair_as_two_singles)
         if not rs:
@@ -386,10 +409,10 @@ class Doudizhu(Game):
                 if same or skind in (dc.BOMB, dc.ROCKET):
                     raise RulesError("does_not_beat", "the play does not beat the standing play")
                 raise RulesError("must_follow_shape", f"the trick needs a {skind} of {sn} cards")
-            reading = max(good, key=lambda r: r[1])
+            reading = good[0] if len(good) == 1 else max(good, key=_main)
         # -- valid: mutate
         kind, main = reading
-        played = tuple(dc.sort_cards(cards))
+        played = cards if n == 1 else tuple(sorted(cards, key=dc.CARD_KEY.__getitem__))
         self._remove(seat, played)
         self._standing = (kind, n, main)
         self._standing_seat = seat

@@ -264,22 +264,35 @@ def _chains(
     out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, unit: int, min_len: int,
     only_len: int, min_main: int,
 ) -> None:
-    for s in range(CHAIN_TOP + 1):
-        if c[s] < unit or (s and c[s - 1] >= unit):
-            continue  # start only at the bottom of a maximal run
-        # the maximal run s..e
-        e = s
+    """Chains of ``unit`` cards per rank, at least ``min_len`` long (exactly
+    ``only_len`` when non-zero), whose top rank is above ``min_main``."""
+    s = 0
+    while s <= CHAIN_TOP:
+        if c[s] < unit:
+            s += 1
+            continue
+        e = s  # the maximal run s..e
         while e < CHAIN_TOP and c[e + 1] >= unit:
             e += 1
-        for a in range(s, e + 1):
-            acc: tuple[str, ...] = ()
-            for r in range(a, e + 1):
-                acc += pre[r][unit]
-                length = r - a + 1
-                if length >= min_len and (not only_len or length == only_len) and r > min_main:
-                    out.append(acc)
-                if only_len and length >= only_len:
-                    break
+        if e - s + 1 >= min_len:
+            for a in range(s, e - min_len + 2):
+                acc: tuple[str, ...] = ()
+                for r in range(a, a + min_len - 1):
+                    acc += pre[r][unit]
+                if only_len:
+                    top = a + only_len - 1
+                    if top > e:
+                        break
+                    for r in range(a + min_len - 1, top + 1):
+                        acc += pre[r][unit]
+                    if top > min_main:
+                        out.append(acc)
+                    continue
+                for r in range(a + min_len - 1, e + 1):
+                    acc += pre[r][unit]
+                    if r > min_main:
+                        out.append(acc)
+        s = e + 1
 
 
 def _trio_kickers(
@@ -356,9 +369,10 @@ def _four_two(
 
 
 def _bombs(out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, min_main: int) -> None:
-    for r in range(min_main + 1, TWO_RANK + 1):
-        if c[r] == 4:
-            out.append(pre[r][4])
+    if 4 in c:
+        for r in range(min_main + 1, TWO_RANK + 1):
+            if c[r] == 4:
+                out.append(pre[r][4])
     if c[SJ_RANK] and c[BJ_RANK]:
         out.append(pre[SJ_RANK][1] + pre[BJ_RANK][1])
 

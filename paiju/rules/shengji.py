@@ -256,6 +256,7 @@ class Shengji(Game):
         # play state
         self.power: dict[Card, int] = {}
         self.cls: dict[Card, str] = {}
+        self.key: dict[Card, tuple[int, int]] = {}
         self.leader = 0
         self.trick: list[tuple[int, tuple[Card, ...]]] = []
         self.best = 0  # index in self.trick of the play winning so far
@@ -368,8 +369,9 @@ class Shengji(Game):
         return self.captured[a] + self.captured[b]
 
     def _sorted(self, cards: Iterable[Card]) -> list[Card]:
-        trump = self.trump or ""
-        return sorted(cards, key=lambda c: low_key(c, trump), reverse=True)
+        if not self.key:
+            return sorted(cards, key=lambda c: low_key(c, ""), reverse=True)
+        return sorted(cards, key=self.key.__getitem__, reverse=True)
 
     # -- declaring ----------------------------------------------------------------------
 
@@ -457,6 +459,7 @@ class Shengji(Game):
         for c in deck(1):
             self.power[c] = card_power(c, trump)
             self.cls[c] = card_class(c, trump)
+            self.key[c] = low_key(c, trump)
 
     # -- burying ------------------------------------------------------------------------
 
@@ -478,8 +481,7 @@ class Shengji(Game):
         """The lowest ``kitty_size`` cards of the dealer's hand (rulings.md "Settlement":
         a timeout during the bury buries the lowest cards in the game's order)."""
         assert self.dealer is not None and self.trump is not None
-        trump = self.trump
-        cards = sorted(self.hands[self.dealer].elements(), key=lambda c: low_key(c, trump))
+        cards = sorted(self.hands[self.dealer].elements(), key=self.key.__getitem__)
         return tuple(sorted(cards[: self.kitty_size]))
 
     def _bury_options(self) -> list[Action]:
@@ -487,8 +489,7 @@ class Shengji(Game):
         # 13.9 million with two decks): listed are the runs of consecutive cards
         # of the hand in the game's order, lowest first (see docs).
         assert self.dealer is not None and self.trump is not None
-        trump = self.trump
-        cards = sorted(self.hands[self.dealer].elements(), key=lambda c: low_key(c, trump))
+        cards = sorted(self.hands[self.dealer].elements(), key=self.key.__getitem__)
         seen: set[tuple[Card, ...]] = set()
         out: list[Action] = []
         for i in range(len(cards) - self.kitty_size + 1):
