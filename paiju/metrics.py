@@ -58,11 +58,11 @@ def status_name(code: Any, failed: BaseException | None = None) -> str:
     (``context.abort``/``set_code``), else ``CANCELLED`` for a cancelled call,
     ``UNKNOWN`` for any other exception, ``OK`` otherwise."""
     if isinstance(code, grpc.StatusCode):
-        return code.name
+        return str(code.name)
     if isinstance(code, int):
         for status in grpc.StatusCode:
             if status.value[0] == code:
-                return status.name
+                return str(status.name)
     if failed is None:
         return "OK"
     if isinstance(failed, asyncio.CancelledError):

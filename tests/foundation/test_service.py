@@ -1,0 +1,169 @@
+"""paiju.service / health / metrics / natsconn in-process: a real gRPC server on
+loopback with a tiny test servicer, a real NATS server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from prometheus_client import REGISTRY
+
+from paiju.natsconn import connect
+from paiju.service import Context
+from tests.fixtures import NatsServer, health_status, running_service, wait_health
+
+SERVICE = "paiju.test.v1.Probe"
+
+
+class Probe:
+    """Raw-bytes RPCs: Echo (OK), Reject (abort INVALID_ARGUMENT), Crash
+    (ValueError), Hold (waits until ``release`` is set, then OK)."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def echo(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return request
+
+    async def reject(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "E_PROBE")
+        raise AssertionError("abort returned")
+
+    async def crash(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        raise ValueError("crash")
+
+    async def hold(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        self.entered.set()
+        await self.release.wait()
+        return b"held"
+
+    async def setup(self, ctx: Context) -> list[str]:
+        handlers = {name: grpc.unary_unary_rpc_method_handler(fn) for name, fn in {
+            "Echo": self.echo, "Reject": self.reject, "Crash": self.crash,
+            "Hold": self.hold}.items()}
+        ctx.server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(SERVICE, handlers),))
+        return [SERVICE]
+
+
+def handled(method: str, code: str) -> float:
+    value = REGISTRY.get_sample_value("grpc_server_handled_total", {
+        "grpc_type": "unary", "grpc_service": SERVICE, "grpc_method": method, "grpc_code": code})
+    return value or 0.0
+
+
+def handling_count(method: str) -> float:
+    value = REGISTRY.get_sample_value("grpc_server_handling_seconds_count", {
+        "grpc_type": "unary", "grpc_service": SERVICE, "grpc_method": method})
+    return value or 0.0
+
+
+async def call(addr: str, method: str, payload: bytes = b"x") -> bytes:
+    async with grpc.aio.insecure_channel(addr) as channel:
+        reply: bytes = await channel.unary_unary(f"/{SERVICE}/{method}")(payload, timeout=5)
+        return reply
+
+
+async def code_of(addr: str, method: str) -> grpc.StatusCode:
+    try:
+        await call(addr, method)
+    except grpc.aio.AioRpcError as e:
+        return e.code()
+    return grpc.StatusCode.OK
+
+
+async def test_metrics_count_every_outcome_by_code() -> None:
+    before = {(m, c): handled(m, c) for m, c in [
+        ("Echo", "OK"), ("Reject", "INVALID_ARGUMENT"), ("Crash", "UNKNOWN")]}
+    counts = {m: handling_count(m) for m in ("Echo", "Reject", "Crash")}
+    async with running_service("ledger", Probe().setup) as addr:
+        assert await call(addr, "Echo", b"hi") == b"hi"
+        assert await call(addr, "Echo", b"again") == b"again"
+        assert await code_of(addr, "Reject") == grpc.StatusCode.INVALID_ARGUMENT
+        assert await code_of(addr, "Crash") == grpc.StatusCode.UNKNOWN
+    assert handled("Echo", "OK") - before["Echo", "OK"] == 2
+    assert handled("Reject", "INVALID_ARGUMENT") - before["Reject", "INVALID_ARGUMENT"] == 1
+    assert handled("Crash", "UNKNOWN") - before["Crash", "UNKNOWN"] == 1
+    assert handled("Reject", "OK") == 0 and handled("Crash", "OK") == 0
+    assert handling_count("Echo") - counts["Echo"] == 2
+    assert handling_count("Reject") - counts["Reject"] == 1
+
+
+async def test_health_and_reflection_list_the_services() -> None:
+    async with running_service("lobby", Probe().setup) as addr:
+        assert await health_status(addr) == "SERVING"
+        assert await health_status(addr, SERVICE) == "SERVING"
+        assert await health_status(addr, "liveness") == "SERVING"
+        assert await health_status(addr, "paiju.nothing.v1.Here") == "SERVICE_UNKNOWN"
+        async with grpc.aio.insecure_channel(addr) as channel:
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            request = reflection_pb2.ServerReflectionRequest(list_services="")
+            names: set[str] = set()
+            async for reply in stub.ServerReflectionInfo(iter([request])):
+                names |= {s.name for s in reply.list_services_response.service}
+    assert names == {SERVICE, "grpc.health.v1.Health",
+                     "grpc.reflection.v1alpha.ServerReflection"}
+
+
+async def test_stop_drains_in_flight_calls_and_refuses_new_ones() -> None:
+    probe = Probe()
+    contexts: list[Context] = []
+    async with running_service("table", probe.setup, contexts=contexts) as addr:
+        ctx = contexts[0]
+        stopped_callbacks: list[str] = []
+
+        async def on_stop() -> None:
+            stopped_callbacks.append("drained")
+
+        ctx.on_stop.append(on_stop)
+        async with grpc.aio.insecure_channel(addr) as channel:
+            watch = health_pb2_grpc.HealthStub(channel).Watch(
+                health_pb2.HealthCheckRequest(service=""))
+            first = await watch.read()
+            assert first.status == health_pb2.HealthCheckResponse.SERVING
+            held = asyncio.create_task(call(addr, "Hold"))
+            await probe.entered.wait()
+            ctx.stopping.set()
+            second = await watch.read()
+            assert second.status == health_pb2.HealthCheckResponse.NOT_SERVING
+            watch.cancel()
+        await wait_health(addr, "UNAVAILABLE", timeout=10)  # accepts no new calls
+        assert not held.done()
+        assert stopped_callbacks == []
+        probe.release.set()
+        assert await held == b"held"
+    assert stopped_callbacks == ["drained"]
+
+
+async def test_readiness_follows_nats_and_liveness_does_not(nats_process: NatsServer) -> None:
+    async def setup(ctx: Context) -> list[str]:
+        nc = await connect(ctx.config.nats_url, ctx.health, "probe")
+        ctx.on_stop.append(nc.drain)
+        return await Probe().setup(ctx)
+
+    async with running_service("lobby", setup, {"nats_url": nats_process.url}) as addr:
+        assert await health_status(addr) == "SERVING"
+        nats_process.stop()
+        await wait_health(addr, "NOT_SERVING", timeout=20)
+        assert await health_status(addr, SERVICE) == "NOT_SERVING"
+        assert await health_status(addr, "liveness") == "SERVING"
+        assert await call(addr, "Echo", b"still") == b"still"
+        nats_process.start()
+        await wait_health(addr, "SERVING", timeout=20)
+        assert await health_status(addr, SERVICE) == "SERVING"
+
+
+async def test_setup_failure_is_raised_and_nothing_keeps_serving() -> None:
+    async def setup(ctx: Context) -> list[str]:
+        raise RuntimeError("no database")
+
+    try:
+        async with running_service("ledger", setup):
+            raise AssertionError("service started")
+    except RuntimeError as e:
+        assert str(e) == "no database"
+    else:
+        raise AssertionError("no error")
