@@ -45,6 +45,18 @@ _ROOM_OPTIONS = ("reconnect_seconds", "base")
 
 _DECK_SET = frozenset(deck(1))
 _RANGE = range(15)
+#: Immutable actions shared across games (a speed-up of ``legal_actions`` only).
+_PASS = [Action(s, "pass") for s in range(SEATS)]
+_CALLS = [Action(s, "call") for s in range(SEATS)]
+_NO_CALLS = [Action(s, "no_call") for s in range(SEATS)]
+_ROBS = [Action(s, "rob") for s in range(SEATS)]
+_NO_ROBS = [Action(s, "no_rob") for s in range(SEATS)]
+_PLAY_CACHE: list[dict[tuple[str, ...], Action]] = [{} for _ in range(SEATS)]
+_PLAY_CACHE_MAX = 50_000
+_KICKERS = {
+    dc.AIRPLANE_SINGLES: "singles", dc.FOUR_TWO_SINGLES: "singles",
+    dc.AIRPLANE_PAIRS: "pairs", dc.FOUR_TWO_PAIRS: "pairs",
+}
 _EMPTY_PRE: list[tuple[str, ...]] = [()]
 _BID_TYPES = frozenset({"call", "no_call"})
 _ROB_TYPES = frozenset({"rob", "no_rob"})
@@ -57,6 +69,19 @@ def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < low:
         raise RulesError("bad_options", f"option {key!r} must be an integer >= {low}, not {v!r}")
     return v
+
+
+def _new_play(cache: dict[tuple[str, ...], Action], seat: int, cards: tuple[str, ...]) -> Action:
+    action = cache[cards] = Action(seat, "play", cards)
+    return action
+
+
+def _entry(play: dict[str, Any]) -> dict[str, Any]:
+    """A JSON-able copy of a trick entry (cards as a list)."""
+    out = dict(play)
+    if "cards" in out:
+        out["cards"] = list(out["cards"])
+    return out
 
 
 def _main(reading: dc.Reading) -> int:
@@ -195,22 +220,10 @@ class Doudizhu(Game):
         for r in {rank_of[card] for card in cards}:
             g = groups[r]
             g.sort(key=key)
-            counts[r] = len(g)
-            pre[r] = [(), *(tuple(g[:k]) for k in range(1, len(g) + 1))]
+            t = tuple(g)
+            counts[r] = len(t)
+            pre[r] = [t[:k] for k in range(len(t) + 1)]
         self._sizes[seat] += len(cards)
-
-    def _remove(self, seat: int, cards: tuple[str, ...]) -> None:
-        groups, counts, pre = self._groups[seat], self._counts[seat], self._pre[seat]
-        touched = set()
-        for card in cards:
-            r = dc.CARD_RANK[card]
-            groups[r].remove(card)
-            counts[r] -= 1
-            touched.add(r)
-        for r in touched:
-            g = groups[r]
-            pre[r] = [tuple(g[:k]) for k in range(len(g) + 1)]
-        self._sizes[seat] -= len(cards)
 
     def hand(self, seat: int) -> list[str]:
         """``seat``'s cards in doudizhu order (3 low .. 2, SJ, BJ; suits S H C D)."""
@@ -226,6 +239,26 @@ class Doudizhu(Game):
     def to_act(self) -> list[int]:
         """The seat to act (a list of one), or ``[]`` once finished."""
         return [] if self._phase == "finished" or self.escaped is not None else [self._turn]
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply ``action`` (see :meth:`Game.apply`); a fast path for plays and passes
+        of the seat to act, the rest through the shared handling."""
+        seat = action.seat
+        if (
+            self._phase == "play"
+            and seat == self._turn
+            and self.escaped is None
+            and action.type in _PLAY_TYPES
+        ):
+            if action.type == "pass":
+                if action.cards:
+                    raise RulesError("malformed_action", "a pass carries no cards")
+                events = self._pass(seat)
+            else:
+                events = self._play(seat, action.cards)
+            self.timeouts[seat] = 0
+            return events
+        return super().apply(action)
 
     @property
     def phase(self) -> str:
@@ -247,20 +280,24 @@ class Doudizhu(Game):
         phase = self._phase
         if phase == "play":
             counts, pre = self._counts[seat], self._pre[seat]
-            act = Action
             if self._standing is None:
                 plays = dc.lead_plays(counts, pre, self.jokers_as_wings, self.pair_as_two_singles)
-                return [act(seat, "play", p) for p in plays]
-            plays = dc.follow_plays(
-                counts, pre, self._standing, self.jokers_as_wings, self.pair_as_two_singles
-            )
-            out = [act(seat, "pass")]
-            out += [act(seat, "play", p) for p in plays]
+                out = []
+            else:
+                plays = dc.follow_plays(
+                    counts, pre, self._standing, self.jokers_as_wings, self.pair_as_two_singles
+                )
+                out = [_PASS[seat]]
+            cache = _PLAY_CACHE[seat]
+            if len(cache) > _PLAY_CACHE_MAX:
+                cache.clear()
+            get = cache.get
+            out += [get(p) or _new_play(cache, seat, p) for p in plays]
             return out
         if phase == "bidding":
-            return [Action(seat, "call"), Action(seat, "no_call")]
+            return [_CALLS[seat], _NO_CALLS[seat]]
         if phase == "robbing":
-            return [Action(seat, "rob"), Action(seat, "no_rob")]
+            return [_ROBS[seat], _NO_ROBS[seat]]
         return []
 
     def default_action(self, seat: int) -> Action:
@@ -395,7 +432,12 @@ class Doudizhu(Game):
             pc[r] += 1
         if n > 1 and len(set(cards)) != n:
             raise RulesError("cards_not_in_hand", "the same card twice")
-        rs = dc.readings(pc, self.jokers_as_wings, self.pair_as_two_singles)
+        if n == 1:
+            rs = [(dc.SINGLE, r)]
+        elif n == 2 and r < dc.SJ_RANK and pc[r] == 2:
+            rs = [(dc.PAIR, r)]
+        else:
+            rs = dc.readings(pc, self.jokers_as_wings, self.pair_as_two_singles)
         if not rs:
             raise RulesError("invalid_combination", f"{list(cards)} is no combination")
         standing = self._standing
@@ -413,7 +455,15 @@ class Doudizhu(Game):
         # -- valid: mutate
         kind, main = reading
         played = cards if n == 1 else tuple(sorted(cards, key=dc.CARD_KEY.__getitem__))
-        self._remove(seat, played)
+        # remove the cards from the hand (groups, counts, prefix tuples)
+        counts, pre = self._counts[seat], self._pre[seat]
+        for card in played:
+            groups[rank_of[card]].remove(card)
+        for r in {rank_of[card] for card in played} if n > 1 else (r,):
+            t = tuple(groups[r])
+            counts[r] = len(t)
+            pre[r] = [t[:k] for k in range(len(t) + 1)]
+        self._sizes[seat] -= n
         self._standing = (kind, n, main)
         self._standing_seat = seat
         self._passes = 0
@@ -423,17 +473,16 @@ class Doudizhu(Game):
             if self.bomb_doubles:
                 self.multiplier *= 2
         name = dc.PUBLIC_NAME[kind]
-        self.trick.append({"seat": seat, "cards": list(played), "combination": name})
+        self.trick.append({"seat": seat, "cards": played, "combination": name})
         data: dict[str, Any] = {
             "seat": seat, "cards": list(played), "combination": name, "trick": self.tricks_done,
         }
-        if kind in (dc.AIRPLANE_SINGLES, dc.FOUR_TWO_SINGLES):
-            data["kickers"] = "singles"
-        elif kind in (dc.AIRPLANE_PAIRS, dc.FOUR_TWO_PAIRS):
-            data["kickers"] = "pairs"
+        kickers = _KICKERS.get(kind)
+        if kickers:
+            data["kickers"] = kickers
         events = [
             Event("played", data),
-            Event("hand", {"cards": self.hand(seat)}, to=seat),
+            Event("hand", {"cards": [c for g in groups for c in g]}, to=seat),
         ]
         if self._sizes[seat] == 0:
             self._finish(seat)
@@ -531,8 +580,8 @@ class Doudizhu(Game):
             "kitty": list(self.bottom) if self.landlord is not None else None,
             "multiplier": self.multiplier,
             "bombs": self.bombs,
-            "trick": [dict(p) for p in self.trick],
-            "last_trick": [dict(p) for p in self.last_trick],
+            "trick": [_entry(p) for p in self.trick],
+            "last_trick": [_entry(p) for p in self.last_trick],
             "can_pass": self._phase == "play" and self._standing is not None,
             "timeouts": list(self.timeouts),
         }

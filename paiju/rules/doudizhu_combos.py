@@ -255,9 +255,7 @@ def _with_kickers(
 
 
 def _groups(out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, k: int, min_main: int) -> None:
-    for r in range(min_main + 1, NRANKS):
-        if c[r] >= k:
-            out.append(pre[r][k])
+    out += [pre[r][k] for r in range(min_main + 1, NRANKS) if c[r] >= k]
 
 
 def _chains(
@@ -383,23 +381,29 @@ def lead_plays(
     """Every distinct play a leader holding rank counts ``c`` may make, one canonical
     card tuple per rank multiset (``pre[r][k]`` = the first ``k`` cards of rank ``r``
     in the hand, sorted). Each tuple is sorted in doudizhu order."""
-    out: list[tuple[str, ...]] = []
-    _groups(out, c, pre, 1, -1)
-    _groups(out, c, pre, 2, -1)
-    _groups(out, c, pre, 3, -1)
+    out = [pre[r][1] for r in range(NRANKS) if c[r]]
+    top = max(c)
+    if len(out) >= 5:
+        _chains(out, c, pre, 1, 5, 0, -1)
+    if top >= 2:
+        _groups(out, c, pre, 2, -1)
+        _chains(out, c, pre, 2, 3, 0, -1)
+    if top >= 3:
+        _groups(out, c, pre, 3, -1)
+        _trio_kickers(out, c, pre, 1, -1)
+        _trio_kickers(out, c, pre, 2, -1)
     _bombs(out, c, pre, -1)
-    _trio_kickers(out, c, pre, 1, -1)
-    _trio_kickers(out, c, pre, 2, -1)
-    _chains(out, c, pre, 1, 5, 0, -1)
-    _chains(out, c, pre, 2, 3, 0, -1)
-    start = len(out)
-    _chains(out, c, pre, 3, 2, 0, -1)
-    _airplane_wings(out, c, pre, False, 0, -1, jokers_as_wings)
-    _airplane_wings(out, c, pre, True, 0, -1, jokers_as_wings)
-    _four_two(out, c, pre, False, -1, jokers_as_wings, pair_as_two_singles)
-    _four_two(out, c, pre, True, -1, jokers_as_wings, pair_as_two_singles)
-    if len(out) - start > 1:
-        out[start:] = dict.fromkeys(out[start:])
+    if top >= 3:
+        start = len(out)
+        _chains(out, c, pre, 3, 2, 0, -1)
+        if len(out) > start:  # there is a trio chain: airplanes with wings
+            _airplane_wings(out, c, pre, False, 0, -1, jokers_as_wings)
+            _airplane_wings(out, c, pre, True, 0, -1, jokers_as_wings)
+        if top == 4:
+            _four_two(out, c, pre, False, -1, jokers_as_wings, pair_as_two_singles)
+            _four_two(out, c, pre, True, -1, jokers_as_wings, pair_as_two_singles)
+        if len(out) - start > 1:
+            out[start:] = dict.fromkeys(out[start:])
     return out
 
 
@@ -417,7 +421,7 @@ def follow_plays(
         _bombs(out, c, pre, main)
         return out
     if kind == SINGLE:
-        _groups(out, c, pre, 1, main)
+        out = [pre[r][1] for r in range(main + 1, NRANKS) if c[r]]
     elif kind == PAIR:
         _groups(out, c, pre, 2, main)
     elif kind == TRIO:
