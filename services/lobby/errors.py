@@ -1,0 +1,69 @@
+"""The lobby's refusals: a stable reason code, a message, and a gRPC status.
+
+Codes (docs/lobby.md): ``room_started``, ``seat_taken``, ``not_enough_coins``,
+``already_seated``, ``no_such_room``, ``no_such_seat`` (a Sit refused: all
+FAILED_PRECONDITION), ``not_seated``, ``no_such_server``, ``no_such_game``
+(NOT_FOUND where a lookup finds nothing), ``invalid_argument``,
+``ledger_unavailable`` / ``no_table_instance`` (UNAVAILABLE), ``busy`` (ABORTED:
+too many compare-and-set conflicts in a row).
+"""
+
+from __future__ import annotations
+
+import grpc
+
+ROOM_STARTED = "room_started"
+SEAT_TAKEN = "seat_taken"
+NOT_ENOUGH_COINS = "not_enough_coins"
+ALREADY_SEATED = "already_seated"
+NO_SUCH_ROOM = "no_such_room"
+NO_SUCH_SEAT = "no_such_seat"
+NOT_SEATED = "not_seated"
+NO_SUCH_SERVER = "no_such_server"
+NO_SUCH_GAME = "no_such_game"
+INVALID_ARGUMENT = "invalid_argument"
+LEDGER_UNAVAILABLE = "ledger_unavailable"
+NO_TABLE_INSTANCE = "no_table_instance"
+BUSY = "busy"
+
+#: The reasons a Sit is refused (the label values of paiju_lobby_sits_refused_total).
+SIT_REFUSALS = (ROOM_STARTED, SEAT_TAKEN, NOT_ENOUGH_COINS, ALREADY_SEATED, NO_SUCH_ROOM,
+                NO_SUCH_SEAT)
+
+#: Trailing metadata key that carries the reason code.
+METADATA_KEY = "paiju-error"
+
+
+class LobbyError(Exception):
+    """A refusal: ``code`` (stable, snake_case), ``message``, gRPC ``status``."""
+
+    def __init__(self, code: str, message: str,
+                 status: grpc.StatusCode = grpc.StatusCode.FAILED_PRECONDITION) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def not_found(code: str, message: str) -> LobbyError:
+    """A NOT_FOUND refusal."""
+    return LobbyError(code, message, grpc.StatusCode.NOT_FOUND)
+
+
+def invalid(message: str) -> LobbyError:
+    """An INVALID_ARGUMENT refusal (code ``invalid_argument``)."""
+    return LobbyError(INVALID_ARGUMENT, message, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+def unavailable(code: str, message: str) -> LobbyError:
+    """An UNAVAILABLE refusal (a dependency did not answer)."""
+    return LobbyError(code, message, grpc.StatusCode.UNAVAILABLE)
+
+
+def reason_of(error: grpc.aio.AioRpcError) -> str:
+    """The reason code of a lobby error as a client sees it (trailing metadata
+    ``paiju-error``, else the message's prefix before ``:``)."""
+    for key, value in error.trailing_metadata() or ():
+        if key == METADATA_KEY:
+            return str(value)
+    return (error.details() or "").split(":", 1)[0]

@@ -1,0 +1,288 @@
+"""The lobby's use cases: read a room, apply a domain rule, write it with
+compare-and-set (retrying on conflict), tell NATS, talk to ledger and tables.
+
+Every method raises :class:`~services.lobby.errors.LobbyError` on a refusal;
+the gRPC servicer only translates messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import uuid
+from collections.abc import Callable
+
+import grpc
+from nats.aio.client import Client as NATS
+
+from services.lobby import domain
+from services.lobby import errors as E
+from services.lobby import metrics as M
+from services.lobby.clock import Clock
+from services.lobby.domain import Room
+from services.lobby.events import publish_room
+from services.lobby.ledger import Ledger
+from services.lobby.placement import Tables
+from services.lobby.rooms import CoinServer, RoomsConfig
+from services.lobby.store import Conflict, Store
+
+log = logging.getLogger("paiju.lobby")
+
+#: Compare-and-set attempts before a request gives up with ``busy``.
+MAX_ATTEMPTS = 60
+
+
+class Lobby:
+    """The lobby of ``config``'s coin servers over ``store``, with the ledger,
+    the table instances, NATS (None: no events) and a clock."""
+
+    def __init__(self, config: RoomsConfig, store: Store, ledger: Ledger, tables: Tables,
+                 nc: NATS | None, clock: Clock) -> None:
+        self.config = config
+        self.store = store
+        self.ledger = ledger
+        self.tables = tables
+        self.nc = nc
+        self.clock = clock
+
+    def _server(self, room_id: str) -> CoinServer:
+        server = self.config.server_of_room(room_id)
+        if server is None:
+            raise E.LobbyError(E.NO_SUCH_ROOM, f"there is no room {room_id!r}")
+        return server
+
+    async def _mutate(self, room_id: str, change: Callable[[Room], Room], *,
+                      game_started: bool = False, game_ended: str = "") -> tuple[Room, Room]:
+        """Load the room, apply ``change``, save with compare-and-set; on a
+        conflict reload and apply again. Returns (room before, room after);
+        the same room twice when ``change`` changed nothing (nothing written)."""
+        for attempt in range(MAX_ATTEMPTS):
+            old = await self.store.load(room_id)
+            new = change(old)
+            if new == old:
+                return old, old
+            try:
+                saved = await self.store.save(old, new, self.clock.now_ms(),
+                                              game_started=game_started, game_ended=game_ended)
+            except Conflict:
+                M.CAS_CONFLICTS.inc()
+                await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
+                continue
+            await publish_room(self.nc, saved)
+            return old, saved
+        raise E.LobbyError(E.BUSY, f"room {room_id} is too busy, try again",
+                           grpc.StatusCode.ABORTED)
+
+    # -- reading ---------------------------------------------------------------
+
+    async def get_room(self, room_id: str) -> Room:
+        """One room. ``no_such_room`` (NOT_FOUND)."""
+        try:
+            return await self.store.load(room_id)
+        except E.LobbyError as e:
+            raise E.not_found(e.code, e.message) from e
+
+    async def list_rooms(self, server_id: str) -> list[Room]:
+        """The rooms of ``server_id`` in order. ``no_such_server`` (NOT_FOUND)."""
+        server = self.config.server(server_id)
+        if server is None:
+            raise E.not_found(E.NO_SUCH_SERVER, f"there is no coin server {server_id!r}")
+        return await self.store.load_rooms(server.room_ids())
+
+    async def where_is(self, player: str) -> Room:
+        """The room where ``player`` sits. ``not_seated`` (NOT_FOUND)."""
+        room_id = await self.store.find_player(player)
+        if room_id is None:
+            raise E.not_found(E.NOT_SEATED, f"player {player} sits nowhere")
+        return await self.store.load(room_id)
+
+    # -- sitting ---------------------------------------------------------------
+
+    async def sit(self, player: str, name: str, room_id: str, seat: int) -> Room:
+        """``player`` sits at ``seat`` of ``room_id`` if the room is not started,
+        the seat exists and is free, the player sits nowhere, and its ledger
+        balance reaches the server's ``min_coins``. Refusals (counted by reason):
+        room_started, no_such_seat, seat_taken, already_seated, not_enough_coins,
+        no_such_room; invalid_argument for an empty player."""
+        if not player:
+            raise E.invalid("player is required")
+        try:
+            return await self._sit(player, name or player, room_id, seat)
+        except E.LobbyError as e:
+            if e.code in E.SIT_REFUSALS:
+                M.SITS_REFUSED.labels(e.code).inc()
+            raise
+
+    async def _sit(self, player: str, name: str, room_id: str, seat: int) -> Room:
+        server = self._server(room_id)
+        room = await self.store.load(room_id)
+        domain.check_sit(room, seat, player)
+        elsewhere = await self.store.find_player(player)
+        if elsewhere is not None:
+            raise E.LobbyError(E.ALREADY_SEATED, f"player {player} already sits in {elsewhere}")
+        coins = await self.ledger.balance(player)
+        if coins < server.min_coins:
+            raise E.LobbyError(E.NOT_ENOUGH_COINS,
+                               f"{server.server} needs {server.min_coins} coins to sit; "
+                               f"{player} has {coins}")
+        now = self.clock.now_ms()
+        _, saved = await self._mutate(room_id, lambda r: domain.sit(
+            r, seat, player, name, coins, now_ms=now, ready_seconds=server.ready_seconds))
+        return saved
+
+    async def _seated_room(self, player: str) -> str:
+        if not player:
+            raise E.invalid("player is required")
+        room_id = await self.store.find_player(player)
+        if room_id is None:
+            raise E.LobbyError(E.NOT_SEATED, f"player {player} sits nowhere")
+        return room_id
+
+    async def stand(self, player: str) -> Room:
+        """``player`` stands up. ``not_seated``; ``room_started`` while its game runs."""
+        room_id = await self._seated_room(player)
+        server = self._server(room_id)
+        now = self.clock.now_ms()
+        _, saved = await self._mutate(room_id, lambda r: domain.stand(
+            r, player, now_ms=now, ready_seconds=server.ready_seconds))
+        return saved
+
+    async def ready(self, player: str) -> Room:
+        """``player`` presses start. When that makes the full room all ready, the
+        game starts: a new game id, the least loaded table instance that answers,
+        CreateGame there (the next one if it fails), the room started.
+        ``not_seated``; ``room_started``; ``no_table_instance`` (UNAVAILABLE,
+        the press undone) when no instance takes the game."""
+        room_id = await self._seated_room(player)
+        server = self._server(room_id)
+        now = self.clock.now_ms()
+
+        def press(r: Room) -> Room:
+            return domain.ready(r, player, now_ms=now, ready_seconds=server.ready_seconds)
+
+        preview = press(await self.store.load(room_id))
+        if not preview.can_start:
+            _, saved = await self._mutate(room_id, press)
+            if not saved.can_start:
+                return saved
+            # Became startable through a concurrent press: start it below.
+        return await self._start(room_id, server, player, press)
+
+    async def _start(self, room_id: str, server: CoinServer, player: str,
+                     press: Callable[[Room], Room]) -> Room:
+        candidates = await self.tables.candidates()
+        if not candidates:
+            raise E.unavailable(E.NO_TABLE_INSTANCE, "no table instance takes games now")
+        game_id = uuid.uuid4().hex
+
+        def begin(r: Room) -> Room:
+            if r.game_id:
+                return r  # another press started it first
+            pressed = press(r)
+            return domain.start(pressed, game_id, candidates[0]) if pressed.can_start \
+                else pressed
+
+        _, room = await self._mutate(room_id, begin, game_started=True)
+        if room.game_id != game_id:
+            return room  # someone stood up meanwhile: the press is saved, no game
+        for addr in candidates:
+            if addr != room.table_instance:
+                _, room = await self._mutate(room_id, _mover(game_id, addr))
+            try:
+                await self.tables.create_game(addr, room, server)
+            except grpc.aio.AioRpcError as e:
+                M.PLACEMENT_FAILURES.inc()
+                log.warning("CreateGame on %s failed: %s", addr, e.code().name,
+                            extra={"room": room_id, "game_id": game_id})
+                continue
+            M.GAMES_STARTED.inc()
+            log.info("game started", extra={"room": room_id, "game_id": game_id,
+                                            "table_instance": addr})
+            return room
+        now = self.clock.now_ms()
+        await self._mutate(room_id, lambda r: domain.abort_start(
+            r, game_id, player, now_ms=now, ready_seconds=server.ready_seconds),
+            game_ended=game_id)
+        raise E.unavailable(E.NO_TABLE_INSTANCE, "no table instance took the game")
+
+    # -- after the game --------------------------------------------------------
+
+    async def game_over(self, game_id: str, room_id: str, escaped: list[str],
+                        carry_json: str) -> Room:
+        """The table reports ``game_id`` over (idempotent): back to waiting,
+        nobody ready, escapees removed, players now below ``min_coins`` stood
+        up, ``carry_json`` (a JSON object) kept for the next CreateGame.
+        ``no_such_room``; ``no_such_game`` (NOT_FOUND) for a game never started;
+        invalid_argument for a carry that is not a JSON object."""
+        if not game_id:
+            raise E.invalid("game_id is required")
+        try:
+            carry = json.loads(carry_json) if carry_json else {}
+        except json.JSONDecodeError as e:
+            raise E.invalid(f"carry_json is not JSON: {e}") from e
+        if not isinstance(carry, dict):
+            raise E.invalid("carry_json must be a JSON object")
+        server = self._server(room_id)
+        room = await self.store.load(room_id)
+        if room.game_id != game_id:
+            if await self.store.game_known(game_id):
+                return room
+            raise E.not_found(E.NO_SUCH_GAME, f"room {room_id} never ran game {game_id}")
+        gone = set(escaped)
+        balances = await self.ledger.balances(
+            [s.player for s in room.seats.values() if s.player not in gone])
+        now = self.clock.now_ms()
+        _, saved = await self._mutate(room_id, lambda r: domain.game_over(
+            r, game_id, list(escaped), carry, balances, server.min_coins, now_ms=now,
+            ready_seconds=server.ready_seconds), game_ended=game_id)
+        return saved
+
+    # -- background ------------------------------------------------------------
+
+    async def kick_due(self) -> list[tuple[str, str]]:
+        """Remove the last unready player of every full room whose ready time ran
+        out (safe with several lobbies: compare-and-set). Returns the
+        (room, player) pairs removed by this call."""
+        kicked: list[tuple[str, str]] = []
+        now = self.clock.now_ms()
+        for room_id in await self.store.due_kicks(now):
+            if self.config.server_of_room(room_id) is None:
+                continue
+            try:
+                old, new = await self._mutate(room_id, lambda r: domain.kick_due(r, now)[0])
+            except E.LobbyError as e:
+                log.warning("ready kick of %s failed: %s", room_id, e)
+                continue
+            for seat in old.seats.values():
+                if seat.seat not in new.seats:
+                    M.READY_KICKS.inc()
+                    log.info("ready kick", extra={"room": room_id, "player": seat.player})
+                    kicked.append((room_id, seat.player))
+        return kicked
+
+    async def refresh_metrics(self) -> None:
+        """Set the room and seat gauges from the database."""
+        by_state, seated = await self.store.counts()
+        for state, n in by_state.items():
+            M.ROOMS.labels(state).set(n)
+        M.SEATED.set(seated)
+
+    async def run_background(self, interval: float) -> None:
+        """Every ``interval`` seconds: the ready kick and the gauges. Runs until cancelled."""
+        while True:
+            try:
+                await self.kick_due()
+                await self.refresh_metrics()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("lobby background pass failed")
+            await asyncio.sleep(interval)
+
+
+def _mover(game_id: str, addr: str) -> Callable[[Room], Room]:
+    def move(r: Room) -> Room:
+        return domain.move(r, game_id, addr)
+    return move

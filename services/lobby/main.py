@@ -1,0 +1,72 @@
+"""The lobby process: ``paiju lobby`` (or ``python -m services.lobby.main``).
+
+Reads the rooms file (``PAIJU_ROOMS_FILE``, default services/lobby/rooms.yaml),
+migrates its database (``PAIJU_DATABASE_URL``), inserts missing rooms, connects
+to NATS, the ledger and the table instances, and serves ``LobbyService`` with
+a background pass (ready kick, gauges) every second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from paiju import db, natsconn
+from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.service import Context, Setup, run
+from services.lobby import rooms
+from services.lobby.clock import Clock, SystemClock
+from services.lobby.ledger import Ledger
+from services.lobby.lobby import Lobby
+from services.lobby.placement import Tables
+from services.lobby.servicer import LobbyServicer
+from services.lobby.store import Store
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def make_setup(clock: Clock | None = None, interval: float = 1.0,
+               lobbies: list[Lobby] | None = None) -> Setup:
+    """A ``setup`` for :func:`paiju.service.serve` with an injectable ``clock``
+    and background ``interval`` (seconds); the :class:`Lobby` made is appended
+    to ``lobbies`` when given (tests drive the ready kick through it)."""
+
+    async def setup(ctx: Context) -> list[str]:
+        config = rooms.load(ctx.config.rooms_file)
+        url = ctx.config.database_url
+        await asyncio.to_thread(db.migrate, url, MIGRATIONS)
+        engine = db.make_engine(url)
+        the_clock = clock or SystemClock()
+        store = Store(engine, config)
+        await store.ensure_rooms(the_clock.now_ms())
+        await ctx.health.set("database", True)
+        nc = await natsconn.connect(ctx.config.nats_url, ctx.health,
+                                    f"lobby-{ctx.config.instance}")
+        ledger = Ledger(ctx.config.ledger_addr)
+        tables = Tables(ctx.config.table_addrs)
+        lobby = Lobby(config, store, ledger, tables, nc, the_clock)
+        if lobbies is not None:
+            lobbies.append(lobby)
+        lobby_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(lobby), ctx.server)
+        ctx.tasks.append(asyncio.create_task(lobby.run_background(interval)))
+        ctx.tasks.append(asyncio.create_task(db.watch(engine, ctx.health)))
+
+        async def close() -> None:
+            await nc.drain()
+            await ledger.close()
+            await tables.close()
+            await engine.dispose()
+
+        ctx.on_stop.append(close)
+        return [lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name]
+
+    return setup
+
+
+def main() -> None:
+    """Run the lobby until SIGTERM."""
+    run("lobby", make_setup())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""The lobby's Prometheus metrics.
+
+``paiju_lobby_rooms{state}`` and ``paiju_lobby_seated_players`` describe the
+shared state as this process last read it from the database (every lobby
+replica reports the same figures: aggregate with ``max``, not ``sum``).
+Counters are per process (aggregate with ``sum``).
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge
+
+from services.lobby.errors import SIT_REFUSALS
+
+ROOMS = Gauge("paiju_lobby_rooms", "Rooms by state (idle, waiting, started).", ["state"])
+SEATED = Gauge("paiju_lobby_seated_players", "Players sitting in a room.")
+SITS_REFUSED = Counter("paiju_lobby_sits_refused_total", "Sit requests refused, by reason.",
+                       ["reason"])
+GAMES_STARTED = Counter("paiju_lobby_games_started_total",
+                        "Games placed on a table instance.")
+READY_KICKS = Counter("paiju_lobby_ready_kicks_total",
+                      "Players removed because they did not press start in time.")
+CAS_CONFLICTS = Counter("paiju_lobby_cas_conflicts_total",
+                        "Room writes that lost a compare-and-set race and were retried.")
+PLACEMENT_FAILURES = Counter("paiju_lobby_placement_failures_total",
+                             "CreateGame calls a table instance refused or did not answer.")
+
+for _reason in SIT_REFUSALS:
+    SITS_REFUSED.labels(_reason)

@@ -1,0 +1,69 @@
+"""Placing a game on a table instance (architecture.md "Scaling out").
+
+Candidates are the instances of ``PAIJU_TABLE_ADDRS`` that answer
+``ListGames`` and accept new games, least loaded (fewest games) first; ties
+keep the configured order. ``CreateGame`` is then tried on each in turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Sequence
+
+import grpc
+
+from paiju.common.v1 import common_pb2
+from paiju.metrics import ClientMetricsInterceptor
+from paiju.table.v1 import table_pb2, table_pb2_grpc
+from services.lobby.domain import Room
+from services.lobby.rooms import CoinServer
+
+log = logging.getLogger("paiju.lobby")
+
+
+class Tables:
+    """Clients of the table instances at ``addrs``; ``timeout`` seconds per call."""
+
+    def __init__(self, addrs: Sequence[str], timeout: float = 3.0) -> None:
+        self.addrs = list(addrs)
+        self.timeout = timeout
+        self.channels = {a: grpc.aio.insecure_channel(a, interceptors=[ClientMetricsInterceptor()])
+                         for a in self.addrs}
+        self.stubs = {a: table_pb2_grpc.TableServiceStub(c) for a, c in self.channels.items()}
+
+    async def _load(self, addr: str) -> int | None:
+        try:
+            reply = await self.stubs[addr].ListGames(table_pb2.ListGamesRequest(),
+                                                     timeout=self.timeout)
+        except grpc.aio.AioRpcError as e:
+            log.warning("table instance %s did not answer ListGames: %s", addr, e.code().name)
+            return None
+        return len(reply.games) if reply.accepting else None
+
+    async def candidates(self) -> list[str]:
+        """Instances that answer and accept, least loaded first."""
+        loads = await asyncio.gather(*(self._load(a) for a in self.addrs))
+        ranked = [(n, i, a) for i, (a, n) in enumerate(zip(self.addrs, loads, strict=True))
+                  if n is not None]
+        return [a for _, _, a in sorted(ranked)]
+
+    async def create_game(self, addr: str, room: Room, server: CoinServer) -> None:
+        """``CreateGame`` for ``room``'s game on ``addr``: options are the
+        server's rule options overlaid with the room's carry-over, seats in seat
+        order, terms base/unit/fee_rate. Raises ``grpc.aio.AioRpcError``."""
+        options = {**server.options, **room.carry}
+        await self.stubs[addr].CreateGame(table_pb2.CreateGameRequest(
+            game_id=room.game_id, room=room.room, server=server.server, game=server.game,
+            options_json=json.dumps(options, ensure_ascii=False, sort_keys=True),
+            seats=[common_pb2.SeatPlayer(seat=s.seat, player=s.player, name=s.name)
+                   for _, s in sorted(room.seats.items())],
+            terms=common_pb2.SettlementTerms(base=server.base, unit=server.unit,
+                                             fee_rate=server.fee_rate),
+        ), timeout=self.timeout)
+
+    async def close(self) -> None:
+        """Close every channel."""
+        for channel in self.channels.values():
+            await channel.close()

@@ -1,0 +1,258 @@
+"""The lobby's shared state in SQL, written with compare-and-set.
+
+Tables (owned by the lobby, created by its Alembic migrations):
+
+- ``lobby_rooms``: one row per room with its ``version``; every change is
+  ``UPDATE … WHERE room = :room AND version = :v`` and fails (:class:`Conflict`)
+  when another process changed the room first: the caller reloads and retries.
+- ``lobby_seats``: occupied seats, primary key (room, seat): a seat holds one
+  player; ``player`` is UNIQUE: a player sits in at most one seat anywhere,
+  whatever the number of lobby processes.
+- ``lobby_games``: every game the lobby started (game over is idempotent by it).
+
+Works on SQLite (the default) and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from services.lobby import errors as E
+from services.lobby.domain import STATES, Room, Seat
+from services.lobby.rooms import RoomsConfig
+
+metadata = MetaData()
+
+rooms_table = Table(
+    "lobby_rooms", metadata,
+    Column("room", String(64), primary_key=True),
+    Column("server", String(64), nullable=False, index=True),
+    Column("state", String(16), nullable=False),
+    Column("game_id", String(64), nullable=False, server_default=""),
+    Column("table_instance", String(256), nullable=False, server_default=""),
+    Column("kick_at_ms", BigInteger, nullable=True, index=True),
+    Column("carry_json", Text, nullable=False, server_default="{}"),
+    Column("version", BigInteger, nullable=False),
+    Column("updated_ms", BigInteger, nullable=False),
+)
+
+seats_table = Table(
+    "lobby_seats", metadata,
+    Column("room", String(64), ForeignKey("lobby_rooms.room"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("player", String(128), nullable=False, unique=True),
+    Column("name", String(128), nullable=False),
+    Column("coins", BigInteger, nullable=False),
+    Column("ready", Boolean, nullable=False),
+)
+
+games_table = Table(
+    "lobby_games", metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("room", String(64), nullable=False, index=True),
+    Column("table_instance", String(256), nullable=False),
+    Column("started_ms", BigInteger, nullable=False),
+    Column("ended_ms", BigInteger, nullable=True),
+)
+
+
+class Conflict(Exception):
+    """The room changed since it was read (its version moved on): reload, retry."""
+
+
+class Store:
+    """Rooms of ``config`` in the database of ``engine`` (see the module docstring)."""
+
+    def __init__(self, engine: AsyncEngine, config: RoomsConfig) -> None:
+        self.engine = engine
+        self.config = config
+
+    async def ensure_rooms(self, now_ms: int) -> int:
+        """Insert an idle row for every configured room that has none (rooms of
+        every process's config; existing rows are left alone). Returns how many
+        were added."""
+        async with self.engine.connect() as conn:
+            have = set((await conn.execute(select(rooms_table.c.room))).scalars())
+        missing = [(r, s.server) for r, s in self.config.all_rooms() if r not in have]
+        if not missing:
+            return 0
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(insert(rooms_table), [
+                    {"room": r, "server": srv, "state": "idle", "game_id": "",
+                     "table_instance": "", "kick_at_ms": None, "carry_json": "{}",
+                     "version": 1, "updated_ms": now_ms} for r, srv in missing])
+        except IntegrityError:
+            # Another lobby process inserted some at the same moment: again.
+            return await self.ensure_rooms(now_ms)
+        return len(missing)
+
+    def _room(self, row: Any, seats: Iterable[Any]) -> Room:
+        server = self.config.server_of_room(row.room)
+        assert server is not None
+        return Room(
+            room=row.room, server=server.server, game=server.game, size=server.seats,
+            seats={s.seat: Seat(s.seat, s.player, s.name, int(s.coins), bool(s.ready))
+                   for s in seats},
+            game_id=row.game_id, table_instance=row.table_instance,
+            kick_at_ms=None if row.kick_at_ms is None else int(row.kick_at_ms),
+            carry=json.loads(row.carry_json or "{}"), version=int(row.version),
+        )
+
+    async def _load_many(self, conn: AsyncConnection, room_ids: Sequence[str]) -> list[Room]:
+        j = rooms_table.outerjoin(seats_table, seats_table.c.room == rooms_table.c.room)
+        query = (select(rooms_table, seats_table.c.seat, seats_table.c.player,
+                        seats_table.c.name, seats_table.c.coins, seats_table.c.ready)
+                 .select_from(j).where(rooms_table.c.room.in_(list(room_ids))))
+        rows: dict[str, Any] = {}
+        seats: dict[str, list[Any]] = {}
+        for r in (await conn.execute(query)).all():
+            rows[r.room] = r
+            if r.seat is not None:
+                seats.setdefault(r.room, []).append(r)
+        return [self._room(rows[i], seats.get(i, [])) for i in room_ids if i in rows]
+
+    async def load(self, room_id: str) -> Room:
+        """The room ``room_id`` as stored now (one consistent read).
+        ``no_such_room`` if it is not a configured room."""
+        if self.config.server_of_room(room_id) is None:
+            raise E.LobbyError(E.NO_SUCH_ROOM, f"there is no room {room_id!r}")
+        async with self.engine.connect() as conn:
+            found = await self._load_many(conn, [room_id])
+        if not found:
+            raise E.LobbyError(E.NO_SUCH_ROOM, f"room {room_id!r} is not in the database")
+        return found[0]
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> list[Room]:
+        """The rooms ``room_ids`` (configured ones only), in that order."""
+        async with self.engine.connect() as conn:
+            return await self._load_many(conn, room_ids)
+
+    async def find_player(self, player: str) -> str | None:
+        """The id of the room where ``player`` sits, or None."""
+        async with self.engine.connect() as conn:
+            found = (await conn.execute(select(seats_table.c.room)
+                                        .where(seats_table.c.player == player))).scalar()
+        return None if found is None else str(found)
+
+    async def save(self, old: Room, new: Room, now_ms: int, *,
+                   game_started: bool = False, game_ended: str = "") -> Room:
+        """Write ``new`` in place of ``old`` if the room is still at ``old.version``.
+
+        One transaction: the version-checked room update, the seat changes
+        (deleted, updated, inserted), and the ``lobby_games`` row of a game that
+        starts (``game_started``) or ends (``game_ended``). Returns ``new`` with
+        its new version. Raises :class:`Conflict` when the version moved on (or
+        the database reports a serialization failure or deadlock), and
+        ``already_seated`` when a newly seated player sits in another room.
+        """
+        version = old.version + 1
+        try:
+            async with self.engine.begin() as conn:
+                result = await conn.execute(
+                    update(rooms_table)
+                    .where(and_(rooms_table.c.room == old.room,
+                                rooms_table.c.version == old.version))
+                    .values(state=new.state, game_id=new.game_id,
+                            table_instance=new.table_instance, kick_at_ms=new.kick_at_ms,
+                            carry_json=json.dumps(new.carry, sort_keys=True),
+                            version=version, updated_ms=now_ms))
+                if result.rowcount != 1:
+                    raise Conflict(old.room)
+                await self._write_seats(conn, old, new)
+                if game_started:
+                    await conn.execute(insert(games_table).values(
+                        game_id=new.game_id, room=new.room,
+                        table_instance=new.table_instance, started_ms=now_ms, ended_ms=None))
+                elif new.game_id and new.table_instance != old.table_instance:
+                    await conn.execute(update(games_table)
+                                       .where(games_table.c.game_id == new.game_id)
+                                       .values(table_instance=new.table_instance))
+                if game_ended:
+                    await conn.execute(update(games_table)
+                                       .where(games_table.c.game_id == game_ended)
+                                       .values(ended_ms=now_ms))
+        except IntegrityError as e:
+            raise E.LobbyError(E.ALREADY_SEATED,
+                               "the player already sits in another room") from e
+        except DBAPIError as e:
+            if _retryable(e):
+                raise Conflict(old.room) from e
+            raise
+        return Room(**{**new.__dict__, "version": version})
+
+    async def _write_seats(self, conn: AsyncConnection, old: Room, new: Room) -> None:
+        c = seats_table.c
+        for n, s in old.seats.items():
+            kept = new.seats.get(n)
+            if kept is None or kept.player != s.player:
+                await conn.execute(delete(seats_table).where(and_(c.room == old.room,
+                                                                  c.seat == n)))
+            elif kept != s:
+                await conn.execute(update(seats_table)
+                                   .where(and_(c.room == old.room, c.seat == n))
+                                   .values(name=kept.name, coins=kept.coins, ready=kept.ready))
+        fresh = [s for n, s in new.seats.items()
+                 if n not in old.seats or old.seats[n].player != s.player]
+        if fresh:
+            await conn.execute(insert(seats_table), [
+                {"room": new.room, "seat": s.seat, "player": s.player, "name": s.name,
+                 "coins": s.coins, "ready": s.ready} for s in fresh])
+
+    async def due_kicks(self, now_ms: int) -> list[str]:
+        """Rooms whose ready kick is due at ``now_ms``."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(rooms_table.c.room).where(and_(
+                rooms_table.c.kick_at_ms.is_not(None), rooms_table.c.kick_at_ms <= now_ms)))
+            return [str(r) for r in rows.scalars()]
+
+    async def game_known(self, game_id: str) -> bool:
+        """Whether the lobby ever started ``game_id``."""
+        async with self.engine.connect() as conn:
+            found = await conn.execute(select(games_table.c.game_id)
+                                       .where(games_table.c.game_id == game_id))
+            return found.first() is not None
+
+    async def counts(self) -> tuple[dict[str, int], int]:
+        """Rooms by state (every state present, configured rooms only) and the
+        number of seated players."""
+        ids = [r for r, _ in self.config.all_rooms()]
+        by_state = dict.fromkeys(STATES, 0)
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(select(rooms_table.c.state, func.count())
+                                      .where(rooms_table.c.room.in_(ids))
+                                      .group_by(rooms_table.c.state))
+            for state, n in rows.all():
+                by_state[str(state)] = int(n)
+            seated = (await conn.execute(select(func.count()).select_from(seats_table)
+                                         .where(seats_table.c.room.in_(ids)))).scalar()
+        return by_state, int(seated or 0)
+
+
+def _retryable(error: DBAPIError) -> bool:
+    """A serialization failure or deadlock (PostgreSQL 40001 / 40P01): retry."""
+    code = getattr(getattr(error, "orig", None), "sqlstate", None) or getattr(
+        getattr(error, "orig", None), "pgcode", None)
+    return code in ("40001", "40P01")
