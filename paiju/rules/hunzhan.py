@@ -553,6 +553,7 @@ class Hunzhan(Game):
             "turn": self.turn if self._phase == "play" and not self.finished else None,
             "trick": [{"seat": s, "cards": list(p)} for s, p in self.trick],
             "trick_points": self.trick_points,
+            "trick_winner": self.win_seat if self.trick else None,
             "tricks_played": self.tricks_played,
             "last_trick": self.last_trick,
             "last_trick_winner": self.last_trick_winner,
