@@ -180,7 +180,7 @@ def test_classify(trump: str, play: str, kind: str | None) -> None:
 
 def test_lead_options_lists_every_distinct_lead() -> None:
     o = ORDERS["S"]
-    hand = dict(Counter("AS AS 2H 2H 2C 2C 2S 2S 9H".split()))
+    hand = dict(Counter(["AS", "AS", "2H", "2H", "2C", "2C", "2S", "2S", "9H"]))
     got = {tuple(sorted(p)) for p in lead_options(hand, o)}
     want = cards(
         "AS", "2H", "2C", "2S", "9H", "AS AS", "2H 2H", "2C 2C", "2S 2S",
@@ -467,7 +467,7 @@ def test_run_trumped_by_a_trump_run() -> None:
     hand = "7S 7S 8S 8S 5C 7C 8C 9C JC QC KC AC 5D 7D 8D 9D JD QD KD AD 2C"
     g = start({0: "TS 9H 9H JH JH", 1: hand})
     play(g, 0, "9H 9H JH JH")
-    assert tuple(sorted("7S 7S 8S 8S".split())) in legal(g, 1)
+    assert tuple(sorted(["7S", "7S", "8S", "8S"])) in legal(g, 1)
     play(g, 1, "8S 8S 7S 7S")
     assert g.view(0)["trick_winner"] == 1
 
