@@ -1,0 +1,585 @@
+"""大A (daa): five players, two decks, a climbing game around the big A.
+
+Source: seed 003 (shared/seeds/003_0691f0c5d2a3cb84.txt) and
+shared/spec/rulings.md, sections "daa" and "Settlement". The combination logic
+is in :mod:`paiju.rules.daa_combos`; docs/rules/daa.md states the rules as
+implemented with every ruling.
+
+Phases: ``declaring`` (亮大A / 反大A while the cards are dealt; nobody in
+particular is to act; the system's ``end_declare`` closes it), ``play``
+(出牌 / 上牌 / 过牌, with ``reveal`` 亮明) and ``finished``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from paiju.rules.cards import Card, deck, hand_of, holds, parse_cards, remove
+from paiju.rules.daa_combos import (
+    CARD_ORDER,
+    KIND_NAMES,
+    KIND_SINGLE,
+    KIND_TAKE_BACK,
+        TAKEABLE,
+    Combo,
+    HandInfo,
+    beats,
+    classify,
+    generate,
+    power_class,
+    sort_cards,
+)
+from paiju.rules.engine import Action, Event, Game, Result
+from paiju.rules.errors import RulesError
+
+SEATS = 5
+DECK: list[Card] = deck(2)
+DECK_COUNT: Counter[str] = Counter(DECK)
+#: Room options every game accepts (rulings.md "Shared", "Settlement").
+ROOM_OPTIONS = frozenset({"turn_seconds", "reconnect_seconds", "base", "unit", "fee_rate"})
+#: Escape: the escapee pays this to each other seat (rulings.md "Settlement").
+ESCAPE_POINTS = 3
+#: A solo's loss per other seat: named (名双大A) 16, hidden (暗双大A) 8.
+SOLO_NAMED = 16
+SOLO_HIDDEN = 8
+DEFAULT_BIG_SUIT = "H"
+#: Interned play actions per seat (Action is immutable; building thousands of
+#: them per game is the hot spot of random self-play). Cleared when large.
+_PLAY_ACTIONS: list[dict[tuple[Card, ...], Action]] = [{} for _ in range(SEATS)]
+_PLAY_ACTIONS_MAX = 100_000
+
+
+def hand_sizes(first: int) -> list[int]:
+    """Cards per seat: the first 3 seats from ``first`` get 22, the others 21."""
+    return [22 if (s - first) % SEATS < 3 else 21 for s in range(SEATS)]
+
+
+class Daa(Game):
+    """The 大A engine (see the module docstring and docs/rules/daa.md).
+
+    ``deal``: ``hands`` (5 lists: 22 cards for the 3 seats from ``first``, 21
+    for the others), ``bottom`` (empty), ``first`` (the first seat dealt to)
+    and optionally ``order`` (the 108 cards in dealing order, card ``i`` to seat
+    ``(first + i) % 5``). Each seat's held-back card (扣下的最后一张) is its last
+    card of ``order``, or, without ``order``, the last card of its ``hands``
+    list. Raises ``bad_deal`` / ``bad_options``.
+    """
+
+    name = "daa"
+    seats = SEATS
+
+    def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
+        super().__init__(options, deal)
+        for key, value in options.items():
+            if key not in ROOM_OPTIONS or isinstance(value, bool) or not isinstance(
+                value, (int, float)
+            ) or value < 0:
+                raise RulesError("bad_options", f"daa: bad option {key}={value!r}")
+        self.options = dict(options)
+        self._parse_deal(deal)
+        self._phase = "declaring"
+        # declaring
+        self.declarer: int | None = None  # 亮大A
+        self.declared_suit: str | None = None
+        self.counter: int | None = None  # 反大A
+        self.counter_suit: str | None = None
+        # settled at end_declare
+        self.big_suit: str | None = None
+        self.big_card: Card = "A" + DEFAULT_BIG_SUIT
+        self.solo: int | None = None
+        self.master: int | None = None  # 主方
+        self.second: int | None = None  # 次方
+        self.named = False  # 名A / 名双大A
+        self.leader: int | None = None
+        # play
+        self.turn = -1
+        self.played_any = False
+        self.big_a_shown: set[int] = set()
+        self.standing: Combo | None = None
+        self.standing_seat = -1
+        self.standing_cards: tuple[Card, ...] = ()
+        self.passes = 0
+        self.trick: list[dict[str, Any]] = []
+        self.last_trick: list[dict[str, Any]] = []
+        self.trick_no = 0
+        self.table: Counter[str] = Counter()
+        self.finish_order: list[int] = []
+        self._info: list[HandInfo | None] = [None] * SEATS
+
+    # -- deal --------------------------------------------------------------------
+
+    def _parse_deal(self, deal: Mapping[str, Any]) -> None:
+        try:
+            first = deal.get("first", 0)
+            if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < SEATS:
+                raise RulesError("bad_deal", f"bad first seat {first!r}")
+            raw = deal.get("hands")
+            if not isinstance(raw, list) or len(raw) != SEATS:
+                raise RulesError("bad_deal", "daa deals 5 hands")
+            hands = [parse_cards(h) for h in raw]
+            bottom = parse_cards(deal.get("bottom") or [])
+            if bottom:
+                raise RulesError("bad_deal", "daa has no kitty")
+            if [len(h) for h in hands] != hand_sizes(first):
+                raise RulesError("bad_deal", f"hand sizes must be {hand_sizes(first)}")
+            if Counter(c for h in hands for c in h) != DECK_COUNT:
+                raise RulesError("bad_deal", "the deal is not two full decks")
+            order_raw = deal.get("order")
+            self.order: list[Card] | None = None
+            if order_raw is not None:
+                order = parse_cards(order_raw)
+                if len(order) != len(DECK):
+                    raise RulesError("bad_deal", "order must list all 108 cards")
+                for s in range(SEATS):
+                    got = Counter(order[i] for i in range(len(order)) if (first + i) % SEATS == s)
+                    if got != Counter(hands[s]):
+                        raise RulesError("bad_deal", f"order does not give seat {s} its hand")
+                self.order = order
+        except RulesError as e:
+            raise RulesError("bad_deal", e.message) from e
+        self.first = first
+        self.dealt_hands = hands
+        if self.order is not None:
+            self.held: list[Card | None] = [None] * SEATS
+            for i, c in enumerate(self.order):
+                self.held[(first + i) % SEATS] = c
+            self.held_index = [max(i for i in range(len(DECK)) if (first + i) % SEATS == s)
+                               for s in range(SEATS)]
+        else:
+            self.held = [h[-1] for h in hands]
+            self.held_index = [-1] * SEATS
+        self.hands: list[Counter[str]] = []
+        for s in range(SEATS):
+            h = hand_of(hands[s])
+            held = self.held[s]
+            assert held is not None
+            remove(h, [held])
+            self.hands.append(h)
+
+    @classmethod
+    def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+        """A shuffled deal: ``order`` (108 cards), ``hands`` in dealing order (so
+        each hand's last card is its held-back card), ``bottom`` [], ``first``."""
+        order = list(DECK)
+        rng.shuffle(order)
+        first = rng.randrange(SEATS)
+        hands: list[list[Card]] = [[] for _ in range(SEATS)]
+        for i, c in enumerate(order):
+            hands[(first + i) % SEATS].append(c)
+        return {"hands": hands, "bottom": [], "first": first, "order": order}
+
+    # -- state -------------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        """``declaring``, ``play`` or ``finished``."""
+        return self._phase
+
+    def _ended(self) -> bool:
+        return self._phase == "finished"
+
+    def _to_act(self) -> list[int]:
+        return [self.turn] if self._phase == "play" else []
+
+    def held_back(self, seat: int) -> Card | None:
+        """The seat's face-down card until the big A is settled, then ``None``."""
+        return self.held[seat]
+
+    def team(self) -> list[int]:
+        """The big-A side: ``[solo]``, ``[主方, 次方]``, or [] while declaring."""
+        if self.solo is not None:
+            return [self.solo]
+        if self.master is not None and self.second is not None:
+            return [self.master, self.second]
+        return []
+
+    # -- declaring ---------------------------------------------------------------
+
+    def _visible(self, seat: int, dealt: int | None) -> Counter[str]:
+        """What ``seat`` held (face up) after ``dealt`` cards were dealt."""
+        if dealt is None or self.order is None:
+            return self.hands[seat]
+        return Counter(self.order[i] for i in range(min(dealt, len(DECK)))
+                       if (self.first + i) % SEATS == seat and i != self.held_index[seat])
+
+    def _check_declare(self, seat: int, cards: tuple[Card, ...], dealt: int | None) -> None:
+        if self._phase != "declaring":
+            raise RulesError("wrong_phase", "the declaring window is closed")
+        if dealt is not None and not 0 <= dealt <= len(DECK):
+            raise RulesError("malformed_action", f"dealt must be 0..108, not {dealt}")
+        if not 1 <= len(cards) <= 2 or any(c[0] != "A" for c in cards) or (
+            len(cards) == 2 and cards[0] != cards[1]
+        ):
+            raise RulesError("invalid_combination", "declare one A, or two A of one suit (反)")
+        if not holds(self._visible(seat, dealt), cards):
+            raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
+        if len(cards) == 1:
+            if self.declarer is not None:
+                raise RulesError("declare_too_weak", "the first declaration stands")
+        else:
+            if self.declarer is None:
+                raise RulesError("not_eligible", "反大A answers a declaration (亮大A)")
+            if seat == self.declarer:
+                raise RulesError("not_eligible", "the declarer cannot counter itself")
+            if self.counter is not None:
+                raise RulesError("declare_too_weak", "the big A was already countered")
+
+    def declare_options(self, seat: int, dealt: int | None = None) -> list[Action]:
+        """The declarations ``seat`` may make now (with ``dealt``: against the
+        cards it held then): one A of a suit it holds (亮), or, after another
+        seat's 亮, two A of one suit (反). Empty outside the declaring window."""
+        out: list[Action] = []
+        if self._phase != "declaring":
+            return out
+        for s in "SHCD":
+            card = "A" + s
+            for cards in ((card,), (card, card)):
+                try:
+                    self._check_declare(seat, cards, dealt)
+                except RulesError:
+                    continue
+                out.append(Action(seat, "declare", cards, dealt))
+        return out
+
+    def _declare(self, action: Action) -> list[Event]:
+        seat = action.seat
+        assert seat is not None
+        cards = action.cards
+        self._check_declare(seat, cards, action.dealt)
+        suit = cards[0][1]
+        if len(cards) == 1:
+            self.declarer, self.declared_suit = seat, suit
+        else:
+            self.counter, self.counter_suit = seat, suit
+        return [Event("declared", {"seat": seat, "cards": list(cards), "big_a": suit})]
+
+    def _end_declare(self) -> list[Event]:
+        if self._phase != "declaring":
+            raise RulesError("wrong_phase", "the declaring window is closed")
+        suit = self.counter_suit or self.declared_suit or DEFAULT_BIG_SUIT
+        self.big_suit = suit
+        big = "A" + suit
+        self.big_card = big
+        events: list[Event] = []
+        for s in range(SEATS):
+            c = self.held[s]
+            if c is not None:
+                self.hands[s][c] += 1
+            self.held[s] = None
+        holders = [s for s in range(SEATS) for _ in range(self.hands[s][big])]
+        if self.counter is not None:
+            self.solo, self.named, self.leader = self.counter, True, self.counter
+        elif holders[0] == holders[1]:
+            self.solo = holders[0]
+            self.leader = self.declarer if self.declarer is not None else self.solo
+        else:
+            if self.declarer is not None:
+                self.master = self.declarer
+            else:
+                self.master = min(holders, key=lambda s: (s - self.first) % SEATS)
+            self.second = holders[0] if holders[1] == self.master else holders[1]
+            self.leader = self.declarer if self.declarer is not None else self.master
+        self.turn = self.leader
+        self._phase = "play"
+        events.append(Event("declaring_closed", {"big_a": suit, "leader": self.leader}))
+        for s in range(SEATS):
+            events.append(Event("hand", {"cards": sort_cards(self.hands[s].elements())}, s))
+        return events
+
+    # -- play --------------------------------------------------------------------
+
+    def _next_with_cards(self, seat: int) -> int:
+        for i in range(1, SEATS + 1):
+            s = (seat + i) % SEATS
+            if self.hands[s]:
+                return s
+        return seat
+
+    def _known(self, seat: int) -> bool:
+        """True where everyone knows ``seat`` holds a big A (for 推风)."""
+        if seat == self.master and self.declarer == seat:
+            return True
+        if seat == self.second and self.named:
+            return True
+        return seat in self.big_a_shown
+
+    def _push_wind(self, seat: int) -> int:
+        """推风: the seat that leads after ``seat`` won a trick with no cards left."""
+        if self.solo is None and seat in (self.master, self.second):
+            partner = self.second if seat == self.master else self.master
+            assert partner is not None
+            if self.hands[partner] and self._known(partner):
+                return partner
+        return self._next_with_cards(seat)
+
+    def _check_turn(self, seat: int) -> None:
+        if self._phase != "play":
+            raise RulesError("wrong_phase", "the game is not in its play phase")
+        if seat != self.turn:
+            raise RulesError("not_your_turn", f"seat {self.turn} is to act")
+
+    def _can_reveal(self, seat: int) -> bool:
+        if self.named:
+            return False
+        if self.solo is not None:
+            return seat == self.solo == self.declarer and not self.played_any
+        return seat == self.second
+
+    def _reveal(self, seat: int) -> list[Event]:
+        self._check_turn(seat)
+        if not self._can_reveal(seat):
+            raise RulesError("not_eligible", "only the hidden partner (or a declaring solo "
+                             "before the first play) may reveal")
+        self.named = True
+        return [Event("revealed", {"seat": seat})]
+
+    def _classify_play(self, seat: int, cards: tuple[Card, ...]) -> tuple[Combo, bool]:
+        """The play's combination and whether it is a take-back (取回); raises."""
+        if not cards:
+            raise RulesError("invalid_combination", "play at least one card")
+        if not holds(self.hands[seat], cards):
+            raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
+        st = self.standing
+        if st is not None and st[0] in TAKEABLE and len(cards) == st[1] - 1 and all(
+            c[0] == "4" for c in cards
+        ):
+            return (KIND_TAKE_BACK, len(cards), power_class(st)), True
+        combo = classify(cards, self.big_card)
+        if combo is None:
+            raise RulesError("invalid_combination", f"{list(cards)} is no combination")
+        if st is not None and not beats(combo, st):
+            raise RulesError("does_not_beat", f"{list(cards)} does not beat the standing play")
+        return combo, False
+
+    def _play(self, seat: int, cards: tuple[Card, ...]) -> list[Event]:
+        self._check_turn(seat)
+        combo, take = self._classify_play(seat, cards)
+        cards = tuple(sort_cards(cards))
+        hand = self.hands[seat]
+        remove(hand, cards)
+        self._info[seat] = None
+        self.table.update(cards)
+        self.played_any = True
+        if self.big_card in cards:
+            self.big_a_shown.add(seat)
+        name = KIND_NAMES[combo[0]]
+        self.trick.append({"seat": seat, "type": "play", "cards": list(cards),
+                           "combination": name})
+        events = [Event("played", {"seat": seat, "cards": list(cards), "combination": name,
+                                   "trick": self.trick_no})]
+        if take:
+            taken = self.standing_cards
+            hand.update(taken)
+            remove(self.table, taken)
+            self.trick.append({"seat": seat, "type": "taken_back", "cards": list(taken)})
+            events.append(Event("taken_back", {"seat": seat, "cards": list(taken)}))
+        events.append(Event("hand", {"cards": sort_cards(hand.elements())}, seat))
+        self.standing, self.standing_seat, self.standing_cards = combo, seat, cards
+        self.passes = 0
+        if not hand:
+            self.finish_order.append(seat)
+            events.append(Event("player_out", {"seat": seat, "place": len(self.finish_order)}))
+            if self._side_out():
+                self._phase = "finished"
+                return events
+        self.turn = self._next_with_cards(seat)
+        return events
+
+    def _pass(self, seat: int) -> list[Event]:
+        self._check_turn(seat)
+        if self.standing is None:
+            raise RulesError("cannot_pass", "the leader must play")
+        events = [Event("passed", {"seat": seat})]
+        self.trick.append({"seat": seat, "type": "pass"})
+        self.passes += 1
+        winner = self.standing_seat
+        needed = sum(1 for s in range(SEATS) if s != winner and self.hands[s])
+        if self.passes < needed:
+            self.turn = self._next_with_cards(seat)
+            return events
+        leader = winner if self.hands[winner] else self._push_wind(winner)
+        events.append(Event("trick_won", {"seat": winner, "next_leader": leader}))
+        self.last_trick = self.trick
+        self.trick = []
+        self.trick_no += 1
+        self.standing, self.standing_seat, self.standing_cards = None, -1, ()
+        self.passes = 0
+        self.turn = leader
+        return events
+
+    def _side_out(self) -> bool:
+        """The game ends as soon as one side has no cards left."""
+        big_side = self.team()
+        big_out = all(not self.hands[s] for s in big_side)
+        others_out = all(not self.hands[s] for s in range(SEATS) if s not in big_side)
+        return big_out or others_out
+
+    def _apply(self, action: Action) -> list[Event]:
+        typ = action.type
+        if typ == "end_declare":
+            return self._end_declare()
+        seat = action.seat
+        assert seat is not None
+        if typ == "declare":
+            return self._declare(action)
+        if typ == "play":
+            return self._play(seat, action.cards)
+        if typ == "pass":
+            return self._pass(seat)
+        if typ == "reveal":
+            return self._reveal(seat)
+        raise RulesError("unknown_action", f"daa has no action {typ!r}")
+
+    # -- queries -----------------------------------------------------------------
+
+    def hand_info(self, seat: int) -> HandInfo:
+        """The seat's hand analysed for play generation (cached until it changes)."""
+        info = self._info[seat]
+        if info is None:
+            info = HandInfo(self.hands[seat].elements(), self.big_card)
+            self._info[seat] = info
+        return info
+
+    def legal_plays(self, seat: int) -> list[tuple[Card, ...]]:
+        """Every distinct card multiset ``seat`` may play now (sorted tuples)."""
+        if self._phase != "play" or seat != self.turn:
+            return []
+        return generate(self.hand_info(seat), self.standing)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Declaring: :meth:`declare_options`. Play, on ``seat``'s turn: every
+        legal play, ``pass`` when following, ``reveal`` where allowed."""
+        if self._phase == "declaring":
+            return self.declare_options(seat)
+        if self._phase != "play" or seat != self.turn:
+            return []
+        cache = _PLAY_ACTIONS[seat]
+        if len(cache) > _PLAY_ACTIONS_MAX:
+            cache.clear()
+        get = cache.get
+        out = [get(cards) or cache.setdefault(cards, Action(seat, "play", cards))
+               for cards in self.legal_plays(seat)]
+        if self.standing is not None:
+            out.append(Action(seat, "pass"))
+        if self._can_reveal(seat):
+            out.append(Action(seat, "reveal"))
+        return out
+
+    def default_action(self, seat: int) -> Action:
+        """``pass`` when following; when leading, the lowest single (the fewest
+        cards, lowest in the game's order; the big A counts as highest).
+        Raises ``not_your_turn`` when ``seat`` is not to act."""
+        if self._phase != "play" or seat != self.turn:
+            raise RulesError("not_your_turn", f"seat {seat} is not to act")
+        if self.standing is not None:
+            return Action(seat, "pass")
+
+        def low(card: Card) -> tuple[int, int]:
+            combo = classify((card,), self.big_card)
+            assert combo is not None and combo[0] == KIND_SINGLE
+            return combo[2], CARD_ORDER[card]
+
+        return Action(seat, "play", (min(self.hands[seat], key=low),))
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: its own face-up hand (the held-back card stays
+        hidden until the big A is settled), counts, the trick, public roles."""
+        hand = sort_cards(self.hands[seat].elements())
+        return {
+            "game": self.name,
+            "phase": self._phase,
+            "seat": seat,
+            "hand": hand,
+            "held_back": [1 if self.held[s] is not None else 0 for s in range(SEATS)],
+            "hand_counts": [sum(self.hands[s].values()) + (self.held[s] is not None)
+                            for s in range(SEATS)],
+            "to_act": self.to_act(),
+            "first": self.first,
+            "declarer": self.declarer,
+            "declared": self.declared_suit,
+            "counter_declarer": self.counter,
+            "big_a": self.big_suit if self.big_suit is not None else (
+                self.counter_suit or self.declared_suit),
+            "leader": self.leader,
+            "named": self.named,
+            "revealed": self.second if (self.named and self.second is not None) else None,
+            "named_solo": self.solo if (self.named and self.solo is not None) else None,
+            "big_a_played_by": sorted(self.big_a_shown),
+            "trick": [dict(p) for p in self.trick],
+            "standing": None if self.standing is None else {
+                "seat": self.standing_seat, "cards": list(self.standing_cards),
+                "combination": KIND_NAMES[self.standing[0]]},
+            "last_trick": [dict(p) for p in self.last_trick],
+            "trick_no": self.trick_no,
+            "finish_order": list(self.finish_order),
+        }
+
+    # -- results -----------------------------------------------------------------
+
+    def _detail(self) -> dict[str, Any]:
+        return {
+            "big_a": self.big_suit,
+            "team": self.team(),
+            "finish_order": list(self.finish_order),
+            "named": self.named,
+            "solo": self.solo is not None,
+            "declarer": self.declarer,
+            "counter_declarer": self.counter,
+            "redeal": False,
+        }
+
+    def _result(self) -> Result:
+        return Result(self.points(), self._detail())
+
+    def points(self) -> list[int]:
+        """Points per seat at the end (rulings.md "daa", End and points)."""
+        pts = [0] * SEATS
+        out = [not self.hands[s] for s in range(SEATS)]
+        if self.solo is not None:
+            solo = self.solo
+            per = SOLO_NAMED if self.named else SOLO_HIDDEN
+            if self.finish_order and self.finish_order[0] == solo:
+                sign = 1
+            elif not out[solo]:
+                sign = -1
+            else:
+                return pts
+            for s in range(SEATS):
+                pts[s] = sign * 4 * per if s == solo else -sign * per
+            return pts
+        master, second = self.master, self.second
+        assert master is not None and second is not None
+        opponents = [s for s in range(SEATS) if s not in (master, second)]
+        if out[master] and out[second]:
+            k = sum(1 for s in opponents if not out[s])
+            mult = 2 if self.named else 1
+            pts[master], pts[second] = 2 * k * mult, k * mult
+            for s in opponents:
+                pts[s] = -k * mult
+            return pts
+        if not out[master] and not out[second]:
+            m, sc, each = -6, -3, 3
+        elif self.finish_order and self.finish_order[0] in (master, second):
+            return pts  # 平牌: one went out first of all, the other is last
+        elif not out[master]:
+            m, sc, each = -4, -2, 2
+        else:
+            m, sc, each = -2, -1, 1
+        pts[master], pts[second] = m, sc
+        for s in opponents:
+            pts[s] = each
+        return pts
+
+    def escape_points(self, seat: int) -> list[int]:
+        """The escapee pays 3 to each other seat; a solo escapee pays its loss
+        (16 named / 8 hidden) to each (rulings.md "Settlement")."""
+        per = ESCAPE_POINTS
+        if self.solo is not None and seat == self.solo:
+            per = SOLO_NAMED if self.named else SOLO_HIDDEN
+        return [-(SEATS - 1) * per if s == seat else per for s in range(SEATS)]
+
+    def _result_detail_on_escape(self) -> dict[str, Any]:
+        return self._detail()

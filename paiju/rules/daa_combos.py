@@ -1,0 +1,392 @@
+"""大A (daa) combinations: card order, classification, power classes, generation.
+
+Source: seed 003 (牌点大小, 牌套, 较为特殊牌种) and shared/spec/rulings.md,
+section "daa" (its power-class table settles the seed's order).
+
+A *combination* (牌套) is a ``Combo`` tuple ``(kind, size, key)``:
+
+- ``kind``: one of the ``KIND_*`` constants. Class-1 kinds (single, pair, 龙,
+  双龙) are below 10; every other kind is ``10 × power class + sub-order``, so
+  comparing kinds of class ≥ 2 compares power (rulings' table, classes 2–12).
+- ``size``: number of cards for n-of-a-kind and joker sets, number of ranks for
+  runs (龙, 双龙, 连珠蛋, 假八 family).
+- ``key``: the rank that orders equal kinds: the power index (4 → 0 … 3 → 12)
+  for n-of-a-kind; for runs the highest card's position in the natural
+  sequence A-2-3-…-K-A (A low = 1, A high = 14); for a single also SJ 13,
+  BJ 14 and the big A 15; 0 where a kind has no order (joker sets).
+
+A standing 取回 (take-back) play is the ``Combo`` ``(KIND_TAKE_BACK, n - 1, c)``
+where ``c`` is the power class of the n-of-a-kind that the 4s took.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from itertools import combinations
+from typing import Any
+
+from paiju.rules.cards import BIG_JOKER, SMALL_JOKER, Card
+
+Combo = tuple[int, int, int]
+
+#: Power index of a rank (牌点大小: 3 > 2 > A > K > … > 4); jokers above.
+POWER: dict[str, int] = {r: i for i, r in enumerate("456789TJQKA23")}
+POWER_SJ = 13
+POWER_BJ = 14
+#: The key of the single big A (单大A beats every single, jokers included).
+KEY_BIG_A = 15
+RANK_OF_POWER = "456789TJQKA23"
+SUIT_ORDER = "SHCD"
+
+#: Sort key of a card in the game's order (rank power, then suit S H C D).
+CARD_ORDER: dict[Card, int] = {
+    r + s: POWER[r] * 4 + i for r in RANK_OF_POWER for i, s in enumerate(SUIT_ORDER)
+}
+CARD_ORDER[SMALL_JOKER] = POWER_SJ * 4
+CARD_ORDER[BIG_JOKER] = POWER_BJ * 4
+
+# Natural sequence positions (runs): A = 1 or 14, 2 = 2, …, K = 13.
+_POWER_OF_POS: list[int] = [-1] + [POWER[r] for r in "A23456789TJQKA"]
+
+KIND_TAKE_BACK = 0
+KIND_SINGLE = 1
+KIND_PAIR = 2
+KIND_RUN = 3  # 龙
+KIND_PAIR_RUN = 4  # 双龙
+KIND_TRIO = 20  # 蛋子
+KIND_BOMB4 = 30  # 大蛋子 ×4
+KIND_BOMB5 = 31
+KIND_BOMB6 = 32
+KIND_JOKERS2 = 40  # 双王
+KIND_CHAIN3 = 50  # 连珠蛋 (3 trios)
+KIND_FAKE8 = 60  # 假八
+KIND_SEVEN = 70  # 真七
+KIND_JOKERS3 = 80  # 三条王
+KIND_EIGHT = 90  # 真八
+KIND_FAKE10 = 91  # 假十
+KIND_CHAIN4 = 92
+KIND_FAKE12 = 93  # 假十二
+KIND_CHAIN5 = 94
+KIND_JOKERS4 = 100  # 四条王
+KIND_FAKE14 = 110  # 假十四
+KIND_CHAIN6 = 111
+KIND_CHAIN7 = 112
+KIND_BIG_A_PAIR = 120  # 双大A
+
+#: n-of-a-kind (n ≥ 3) → kind.
+SAME_KIND: dict[int, int] = {
+    3: KIND_TRIO, 4: KIND_BOMB4, 5: KIND_BOMB5, 6: KIND_BOMB6, 7: KIND_SEVEN, 8: KIND_EIGHT,
+}
+#: Kinds that 4s may take back (取回): every n-of-a-kind with n ≥ 3.
+TAKEABLE = frozenset(SAME_KIND.values())
+#: Number of jokers (≥ 2) → kind.
+JOKER_KIND: dict[int, int] = {2: KIND_JOKERS2, 3: KIND_JOKERS3, 4: KIND_JOKERS4}
+#: 连珠蛋: number of trios → kind.
+CHAIN_KIND: dict[int, int] = {
+    3: KIND_CHAIN3, 4: KIND_CHAIN4, 5: KIND_CHAIN5, 6: KIND_CHAIN6, 7: KIND_CHAIN7,
+}
+#: 假八 family: cards per rank (two consecutive ranks) → kind.
+FAKE_KIND: dict[int, int] = {4: KIND_FAKE8, 5: KIND_FAKE10, 6: KIND_FAKE12, 7: KIND_FAKE14}
+
+#: kind → the name used in ``played`` events.
+KIND_NAMES: dict[int, str] = {
+    KIND_TAKE_BACK: "take_back",
+    KIND_SINGLE: "single",
+    KIND_PAIR: "pair",
+    KIND_RUN: "run",
+    KIND_PAIR_RUN: "pair_run",
+    KIND_TRIO: "trio",
+    KIND_BOMB4: "bomb4",
+    KIND_BOMB5: "bomb5",
+    KIND_BOMB6: "bomb6",
+    KIND_JOKERS2: "two_jokers",
+    KIND_CHAIN3: "chain3",
+    KIND_FAKE8: "fake8",
+    KIND_SEVEN: "seven",
+    KIND_JOKERS3: "three_jokers",
+    KIND_EIGHT: "eight",
+    KIND_FAKE10: "fake10",
+    KIND_CHAIN4: "chain4",
+    KIND_FAKE12: "fake12",
+    KIND_CHAIN5: "chain5",
+    KIND_JOKERS4: "four_jokers",
+    KIND_FAKE14: "fake14",
+    KIND_CHAIN6: "chain6",
+    KIND_CHAIN7: "chain7",
+    KIND_BIG_A_PAIR: "big_a_pair",
+}
+
+
+def power_class(combo: Combo) -> int:
+    """The power class (1–12) of rulings.md's table; 0 for a take-back marker."""
+    kind = combo[0]
+    if kind == KIND_TAKE_BACK:
+        return 0
+    return 1 if kind < 10 else kind // 10
+
+
+def sort_cards(cards: Iterable[Card]) -> list[Card]:
+    """Cards sorted in the game's order (4 lowest, … 3, SJ, BJ; suits S H C D)."""
+    return sorted(cards, key=CARD_ORDER.__getitem__)
+
+
+def run_high(ranks: Iterable[str]) -> int | None:
+    """The highest natural-sequence position of consecutive ``ranks`` (distinct
+    rank characters), or ``None`` if they are not consecutive.
+
+    A stands low (A23: high 3) or high (QKA: high 14), never in the middle
+    (KA2 is no run); where both fit (all 13 ranks) the higher is taken.
+    """
+    pos = []
+    has_ace = False
+    for r in ranks:
+        if r == "A":
+            has_ace = True
+        else:
+            pos.append(_NAT_POS[r])
+    best: int | None = None
+    variants = ([*pos, 1], [*pos, 14]) if has_ace else (pos,)
+    for v in variants:
+        if max(v) - min(v) + 1 == len(v) and len(set(v)) == len(v):
+            high = max(v)
+            if best is None or high > best:
+                best = high
+    return best
+
+
+_NAT_POS: dict[str, int] = {r: i + 2 for i, r in enumerate("23456789TJQK")}
+
+
+def classify(cards: Sequence[Card], big_a: Card) -> Combo | None:
+    """The combination of ``cards`` (canonical strings) or ``None`` if they form
+    none (seed 003 牌套; rulings.md "daa"). ``big_a`` is the big-A card (e.g.
+    ``"AH"``): alone it is the single big A, two of it the pair of big As;
+    inside any other combination it is an ordinary A.
+    """
+    n = len(cards)
+    if n == 0:
+        return None
+    jokers = sum(1 for c in cards if c[1] == "J")
+    if jokers:
+        if jokers != n:
+            return None
+        if n == 1:
+            return (KIND_SINGLE, 1, POWER_BJ if cards[0] == BIG_JOKER else POWER_SJ)
+        return (JOKER_KIND[n], n, 0) if n in JOKER_KIND else None
+    if n == 1:
+        c = cards[0]
+        return (KIND_SINGLE, 1, KEY_BIG_A if c == big_a else POWER[c[0]])
+    counts = Counter(c[0] for c in cards)
+    if len(counts) == 1:
+        p = POWER[cards[0][0]]
+        if n == 2:
+            if cards[0] == big_a and cards[1] == big_a:
+                return (KIND_BIG_A_PAIR, 2, 0)
+            return (KIND_PAIR, 2, p)
+        return (SAME_KIND[n], n, p) if n in SAME_KIND else None
+    per = set(counts.values())
+    if len(per) != 1:
+        return None
+    each = per.pop()
+    m = len(counts)
+    high = run_high(counts)
+    if high is None:
+        return None
+    if each == 1 and m >= 3:
+        return (KIND_RUN, m, high)
+    if each == 2 and m >= 3:
+        return (KIND_PAIR_RUN, m, high)
+    if each == 3 and m in CHAIN_KIND:
+        return (CHAIN_KIND[m], m, high)
+    if each in FAKE_KIND and m == 2:
+        return (FAKE_KIND[each], m, high)
+    return None
+
+
+def beats(new: Combo, old: Combo) -> bool:
+    """True where ``new`` may be played on the standing ``old`` (rulings.md
+    "daa", power classes 1–12 and their exceptions; a take-back marker as
+    ``old`` is beaten by any class above the taken cards' class).
+    """
+    nk, ns, nv = new
+    ok, os_, ov = old
+    if ok == KIND_TAKE_BACK:
+        return power_class(new) > ov
+    if nk < 10:
+        # class 1 beats only the same kind and length, by rank
+        return nk == ok and ns == os_ and nv > ov
+    if ok < 10:
+        if nk == KIND_TRIO:
+            # 蛋子 beats ordinary singles, pairs and 龙; not 双龙, jokers, big A
+            return ok != KIND_PAIR_RUN and not (ok == KIND_SINGLE and ov >= POWER_SJ)
+        if nk == KIND_BOMB4:
+            return not (ok == KIND_SINGLE and ov == KEY_BIG_A)
+        return True
+    if nk != ok:
+        return nk > ok
+    return nv > ov
+
+
+@lru_cache(maxsize=65536)
+def sub_multisets(cards: tuple[Card, ...], k: int) -> tuple[tuple[Card, ...], ...]:
+    """Every distinct ``k``-card sub-multiset of ``cards`` (sorted in the game's
+    order), each sorted the same way."""
+    return tuple(sorted(set(combinations(cards, k))))
+
+
+#: (lowest, highest) natural positions → their power indices, ascending.
+_SPAN_POWERS: dict[tuple[int, int], tuple[int, ...]] = {
+    (lo, hi): tuple(sorted(_POWER_OF_POS[x] for x in range(lo, hi + 1)))
+    for lo in range(1, 15) for hi in range(lo, 15)
+}
+
+
+def _product(parts: list[tuple[tuple[Card, ...], ...]]) -> list[tuple[Card, ...]]:
+    res: list[tuple[Card, ...]] = [()]
+    for opts in parts:
+        res = [r + o for r in res for o in opts]
+    return res
+
+
+class HandInfo:
+    """A hand analysed by rank counts, for :func:`generate` (build it once per
+    change of the hand and reuse it).
+
+    ``by_rank[p]``: the cards of power index ``p`` (0–12), sorted in the game's
+    order; ``jokers``: the jokers, sorted; ``streak[need][x]``: how many
+    consecutive natural positions up to ``x`` (1–14; A is 1 and 14) hold at
+    least ``need`` cards; ``high``: every combination of power class ≥ 2 the
+    hand can make, as ``(combo, need, powers)`` (its cards are the product of
+    ``need``-card sub-multisets of those ranks; ``need`` 0 for joker sets and
+    the big-A pair, whose cards are ``powers`` read as a card list).
+    """
+
+    __slots__ = ("big_a", "by_rank", "high", "jokers", "streak")
+
+    def __init__(self, hand: Iterable[Card], big_a: Card) -> None:
+        ranks: list[list[Card]] = [[] for _ in range(13)]
+        jokers: list[Card] = []
+        for c in sorted(hand, key=CARD_ORDER.__getitem__):
+            if c[1] == "J":
+                jokers.append(c)
+            else:
+                ranks[POWER[c[0]]].append(c)
+        self.big_a = big_a
+        self.by_rank: list[tuple[Card, ...]] = [tuple(r) for r in ranks]
+        self.jokers: tuple[Card, ...] = tuple(jokers)
+        counts = [len(ranks[_POWER_OF_POS[x]]) if x else 0 for x in range(15)]
+        top = max(counts)
+        zero = [0] * 15
+        self.streak: list[list[int]] = [zero]
+        for need in range(1, 8):
+            if need > top:
+                self.streak.append(zero)
+                continue
+            row = [0] * 15
+            for x in range(1, 15):
+                if counts[x] >= need:
+                    row[x] = row[x - 1] + 1
+            self.streak.append(row)
+        high: list[tuple[Combo, int, tuple[Any, ...]]] = []
+        if top >= 3:
+            for p in range(13):
+                for n in range(3, len(ranks[p]) + 1):
+                    high.append(((SAME_KIND[n], n, p), n, (p,)))
+        if self.by_rank[POWER["A"]].count(big_a) == 2:
+            high.append(((KIND_BIG_A_PAIR, 2, 0), 0, (big_a, big_a)))
+        for n in range(2, len(self.jokers) + 1):
+            for t in sub_multisets(self.jokers, n):
+                high.append(((JOKER_KIND[n], n, 0), 0, t))
+        row3 = self.streak[3]
+        for m, kind in CHAIN_KIND.items() if max(row3) >= 3 else ():
+            for hi in range(m, 15):
+                if row3[hi] >= m:
+                    high.append(((kind, m, hi), 3, _SPAN_POWERS[hi - m + 1, hi]))
+        for each, kind in FAKE_KIND.items():
+            row = self.streak[each]
+            for hi in range(2, 15) if each <= top else ():
+                if row[hi] >= 2:
+                    high.append(((kind, 2, hi), each, _SPAN_POWERS[hi - 1, hi]))
+        self.high = high
+
+    def cards_of(self, need: int, powers: tuple[Any, ...]) -> list[tuple[Card, ...]]:
+        """The card multisets of one entry of :attr:`high` (or of a run)."""
+        if need == 0:
+            return [powers]
+        return _product([sub_multisets(self.by_rank[p], need) for p in powers])
+
+    def runs(self, need: int, lengths: range, min_high: int) -> list[tuple[Card, ...]]:
+        """Every 龙 (``need`` 1) or 双龙 (``need`` 2) whose length is in
+        ``lengths`` (a step-1 range) with highest natural position ≥ ``min_high``."""
+        out: list[tuple[Card, ...]] = []
+        row = self.streak[need]
+        lo_len, hi_len = lengths.start, lengths.stop - 1
+        by_rank = self.by_rank
+        for hi in range(max(lo_len, min_high), 15):
+            top = min(row[hi], hi_len)
+            for length in range(lo_len, top + 1):
+                if length == 13 and hi == 13:
+                    continue  # A..K is the same cards as 2..A (A high)
+                parts = [sub_multisets(by_rank[p], need)
+                         for p in _SPAN_POWERS[hi - length + 1, hi]]
+                res: list[tuple[Card, ...]] = parts[0]  # type: ignore[assignment]
+                for opts in parts[1:]:
+                    res = [r + o for r in res for o in opts]
+                out.extend(res)
+        return out
+
+
+def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
+    """Every distinct card multiset (a sorted tuple) that may be played now.
+
+    ``info``: the hand (see :class:`HandInfo`); ``standing``: the combination
+    to beat, ``None`` when leading. Includes the 4s that take back a standing
+    n-of-a-kind (取回). Rank-count based: kinds that cannot beat ``standing``
+    are not enumerated at all.
+    """
+    by_rank = info.by_rank
+    big_a = info.big_a
+    lead = standing is None
+    sk, ssize, skey = standing if standing is not None else (-1, 0, -1)
+    out: list[tuple[Card, ...]] = []
+    if lead or sk == KIND_SINGLE:
+        for p in range(max(skey + 1, 0), 13):
+            seen = ""
+            for c in by_rank[p]:
+                if c != seen and c != big_a:
+                    out.append((c,))
+                seen = c
+        if skey < KEY_BIG_A and big_a in by_rank[POWER["A"]]:
+            out.append((big_a,))
+        seen = ""
+        for j in info.jokers:
+            if j != seen and (POWER_BJ if j == BIG_JOKER else POWER_SJ) > skey:
+                out.append((j,))
+            seen = j
+    elif sk == KIND_PAIR:
+        for p in range(skey + 1, 13):
+            if len(by_rank[p]) >= 2:
+                out.extend(t for t in sub_multisets(by_rank[p], 2) if t != (big_a, big_a))
+    elif sk == KIND_RUN:
+        out.extend(info.runs(1, range(ssize, ssize + 1), skey + 1))
+    elif sk == KIND_PAIR_RUN:
+        out.extend(info.runs(2, range(ssize, ssize + 1), skey + 1))
+    if lead:
+        for p in range(13):
+            if len(by_rank[p]) >= 2:
+                out.extend(t for t in sub_multisets(by_rank[p], 2) if t != (big_a, big_a))
+        out.extend(info.runs(1, range(3, 14), 0))
+        out.extend(info.runs(2, range(3, 12), 0))
+        for _, need, powers in info.high:
+            out.extend(info.cards_of(need, powers))
+        return out
+    assert standing is not None
+    for combo, need, powers in info.high:
+        if beats(combo, standing):
+            out.extend(info.cards_of(need, powers))
+    # 取回: n-1 fours answer a standing n-of-a-kind
+    if sk in TAKEABLE and len(by_rank[0]) >= ssize - 1:
+        out.extend(sub_multisets(by_rank[0], ssize - 1))
+    return out
