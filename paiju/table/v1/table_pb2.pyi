@@ -30,6 +30,7 @@ class CreateGameRequest(_message.Message):
     OPTIONS_JSON_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     TERMS_FIELD_NUMBER: _builtins.int
+    DEAL_JSON_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     room: _builtins.str
     server: _builtins.str
@@ -37,6 +38,10 @@ class CreateGameRequest(_message.Message):
     """doudizhu, hunzhan, daa, shengji"""
     options_json: _builtins.str
     """The rule options (records.md "options") as a JSON object."""
+    deal_json: _builtins.str
+    """Test only: a fixed deal (records.md "deal") as JSON; honoured only when the
+    instance runs with PAIJU_TABLE_ALLOW_FIXED_DEAL=1, else INVALID_ARGUMENT.
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SeatPlayer]: ...
     @_builtins.property
@@ -51,10 +56,11 @@ class CreateGameRequest(_message.Message):
         options_json: _builtins.str = ...,
         seats: _abc.Iterable[_common_pb2.SeatPlayer] | None = ...,
         terms: _common_pb2.SettlementTerms | None = ...,
+        deal_json: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "options_json", b"options_json", "room", b"room", "seats", b"seats", "server", b"server", "terms", b"terms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_json", b"deal_json", "game", b"game", "game_id", b"game_id", "options_json", b"options_json", "room", b"room", "seats", b"seats", "server", b"server", "terms", b"terms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -230,15 +236,19 @@ class PlayerResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     OK_FIELD_NUMBER: _builtins.int
+    VIEW_JSON_FIELD_NUMBER: _builtins.int
     ok: _builtins.bool
+    view_json: _builtins.str
+    """PlayerReconnected: the player's full view (as GetView) as JSON."""
     def __init__(
         self,
         *,
         ok: _builtins.bool = ...,
+        view_json: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ok", b"ok"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ok", b"ok", "view_json", b"view_json"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -268,10 +278,13 @@ class GameSummary(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     PHASE_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    SEQ_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     room: _builtins.str
     game: _builtins.str
     phase: _builtins.str
+    seq: _builtins.int
+    """The game's public sequence number so far."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SeatPlayer]: ...
     def __init__(
@@ -282,10 +295,11 @@ class GameSummary(_message.Message):
         game: _builtins.str = ...,
         phase: _builtins.str = ...,
         seats: _abc.Iterable[_common_pb2.SeatPlayer] | None = ...,
+        seq: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "phase", b"phase", "room", b"room", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "phase", b"phase", "room", b"room", "seats", b"seats", "seq", b"seq"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

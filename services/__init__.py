@@ -1,0 +1,1 @@
+"""paiju services: lobby, table, ledger, gateway (one package each)."""

@@ -1,0 +1,27 @@
+"""Prometheus metrics of the table service (names: paiju_table_*; no player labels)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from paiju.metrics import LATENCY_BUCKETS
+
+GAMES_RUNNING = Gauge(
+    "paiju_table_games_running", "Games this instance runs now, by game type.", ["game"])
+ACTIONS = Counter(
+    "paiju_table_actions_total",
+    "Player actions handled, by game type and result (ok, an error code, duplicate).",
+    ["game", "result"])
+ACTION_SECONDS = Histogram(
+    "paiju_table_action_duration_seconds", "Time to handle one player action.", ["game"],
+    buckets=LATENCY_BUCKETS)
+TIMEOUTS = Counter(
+    "paiju_table_timeouts_total", "Turns that ran out (timeout applied).", ["game"])
+ESCAPES = Counter(
+    "paiju_table_escapes_total", "Games ended by an escape (left, kicked, 4th timeout).",
+    ["game"])
+SETTLEMENTS_RETRIED = Counter(
+    "paiju_table_settlements_retried_total", "Ledger Settle calls retried after a failure.")
+GAMES_FINISHED = Counter(
+    "paiju_table_games_finished_total", "Games that ended, by game type and reason.",
+    ["game", "reason"])

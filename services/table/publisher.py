@@ -1,0 +1,40 @@
+"""Where a game's events go: NATS subjects of events.md."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from nats.aio.client import Client as NATS
+
+from paiju import natsconn
+
+
+def table_subject(room: str) -> str:
+    """The public subject of the game in ``room``."""
+    return f"paiju.table.{room}.events"
+
+
+def player_subject(player: str) -> str:
+    """The private subject of ``player``."""
+    return f"paiju.player.{player}.events"
+
+
+class Publisher(Protocol):
+    """Publishes one event (``paiju.events.v1.Event``) on a subject."""
+
+    async def publish(self, subject: str, type_: str, data: dict[str, Any], *, seq: int,
+                      game_id: str, room: str) -> None:
+        """Publish; raises on a connection that is closed for good."""
+
+
+class NatsPublisher:
+    """:class:`Publisher` on a nats-py connection."""
+
+    def __init__(self, nc: NATS) -> None:
+        self.nc = nc
+
+    async def publish(self, subject: str, type_: str, data: dict[str, Any], *, seq: int,
+                      game_id: str, room: str) -> None:
+        """``paiju.natsconn.publish``."""
+        await natsconn.publish(self.nc, subject, type_, data, seq=seq, game_id=game_id,
+                               room=room)

@@ -1,0 +1,122 @@
+"""The table's calls to other services, retried until they answer.
+
+- ledger ``Settle`` (idempotent by game id) and ``ChargeFee`` (idempotent by
+  charge id): retried with exponential backoff while the ledger is unreachable
+  or failing (UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN, …); a refusal
+  (INVALID_ARGUMENT, FAILED_PRECONDITION, NOT_FOUND) is an answer and is not
+  retried (:class:`Refused`).
+- lobby ``GameOver`` (idempotent by game id), retried the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import grpc
+
+from paiju.common.v1 import common_pb2
+from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.metrics import ClientMetricsInterceptor
+from services.table import metrics
+
+log = logging.getLogger("paiju.table.remote")
+
+T = TypeVar("T")
+
+#: Status codes that are answers, not failures: not retried.
+FINAL = frozenset({
+    grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.NOT_FOUND, grpc.StatusCode.ALREADY_EXISTS,
+    grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.OUT_OF_RANGE, grpc.StatusCode.UNIMPLEMENTED,
+})
+
+
+class Refused(Exception):
+    """The peer answered with a final error status (``code``, ``details``)."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+
+
+async def retry(call: Callable[[], Awaitable[T]], what: str, on_retry: Callable[[], None],
+                first_delay: float = 0.1, max_delay: float = 5.0) -> T:
+    """``await call()`` until it answers; backoff doubles from ``first_delay``
+    to ``max_delay`` seconds. Raises :class:`Refused` on a final status."""
+    delay = first_delay
+    while True:
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as e:
+            if e.code() in FINAL:
+                raise Refused(e.code(), e.details() or "") from e
+            log.warning("%s failed (%s); retrying in %.1fs", what, e.code().name, delay)
+        on_retry()
+        await asyncio.sleep(delay)
+        delay = min(max_delay, delay * 2)
+
+
+def _channel(addr: str) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(addr, interceptors=[ClientMetricsInterceptor()])
+
+
+class Ledger:
+    """The ledger client of the table service."""
+
+    def __init__(self, addr: str, timeout: float = 10.0) -> None:
+        self.channel = _channel(addr)
+        self.stub = ledger_pb2_grpc.LedgerServiceStub(self.channel)
+        self.timeout = timeout
+
+    async def settle(self, request: ledger_pb2.SettleRequest) -> ledger_pb2.SettleResponse:
+        """``Settle``, retried until answered (counted in settlements_retried)."""
+        async def call() -> ledger_pb2.SettleResponse:
+            reply: ledger_pb2.SettleResponse = await self.stub.Settle(
+                request, timeout=self.timeout)
+            return reply
+        return await retry(call, f"Settle {request.game_id}",
+                           metrics.SETTLEMENTS_RETRIED.inc)
+
+    async def charge_fee(self, request: ledger_pb2.ChargeFeeRequest
+                         ) -> ledger_pb2.ChargeFeeResponse:
+        """``ChargeFee``, retried until answered."""
+        async def call() -> ledger_pb2.ChargeFeeResponse:
+            reply: ledger_pb2.ChargeFeeResponse = await self.stub.ChargeFee(
+                request, timeout=self.timeout)
+            return reply
+        return await retry(call, f"ChargeFee {request.charge_id}", lambda: None)
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self.channel.close()
+
+
+class Lobby:
+    """The lobby client of the table service."""
+
+    def __init__(self, addr: str, timeout: float = 10.0) -> None:
+        self.channel = _channel(addr)
+        self.stub = lobby_pb2_grpc.LobbyServiceStub(self.channel)
+        self.timeout = timeout
+
+    async def game_over(self, request: lobby_pb2.GameOverRequest) -> None:
+        """``GameOver``, retried until answered."""
+        async def call() -> None:
+            await self.stub.GameOver(request, timeout=self.timeout)
+        await retry(call, f"GameOver {request.game_id}", lambda: None)
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self.channel.close()
+
+
+def settlement_rows(rows: list[common_pb2.SettlementRow]) -> list[dict[str, int | str]]:
+    """The 结算表 as events.md gives it: ``[{player, seat, points, coins, fee}]``."""
+    return [{"player": r.player, "seat": r.seat, "points": r.points, "coins": r.coins,
+             "fee": r.fee} for r in rows]
