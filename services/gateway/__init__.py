@@ -1,0 +1,1 @@
+"""The gateway: the only service clients talk to (docs/client-protocol.md)."""

@@ -1,0 +1,48 @@
+"""The gateway's shared state: configuration, NATS, the service clients, and
+the WebSocket handler that gives each connection its :class:`Session`."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
+
+from nats.aio.client import Client as NATS
+from websockets.asyncio.server import ServerConnection
+
+from paiju.config import Config
+from paiju.ledger.v1 import ledger_pb2
+from services.gateway import auth
+from services.gateway.backends import Backends, call
+from services.gateway.session import Session
+
+#: Coins a development login starts with (once per player).
+DEV_START_COINS = int(os.environ.get("PAIJU_DEV_START_COINS", "100000"))
+#: Lifetime of issued tokens, seconds.
+TOKEN_TTL_SECONDS = int(os.environ.get("PAIJU_TOKEN_TTL_SECONDS", str(24 * 3600)))
+
+
+@dataclass
+class Gateway:
+    """What every connection of one gateway process shares."""
+
+    config: Config
+    nats: NATS
+    backends: Backends
+
+    async def handler(self, ws: ServerConnection) -> None:
+        """Serve one WebSocket connection (``/ws``, optional ``?token=``)."""
+        path = ws.request.path if ws.request else ""
+        token = parse_qs(urlsplit(path).query).get("token", [None])[0]
+        await Session(ws, self).run(token)
+
+    async def dev_account(self, player: str, name: str) -> str:
+        """Development login: open ``player``'s account, grant the starting coins
+        once (idempotent by grant id), and issue a token."""
+        await call(self.backends.ledger.OpenAccount,
+                   ledger_pb2.OpenAccountRequest(player=player, name=name))
+        await call(self.backends.ledger.Grant,
+                   ledger_pb2.GrantRequest(player=player, coins=DEV_START_COINS,
+                                           reason="dev_login", grant_id=f"dev-start-{player}"),
+                   metadata=(("x-paiju-grant-key", self.config.grant_key),))
+        return auth.issue(self.config.token_secret, player, name, TOKEN_TTL_SECONDS)

@@ -1,0 +1,44 @@
+"""``paiju gateway``: WebSocket clients in, gRPC and NATS out (issue 9).
+
+Serves ``/ws`` (docs/client-protocol.md) and the web client's files on
+``PAIJU_GATEWAY_PORT``, and the gRPC health service on ``PAIJU_GRPC_PORT``.
+Ready while NATS is connected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from websockets.asyncio.server import serve
+
+from paiju import natsconn
+from paiju.service import Context, run
+from services.gateway.backends import Backends
+from services.gateway.gateway import Gateway
+from services.gateway.protocol import MAX_WS_FRAME
+from services.gateway.static import process_request
+
+
+async def setup(ctx: Context) -> Sequence[str]:
+    """Connect NATS and the services, and start the WebSocket server."""
+    cfg = ctx.config
+    nc = await natsconn.connect(cfg.nats_url, ctx.health, name=f"gateway:{cfg.instance}")
+    gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr))
+    ws_server = await serve(gateway.handler, cfg.host, cfg.gateway_port,
+                            process_request=process_request, max_size=MAX_WS_FRAME,
+                            close_timeout=2, ping_interval=20, ping_timeout=20)
+    ctx.log.info("websocket", extra={"url": f"ws://{cfg.host}:{cfg.gateway_port}/ws"})
+
+    async def stop() -> None:
+        ws_server.close()
+        await ws_server.wait_closed()
+        await nc.drain()
+        await gateway.backends.close()
+
+    ctx.on_stop.append(stop)
+    return []
+
+
+def main() -> None:
+    """Run the gateway until SIGTERM."""
+    run("gateway", setup)

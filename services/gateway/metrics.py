@@ -1,0 +1,19 @@
+"""The gateway's Prometheus metrics."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from paiju.metrics import LATENCY_BUCKETS
+
+CONNECTIONS = Gauge("paiju_gateway_connections", "Open client connections.")
+PLAYERS = Gauge("paiju_gateway_players", "Signed-in client connections (players online).")
+MESSAGES_IN = Counter("paiju_gateway_messages_in_total", "Frames received from clients.")
+MESSAGES_OUT = Counter("paiju_gateway_messages_out_total", "Frames sent to clients.")
+SLOW_CLIENT_DISCONNECTS = Counter(
+    "paiju_gateway_slow_client_disconnects_total",
+    "Connections cut off because the client did not read its events.")
+COMMAND_SECONDS = Histogram(
+    "paiju_gateway_command_duration_seconds", "Time from a command to its reply.",
+    ["cmd"], buckets=LATENCY_BUCKETS)
+ERRORS = Counter("paiju_gateway_errors_total", "Commands refused, by error code.", ["code"])

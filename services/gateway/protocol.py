@@ -1,0 +1,110 @@
+"""Frames of the client protocol (docs/client-protocol.md): parsing commands,
+building replies, the gateway's error codes and limits."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+#: Largest frame the gateway reads as a command (bytes); larger ones get
+#: ``frame_too_large`` and the connection stays.
+MAX_FRAME = 16 * 1024
+#: Largest frame the WebSocket layer accepts at all (bytes).
+MAX_WS_FRAME = 4 * 1024 * 1024
+#: Messages that may wait for a client before it is cut off as slow.
+SEND_QUEUE = 1000
+#: Commands per second per connection, and the burst allowed.
+RATE, BURST = 20.0, 40.0
+
+
+class ClientError(Exception):
+    """A command refused with a stable ``code`` and a message for people."""
+
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message or code
+
+
+@dataclass(frozen=True)
+class Command:
+    """One parsed command: the client's ``id``, the ``cmd`` name and its fields."""
+
+    id: str | int | None
+    cmd: str
+    args: dict[str, Any]
+
+
+def parse(frame: str | bytes) -> Command:
+    """Parse a frame; raises :class:`ClientError` (``frame_too_large``,
+    ``bad_frame``) with the command ``id`` where one could be read, as ``args['id']``."""
+    if len(frame) > MAX_FRAME:
+        raise ClientError("frame_too_large", f"frames are at most {MAX_FRAME} bytes")
+    try:
+        obj = json.loads(frame)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ClientError("bad_frame", "a frame is one JSON object") from e
+    if not isinstance(obj, dict):
+        raise ClientError("bad_frame", "a frame is one JSON object")
+    cid = obj.get("id")
+    if cid is not None and (isinstance(cid, bool) or not isinstance(cid, str | int)):
+        raise ClientError("bad_frame", "'id' is a string or an integer")
+    cmd = obj.get("cmd")
+    if not isinstance(cmd, str):
+        raise CommandError(cid, ClientError("bad_frame", "a command needs a string 'cmd'"))
+    return Command(cid, cmd, obj)
+
+
+class CommandError(Exception):
+    """A :class:`ClientError` for a frame whose ``id`` could be read."""
+
+    def __init__(self, cid: str | int | None, error: ClientError) -> None:
+        super().__init__(str(error))
+        self.id = cid
+        self.error = error
+
+
+def reply(cid: str | int | None, **data: Any) -> dict[str, Any]:
+    """A successful reply to command ``cid``."""
+    return {"id": cid, "type": "reply", "ok": True, **data}
+
+
+def error(cid: str | int | None, code: str, message: str) -> dict[str, Any]:
+    """A refusal of command ``cid`` with a stable ``code``."""
+    return {"id": cid, "type": "reply", "ok": False, "error": code, "message": message}
+
+
+def field(args: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
+    """``args[name]`` checked to be of ``kind``; ``bad_request`` otherwise."""
+    value = args.get(name)
+    if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+        raise ClientError("bad_request", f"'{name}' is missing or of the wrong type")
+    return value
+
+
+def now_ms() -> int:
+    """Unix time in milliseconds."""
+    return int(time.time() * 1000)
+
+
+class TokenBucket:
+    """Rate limit: ``rate`` tokens per second up to ``burst``; ``take()`` is
+    False when the bucket is empty. ``clock`` is injectable for tests."""
+
+    def __init__(self, rate: float = RATE, burst: float = BURST,
+                 clock: Any = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens = burst
+        self.last = clock()
+
+    def take(self) -> bool:
+        """Spend one token if there is one."""
+        t = self.clock()
+        self.tokens = min(self.burst, self.tokens + (t - self.last) * self.rate)
+        self.last = t
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True

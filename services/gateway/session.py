@@ -1,0 +1,436 @@
+"""One client connection: its commands, its subscriptions, its send queue.
+
+Commands are handled one at a time in the order received, so replies keep the
+commands' order. Everything the client is sent (replies and events) goes
+through one bounded queue drained by a writer task; a client that lets
+``SEND_QUEUE`` messages pile up is cut off (``slow_client``) and nobody else
+waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import grpc
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from paiju import natsconn
+from paiju.ledger.v1 import ledger_pb2
+from paiju.lobby.v1 import lobby_pb2
+from paiju.table.v1 import table_pb2
+from services.gateway import auth, convert, metrics
+from services.gateway.backends import call
+from services.gateway.protocol import (
+    SEND_QUEUE,
+    ClientError,
+    CommandError,
+    TokenBucket,
+    error,
+    field,
+    now_ms,
+    parse,
+    reply,
+)
+
+if TYPE_CHECKING:
+    from services.gateway.gateway import Gateway
+
+log = logging.getLogger("paiju.gateway")
+
+#: Close code: replaced by a newer connection of the same player.
+CLOSE_REPLACED = 4001
+SERVER_ID = re.compile(r"[a-z0-9_-]{1,64}")
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: ``hints`` returns at most this many actions.
+MAX_HINTS = 200
+
+Handler = Callable[["Session", dict[str, Any]], Awaitable[dict[str, Any]]]
+HANDLERS: dict[str, Handler] = {}
+#: Commands allowed before signing in.
+OPEN_COMMANDS = {"login", "auth", "ping"}
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    """Register a command handler (``async def h(session, args) -> reply fields``)."""
+    def register(fn: Handler) -> Handler:
+        HANDLERS[name] = fn
+        return fn
+    return register
+
+
+@dataclass
+class Seat:
+    """Where the signed-in player sits: its room and, once started, the table
+    instance hosting its game."""
+
+    room: str
+    server: str
+    table: str = ""
+
+
+class Session:
+    """One WebSocket connection (see the module docstring)."""
+
+    def __init__(self, ws: ServerConnection, gateway: Gateway) -> None:
+        self.ws = ws
+        self.gw = gateway
+        self.id = uuid.uuid4().hex
+        self.queue: asyncio.Queue[str] = asyncio.Queue(SEND_QUEUE)
+        self.bucket = TokenBucket()
+        self.identity: auth.Identity | None = None
+        self.seat: Seat | None = None
+        self.subs: dict[str, Subscription] = {}
+        self.closing = False
+        self.replaced = False
+
+    # -- the connection's life -----------------------------------------------------
+
+    async def run(self, token: str | None) -> None:
+        """Serve the connection until it closes."""
+        metrics.CONNECTIONS.inc()
+        writer = asyncio.create_task(self._writer())
+        try:
+            if token:
+                await self._handle_parsed(None, "auth", {"token": token})
+            async for frame in self.ws:
+                metrics.MESSAGES_IN.inc()
+                await self.handle(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closing = True
+            writer.cancel()
+            metrics.CONNECTIONS.dec()
+            if self.identity:
+                metrics.PLAYERS.dec()
+            await self._cleanup()
+
+    async def _cleanup(self) -> None:
+        for sub in list(self.subs.values()):
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        self.subs.clear()
+        if self.identity and self.seat and self.seat.table and not self.replaced:
+            with contextlib.suppress(ClientError):
+                await self._table_call("PlayerDisconnected", self._player_request)
+
+    async def _writer(self) -> None:
+        while True:
+            text = await self.queue.get()
+            try:
+                await self.ws.send(text)
+            except ConnectionClosed:
+                return
+            metrics.MESSAGES_OUT.inc()
+
+    def send(self, obj: dict[str, Any]) -> None:
+        """Queue ``obj`` for the client; cut the client off when it is too slow."""
+        if self.closing:
+            return
+        try:
+            self.queue.put_nowait(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+        except asyncio.QueueFull:
+            self.closing = True
+            metrics.SLOW_CLIENT_DISCONNECTS.inc()
+            log.info("slow client cut off", extra={"conn": self.id})
+            # The client reads nothing, so a closing handshake would wait in vain.
+            self.ws.transport.abort()
+
+    # -- commands -----------------------------------------------------------------
+
+    async def handle(self, frame: str | bytes) -> None:
+        """Handle one frame: parse it, check the rate, run its command, reply."""
+        try:
+            cmd = parse(frame)
+        except CommandError as e:
+            self._refuse(e.id, e.error)
+            return
+        except ClientError as e:
+            self._refuse(None, e)
+            return
+        if not self.bucket.take():
+            self._refuse(cmd.id, ClientError("rate_limited", "too many commands; slow down"))
+            return
+        await self._handle_parsed(cmd.id, cmd.cmd, cmd.args)
+
+    async def _handle_parsed(self, cid: str | int | None, name: str, args: dict[str, Any]
+                             ) -> None:
+        handler = HANDLERS.get(name)
+        if handler is None:
+            self._refuse(cid, ClientError("unknown_command", f"no command {name!r}"))
+            return
+        start = time.perf_counter()
+        try:
+            if self.identity is None and name not in OPEN_COMMANDS:
+                raise ClientError("unauthenticated", "sign in first (login or auth)")
+            self.send(reply(cid, **await handler(self, args | {"_id": cid})))
+        except ClientError as e:
+            self._refuse(cid, e)
+        except Exception:
+            log.exception("command failed", extra={"cmd": name, "conn": self.id})
+            self._refuse(cid, ClientError("internal", "the gateway failed on this command"))
+        finally:
+            metrics.COMMAND_SECONDS.labels(name).observe(time.perf_counter() - start)
+
+    def _refuse(self, cid: str | int | None, e: ClientError) -> None:
+        metrics.ERRORS.labels(e.code).inc()
+        self.send(error(cid, e.code, e.message))
+
+    @property
+    def player(self) -> str:
+        """The signed-in player's id (commands after sign-in only)."""
+        assert self.identity is not None
+        return self.identity.player
+
+    # -- subscriptions ------------------------------------------------------------
+
+    async def subscribe(self, key: str, subject: str,
+                        on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+        """Forward every event of ``subject`` to the client (replacing the
+        subscription held under ``key``)."""
+        old = self.subs.pop(key, None)
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await old.unsubscribe()
+
+        async def forward(msg: Msg) -> None:
+            event = natsconn.decode(msg.data)
+            if on_event is not None:
+                on_event(event)
+            self.send(event)
+
+        self.subs[key] = await self.gw.nats.subscribe(subject, cb=forward)
+
+    async def unsubscribe(self, key: str) -> None:
+        """Drop the subscription held under ``key``, if any."""
+        sub = self.subs.pop(key, None)
+        if sub is not None:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+
+    async def sign_in(self, identity: auth.Identity) -> dict[str, Any]:
+        """Make ``identity`` this connection's player: its private subjects,
+        closing its older connections, and resuming its seat and game."""
+        if self.identity is not None and self.identity.player != identity.player:
+            raise ClientError("bad_request", "this connection is signed in as another player")
+        first = self.identity is None
+        self.identity = identity
+        if first:
+            metrics.PLAYERS.inc()
+        player = identity.player
+        await self.subscribe("player", f"paiju.player.{player}.events")
+        control = f"paiju.player.{player}.control"
+
+        async def on_control(msg: Msg) -> None:
+            event = natsconn.decode(msg.data)
+            if event.get("type") == "session_started" and event.get("session") != self.id:
+                self.replaced = True
+                self.closing = True
+                await self.ws.close(CLOSE_REPLACED, "replaced")
+
+        old = self.subs.pop("control", None)
+        if old is not None:
+            await old.unsubscribe()
+        self.subs["control"] = await self.gw.nats.subscribe(control, cb=on_control)
+        await natsconn.publish(self.gw.nats, control, "session_started",
+                               {"player": player, "session": self.id})
+        account = await call(self.gw.backends.ledger.GetBalance,
+                             ledger_pb2.GetBalanceRequest(player=player))
+        await self._resume()
+        return {"player": player, "name": identity.name, "coins": account.coins}
+
+    async def _resume(self) -> None:
+        """Find the player's seat (after a reconnect) and its game's view."""
+        try:
+            room = await self.gw.backends.lobby.WhereIs(
+                lobby_pb2.PlayerRequest(player=self.player), timeout=5)
+        except grpc.aio.AioRpcError:
+            return  # seated nowhere (or the lobby is away: the client asks again)
+        await self._seated(room)
+        if self.seat and self.seat.table:
+            with contextlib.suppress(ClientError):
+                await self._table_call("PlayerReconnected", self._player_request)
+                view = await self._table_call("GetView", self.view_request)
+                self.send({"type": "view", "view": json.loads(view.json)})
+
+    async def _seated(self, room: lobby_pb2.Room) -> None:
+        """Remember the player's room and follow its table's public events."""
+        if not room.room:
+            return
+        table = room.table_instance if room.state == "started" else ""
+        if self.seat is None or self.seat.room != room.room:
+            self.seat = Seat(room.room, room.server, table)
+            await self.subscribe("table", f"paiju.table.{room.room}.events", self._on_table)
+        else:
+            self.seat.table = table or self.seat.table
+
+    def _player_request(self, room: str) -> table_pb2.PlayerRequest:
+        return table_pb2.PlayerRequest(room=room, player=self.player)
+
+    def view_request(self, room: str) -> table_pb2.ViewRequest:
+        """The ViewRequest of this player in ``room``."""
+        return table_pb2.ViewRequest(room=room, player=self.player)
+
+    def _on_table(self, event: dict[str, Any]) -> None:
+        # A new game may run on another instance: ask the lobby at the next command.
+        if event.get("type") in ("game_started", "game_finished") and self.seat:
+            self.seat.table = ""
+
+    async def _table_call(self, method: str, make: Callable[[str], Any]) -> Any:
+        """Call ``method`` of the table instance hosting the player's game with
+        the request ``make(room)`` (asking the lobby where the game is when not
+        known); ``no_game`` when there is none."""
+        if self.seat is None or not self.seat.table:
+            try:
+                room = await self.gw.backends.lobby.WhereIs(
+                    lobby_pb2.PlayerRequest(player=self.player), timeout=5)
+            except grpc.aio.AioRpcError as e:
+                raise ClientError("no_game", "you sit at no running game") from e
+            await self._seated(room)
+        if self.seat is None or not self.seat.table:
+            raise ClientError("no_game", "your room has no running game")
+        stub = self.gw.backends.table(self.seat.table)
+        return await call(getattr(stub, method), make(self.seat.room))
+
+
+def client_seq(cid: str | int | None) -> int:
+    """The de-duplication key of an ``act`` command: its ``id`` (a string id is hashed)."""
+    if isinstance(cid, int):
+        return cid
+    if cid is None:
+        return 0
+    return int.from_bytes(hashlib.sha256(str(cid).encode()).digest()[:7], "big")
+
+
+# -- command handlers (docs/client-protocol.md) ----------------------------------------
+
+
+@command("ping")
+async def _ping(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    return {"pong": now_ms()}
+
+
+@command("login")
+async def _login(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    if not s.gw.config.dev_mode:
+        raise ClientError("login_disabled", "login by name is for development mode only")
+    name = field(args, "name", str).strip()
+    if not auth.NAME.fullmatch(name):
+        raise ClientError("bad_request", "a name has 1 to 24 printable characters")
+    player = auth.dev_player_id(name)
+    token = await s.gw.dev_account(player, name)
+    return {"token": token, **await s.sign_in(auth.Identity(player, name))}
+
+
+@command("auth")
+async def _auth(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    try:
+        identity = auth.verify(s.gw.config.token_secret, args.get("token"))
+    except auth.BadToken as e:
+        raise ClientError("bad_token", str(e)) from e
+    return await s.sign_in(identity)
+
+
+@command("servers")
+async def _servers(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    resp = await call(s.gw.backends.lobby.ListServers, lobby_pb2.ListServersRequest())
+    return {"servers": [convert.server(x) for x in resp.servers]}
+
+
+@command("rooms")
+async def _rooms(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    server = field(args, "server", str)
+    resp = await call(s.gw.backends.lobby.ListRooms, lobby_pb2.ListRoomsRequest(server=server))
+    return {"rooms": [convert.room(r) for r in resp.rooms]}
+
+
+@command("watch_server")
+async def _watch(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    server = field(args, "server", str)
+    if not SERVER_ID.fullmatch(server):
+        raise ClientError("bad_request", "no such server id")
+    await s.subscribe("lobby", f"paiju.lobby.{server}.rooms")
+    return {"server": server}
+
+
+@command("sit")
+async def _sit(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    room_id, seat = field(args, "room", str), field(args, "seat", int)
+    if not ROOM_ID.fullmatch(room_id):
+        raise ClientError("no_such_room", f"no room {room_id!r}")
+    assert s.identity is not None
+    room = await call(s.gw.backends.lobby.Sit, lobby_pb2.SitRequest(
+        player=s.player, name=s.identity.name, room=room_id, seat=seat))
+    await s._seated(room)
+    return {"room": convert.room(room)}
+
+
+@command("stand")
+async def _stand(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    room = await call(s.gw.backends.lobby.Stand, lobby_pb2.PlayerRequest(player=s.player))
+    s.seat = None
+    await s.unsubscribe("table")
+    return {"room": convert.room(room)}
+
+
+@command("ready")
+async def _ready(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    room = await call(s.gw.backends.lobby.Ready, lobby_pb2.PlayerRequest(player=s.player))
+    await s._seated(room)
+    return {"room": convert.room(room)}
+
+
+@command("act")
+async def _act(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    action, seq = convert.action(args), client_seq(args["_id"])
+    resp = await s._table_call("Act", lambda room: table_pb2.ActRequest(
+        room=room, player=s.player, action=action, client_seq=seq))
+    if not resp.ok:
+        raise ClientError(resp.error, resp.message)
+    return {"seq": resp.seq}
+
+
+@command("check")
+async def _check(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    action = convert.action(args)
+    resp = await s._table_call("Check", lambda room: table_pb2.ActRequest(
+        room=room, player=s.player, action=action))
+    return {"legal": resp.ok, **({} if resp.ok else {"error": resp.error,
+                                                     "message": resp.message})}
+
+
+@command("hints")
+async def _hints(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    resp = await s._table_call("Hints", s.view_request)
+    return {"actions": [convert.action_json(a) for a in resp.actions[:MAX_HINTS]]}
+
+
+@command("view")
+async def _view(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    resp = await s._table_call("GetView", s.view_request)
+    return {"view": json.loads(resp.json)}
+
+
+@command("scores")
+async def _scores(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    resp = await s._table_call("GetScores", s.view_request)
+    return {"scores": json.loads(resp.json)}
+
+
+@command("last_trick")
+async def _last_trick(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    resp = await s._table_call("GetLastTrick", s.view_request)
+    return {"trick": json.loads(resp.json)}
