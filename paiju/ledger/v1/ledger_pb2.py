@@ -25,13 +25,15 @@ _sym_db = _symbol_database.Default()
 from paiju.common.v1 import common_pb2 as paiju_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cpaiju/ledger/v1/ledger.proto\x12\x0fpaiju.ledger.v1\x1a\x1cpaiju/common/v1/common.proto\"6\n\x07\x41\x63\x63ount\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05\x63oins\x18\x03 \x01(\x03\"2\n\x12OpenAccountRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"#\n\x11GetBalanceRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"2\n\x11GetHistoryRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"e\n\x0cJournalEntry\x12\x16\n\x0etransaction_id\x18\x01 \x01(\x03\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\treference\x18\x03 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x04 \x01(\x03\x12\r\n\x05ts_ms\x18\x05 \x01(\x03\"D\n\x12GetHistoryResponse\x12.\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1d.paiju.ledger.v1.JournalEntry\"O\n\x0cGrantRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05\x63oins\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x10\n\x08grant_id\x18\x04 \x01(\t\":\n\nSettleSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x03\"\x9b\x01\n\rSettleRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12/\n\x05terms\x18\x02 \x01(\x0b\x32 .paiju.common.v1.SettlementTerms\x12*\n\x05seats\x18\x03 \x03(\x0b\x32\x1b.paiju.ledger.v1.SettleSeat\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\"p\n\x0eSettleResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12,\n\x04rows\x18\x02 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\r\n\x05house\x18\x03 \x01(\x03\x12\x10\n\x08repeated\x18\x04 \x01(\x08\"U\n\x10\x43hargeFeeRequest\x12\x11\n\tcharge_id\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\r\n\x05\x63oins\x18\x03 \x01(\x03\x12\x0e\n\x06reason\x18\x04 \x01(\t\"A\n\x11\x43hargeFeeResponse\x12,\n\x04rows\x18\x01 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\"\x0e\n\x0c\x41uditRequest\"u\n\rAuditResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x10\n\x08\x61\x63\x63ounts\x18\x02 \x01(\x03\x12\x14\n\x0ctransactions\x18\x03 \x01(\x03\x12\x13\n\x0bjournal_sum\x18\x04 \x01(\x03\x12\x1b\n\x13mismatched_accounts\x18\x05 \x03(\t2\xa9\x04\n\rLedgerService\x12L\n\x0bOpenAccount\x12#.paiju.ledger.v1.OpenAccountRequest\x1a\x18.paiju.ledger.v1.Account\x12J\n\nGetBalance\x12\".paiju.ledger.v1.GetBalanceRequest\x1a\x18.paiju.ledger.v1.Account\x12U\n\nGetHistory\x12\".paiju.ledger.v1.GetHistoryRequest\x1a#.paiju.ledger.v1.GetHistoryResponse\x12@\n\x05Grant\x12\x1d.paiju.ledger.v1.GrantRequest\x1a\x18.paiju.ledger.v1.Account\x12I\n\x06Settle\x12\x1e.paiju.ledger.v1.SettleRequest\x1a\x1f.paiju.ledger.v1.SettleResponse\x12R\n\tChargeFee\x12!.paiju.ledger.v1.ChargeFeeRequest\x1a\".paiju.ledger.v1.ChargeFeeResponse\x12\x46\n\x05\x41udit\x12\x1d.paiju.ledger.v1.AuditRequest\x1a\x1e.paiju.ledger.v1.AuditResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cpaiju/ledger/v1/ledger.proto\x12\x0fpaiju.ledger.v1\x1a\x1cpaiju/common/v1/common.proto\"6\n\x07\x41\x63\x63ount\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05\x63oins\x18\x03 \x01(\x03\"2\n\x12OpenAccountRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"#\n\x11GetBalanceRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"2\n\x11GetHistoryRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"|\n\x0cJournalEntry\x12\x16\n\x0etransaction_id\x18\x01 \x01(\x03\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\treference\x18\x03 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x04 \x01(\x03\x12\r\n\x05ts_ms\x18\x05 \x01(\x03\x12\x15\n\rbalance_after\x18\x06 \x01(\x03\"D\n\x12GetHistoryResponse\x12.\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1d.paiju.ledger.v1.JournalEntry\"O\n\x0cGrantRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05\x63oins\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x10\n\x08grant_id\x18\x04 \x01(\t\":\n\nSettleSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x03\"\x9b\x01\n\rSettleRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12/\n\x05terms\x18\x02 \x01(\x0b\x32 .paiju.common.v1.SettlementTerms\x12*\n\x05seats\x18\x03 \x03(\x0b\x32\x1b.paiju.ledger.v1.SettleSeat\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\"\x91\x01\n\x0eSettleResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12,\n\x04rows\x18\x02 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\r\n\x05house\x18\x03 \x01(\x03\x12\x10\n\x08repeated\x18\x04 \x01(\x08\x12\x0c\n\x04\x66\x65\x65s\x18\x05 \x01(\x03\x12\x11\n\tremainder\x18\x06 \x01(\x03\"f\n\x10\x43hargeFeeRequest\x12\x11\n\tcharge_id\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\r\n\x05\x63oins\x18\x03 \x01(\x03\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\"S\n\x11\x43hargeFeeResponse\x12,\n\x04rows\x18\x01 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\x10\n\x08repeated\x18\x02 \x01(\x08\"\x0e\n\x0c\x41uditRequest\"\x99\x02\n\rAuditResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x10\n\x08\x61\x63\x63ounts\x18\x02 \x01(\x03\x12\x14\n\x0ctransactions\x18\x03 \x01(\x03\x12\x13\n\x0bjournal_sum\x18\x04 \x01(\x03\x12\x1b\n\x13mismatched_accounts\x18\x05 \x03(\t\x12\x1f\n\x17unbalanced_transactions\x18\x06 \x03(\x03\x12\x19\n\x11negative_accounts\x18\x07 \x03(\t\x12\x38\n\x05house\x18\x08 \x03(\x0b\x32).paiju.ledger.v1.AuditResponse.HouseEntry\x1a,\n\nHouseEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32\xa9\x04\n\rLedgerService\x12L\n\x0bOpenAccount\x12#.paiju.ledger.v1.OpenAccountRequest\x1a\x18.paiju.ledger.v1.Account\x12J\n\nGetBalance\x12\".paiju.ledger.v1.GetBalanceRequest\x1a\x18.paiju.ledger.v1.Account\x12U\n\nGetHistory\x12\".paiju.ledger.v1.GetHistoryRequest\x1a#.paiju.ledger.v1.GetHistoryResponse\x12@\n\x05Grant\x12\x1d.paiju.ledger.v1.GrantRequest\x1a\x18.paiju.ledger.v1.Account\x12I\n\x06Settle\x12\x1e.paiju.ledger.v1.SettleRequest\x1a\x1f.paiju.ledger.v1.SettleResponse\x12R\n\tChargeFee\x12!.paiju.ledger.v1.ChargeFeeRequest\x1a\".paiju.ledger.v1.ChargeFeeResponse\x12\x46\n\x05\x41udit\x12\x1d.paiju.ledger.v1.AuditRequest\x1a\x1e.paiju.ledger.v1.AuditResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'paiju.ledger.v1.ledger_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_AUDITRESPONSE_HOUSEENTRY']._loaded_options = None
+  _globals['_AUDITRESPONSE_HOUSEENTRY']._serialized_options = b'8\001'
   _globals['_ACCOUNT']._serialized_start=79
   _globals['_ACCOUNT']._serialized_end=133
   _globals['_OPENACCOUNTREQUEST']._serialized_start=135
@@ -41,25 +43,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETHISTORYREQUEST']._serialized_start=224
   _globals['_GETHISTORYREQUEST']._serialized_end=274
   _globals['_JOURNALENTRY']._serialized_start=276
-  _globals['_JOURNALENTRY']._serialized_end=377
-  _globals['_GETHISTORYRESPONSE']._serialized_start=379
-  _globals['_GETHISTORYRESPONSE']._serialized_end=447
-  _globals['_GRANTREQUEST']._serialized_start=449
-  _globals['_GRANTREQUEST']._serialized_end=528
-  _globals['_SETTLESEAT']._serialized_start=530
-  _globals['_SETTLESEAT']._serialized_end=588
-  _globals['_SETTLEREQUEST']._serialized_start=591
-  _globals['_SETTLEREQUEST']._serialized_end=746
-  _globals['_SETTLERESPONSE']._serialized_start=748
-  _globals['_SETTLERESPONSE']._serialized_end=860
-  _globals['_CHARGEFEEREQUEST']._serialized_start=862
-  _globals['_CHARGEFEEREQUEST']._serialized_end=947
-  _globals['_CHARGEFEERESPONSE']._serialized_start=949
-  _globals['_CHARGEFEERESPONSE']._serialized_end=1014
-  _globals['_AUDITREQUEST']._serialized_start=1016
-  _globals['_AUDITREQUEST']._serialized_end=1030
-  _globals['_AUDITRESPONSE']._serialized_start=1032
-  _globals['_AUDITRESPONSE']._serialized_end=1149
-  _globals['_LEDGERSERVICE']._serialized_start=1152
-  _globals['_LEDGERSERVICE']._serialized_end=1705
+  _globals['_JOURNALENTRY']._serialized_end=400
+  _globals['_GETHISTORYRESPONSE']._serialized_start=402
+  _globals['_GETHISTORYRESPONSE']._serialized_end=470
+  _globals['_GRANTREQUEST']._serialized_start=472
+  _globals['_GRANTREQUEST']._serialized_end=551
+  _globals['_SETTLESEAT']._serialized_start=553
+  _globals['_SETTLESEAT']._serialized_end=611
+  _globals['_SETTLEREQUEST']._serialized_start=614
+  _globals['_SETTLEREQUEST']._serialized_end=769
+  _globals['_SETTLERESPONSE']._serialized_start=772
+  _globals['_SETTLERESPONSE']._serialized_end=917
+  _globals['_CHARGEFEEREQUEST']._serialized_start=919
+  _globals['_CHARGEFEEREQUEST']._serialized_end=1021
+  _globals['_CHARGEFEERESPONSE']._serialized_start=1023
+  _globals['_CHARGEFEERESPONSE']._serialized_end=1106
+  _globals['_AUDITREQUEST']._serialized_start=1108
+  _globals['_AUDITREQUEST']._serialized_end=1122
+  _globals['_AUDITRESPONSE']._serialized_start=1125
+  _globals['_AUDITRESPONSE']._serialized_end=1406
+  _globals['_AUDITRESPONSE_HOUSEENTRY']._serialized_start=1362
+  _globals['_AUDITRESPONSE_HOUSEENTRY']._serialized_end=1406
+  _globals['_LEDGERSERVICE']._serialized_start=1409
+  _globals['_LEDGERSERVICE']._serialized_end=1962
 # @@protoc_insertion_point(module_scope)

@@ -93,6 +93,7 @@ class GetHistoryRequest(_message.Message):
     LIMIT_FIELD_NUMBER: _builtins.int
     player: _builtins.str
     limit: _builtins.int
+    """At most this many entries (0: 50; at most 500)."""
     def __init__(
         self,
         *,
@@ -116,11 +117,14 @@ class JournalEntry(_message.Message):
     REFERENCE_FIELD_NUMBER: _builtins.int
     DELTA_FIELD_NUMBER: _builtins.int
     TS_MS_FIELD_NUMBER: _builtins.int
+    BALANCE_AFTER_FIELD_NUMBER: _builtins.int
     transaction_id: _builtins.int
     kind: _builtins.str
     reference: _builtins.str
     delta: _builtins.int
     ts_ms: _builtins.int
+    balance_after: _builtins.int
+    """The account's coins after this entry."""
     def __init__(
         self,
         *,
@@ -129,10 +133,11 @@ class JournalEntry(_message.Message):
         reference: _builtins.str = ...,
         delta: _builtins.int = ...,
         ts_ms: _builtins.int = ...,
+        balance_after: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["delta", b"delta", "kind", b"kind", "reference", b"reference", "transaction_id", b"transaction_id", "ts_ms", b"ts_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["balance_after", b"balance_after", "delta", b"delta", "kind", b"kind", "reference", b"reference", "transaction_id", b"transaction_id", "ts_ms", b"ts_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -170,7 +175,7 @@ class GrantRequest(_message.Message):
     coins: _builtins.int
     reason: _builtins.str
     grant_id: _builtins.str
-    """Idempotency key of this grant."""
+    """Idempotency key of this grant (empty: a fresh one, not idempotent)."""
     def __init__(
         self,
         *,
@@ -254,11 +259,18 @@ class SettleResponse(_message.Message):
     ROWS_FIELD_NUMBER: _builtins.int
     HOUSE_FIELD_NUMBER: _builtins.int
     REPEATED_FIELD_NUMBER: _builtins.int
+    FEES_FIELD_NUMBER: _builtins.int
+    REMAINDER_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     house: _builtins.int
     """What the house took: fees plus what was left of penalties."""
     repeated: _builtins.bool
     """True when this settlement had already been applied (a repeat)."""
+    fees: _builtins.int
+    """The house's take split: fees on winnings, and what was left of what the
+    losers paid (escape penalties beyond the claims, floor remainders).
+    """
+    remainder: _builtins.int
     @_builtins.property
     def rows(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SettlementRow]: ...
     def __init__(
@@ -268,10 +280,12 @@ class SettleResponse(_message.Message):
         rows: _abc.Iterable[_common_pb2.SettlementRow] | None = ...,
         house: _builtins.int = ...,
         repeated: _builtins.bool = ...,
+        fees: _builtins.int = ...,
+        remainder: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "house", b"house", "repeated", b"repeated", "rows", b"rows"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["fees", b"fees", "game_id", b"game_id", "house", b"house", "remainder", b"remainder", "repeated", b"repeated", "rows", b"rows"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -285,9 +299,15 @@ class ChargeFeeRequest(_message.Message):
     PLAYERS_FIELD_NUMBER: _builtins.int
     COINS_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
     charge_id: _builtins.str
+    """Idempotency key of this charge (e.g. "<game_id>:no_call")."""
     coins: _builtins.int
+    """The fee per player (> 0); each pays min(coins, balance)."""
     reason: _builtins.str
+    """Shown in balance_changed (default "room_fee")."""
+    game_id: _builtins.str
+    """The game this fee belongs to, if any (balance_changed.game_id)."""
     @_builtins.property
     def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
@@ -297,10 +317,11 @@ class ChargeFeeRequest(_message.Message):
         players: _abc.Iterable[_builtins.str] | None = ...,
         coins: _builtins.int = ...,
         reason: _builtins.str = ...,
+        game_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["charge_id", b"charge_id", "coins", b"coins", "players", b"players", "reason", b"reason"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["charge_id", b"charge_id", "coins", b"coins", "game_id", b"game_id", "players", b"players", "reason", b"reason"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -308,19 +329,25 @@ Global___ChargeFeeRequest: _TypeAlias = ChargeFeeRequest  # noqa: Y015
 
 @_typing.final
 class ChargeFeeResponse(_message.Message):
+    """rows: per player (seat = index in the request) coins = -taken, fee = taken."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     ROWS_FIELD_NUMBER: _builtins.int
+    REPEATED_FIELD_NUMBER: _builtins.int
+    repeated: _builtins.bool
+    """True when this charge had already been applied (a repeat)."""
     @_builtins.property
     def rows(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SettlementRow]: ...
     def __init__(
         self,
         *,
         rows: _abc.Iterable[_common_pb2.SettlementRow] | None = ...,
+        repeated: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["rows", b"rows"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["repeated", b"repeated", "rows", b"rows"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -345,11 +372,34 @@ Global___AuditRequest: _TypeAlias = AuditRequest  # noqa: Y015
 class AuditResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class HouseEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     OK_FIELD_NUMBER: _builtins.int
     ACCOUNTS_FIELD_NUMBER: _builtins.int
     TRANSACTIONS_FIELD_NUMBER: _builtins.int
     JOURNAL_SUM_FIELD_NUMBER: _builtins.int
     MISMATCHED_ACCOUNTS_FIELD_NUMBER: _builtins.int
+    UNBALANCED_TRANSACTIONS_FIELD_NUMBER: _builtins.int
+    NEGATIVE_ACCOUNTS_FIELD_NUMBER: _builtins.int
+    HOUSE_FIELD_NUMBER: _builtins.int
     ok: _builtins.bool
     accounts: _builtins.int
     transactions: _builtins.int
@@ -357,6 +407,20 @@ class AuditResponse(_message.Message):
     """Sum of every journal entry (must be 0)."""
     @_builtins.property
     def mismatched_accounts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def unbalanced_transactions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Transactions whose entries do not sum to zero."""
+
+    @_builtins.property
+    def negative_accounts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Player accounts below zero."""
+
+    @_builtins.property
+    def house(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Balance of each house account (house:fees, house:penalties,
+        house:room_fees, house:grants — the issuer of granted coins, negative).
+        """
+
     def __init__(
         self,
         *,
@@ -365,10 +429,13 @@ class AuditResponse(_message.Message):
         transactions: _builtins.int = ...,
         journal_sum: _builtins.int = ...,
         mismatched_accounts: _abc.Iterable[_builtins.str] | None = ...,
+        unbalanced_transactions: _abc.Iterable[_builtins.int] | None = ...,
+        negative_accounts: _abc.Iterable[_builtins.str] | None = ...,
+        house: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "journal_sum", b"journal_sum", "mismatched_accounts", b"mismatched_accounts", "ok", b"ok", "transactions", b"transactions"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "house", b"house", "journal_sum", b"journal_sum", "mismatched_accounts", b"mismatched_accounts", "negative_accounts", b"negative_accounts", "ok", b"ok", "transactions", b"transactions", "unbalanced_transactions", b"unbalanced_transactions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -96,14 +96,19 @@ class LedgerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Grant(self, request, context):
-        """Grant coins (operators, development login). Guarded by the grant key.
+        """Grant coins (operators, development login). Guarded by the grant key:
+        gRPC metadata "x-paiju-grant-key" must equal PAIJU_GRANT_KEY
+        (PERMISSION_DENIED "grant_key_required" otherwise). Idempotent by grant_id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Settle(self, request, context):
-        """Settle a finished game; idempotent by game_id.
+        """Settle a finished game (rulings.md "Settlement"); idempotent by game_id:
+        a repeat returns the stored result (repeated = true), the same game_id with
+        other content is refused with ALREADY_EXISTS "game_id_conflict".
+        Errors carry "<reason>: <message>" in the status details (docs/ledger.md).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -38,9 +38,16 @@ class LedgerServiceStub:
     GetHistory: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetHistoryRequest, _ledger_pb2.GetHistoryResponse]
     """The player's journal entries, newest first."""
     Grant: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GrantRequest, _ledger_pb2.Account]
-    """Grant coins (operators, development login). Guarded by the grant key."""
+    """Grant coins (operators, development login). Guarded by the grant key:
+    gRPC metadata "x-paiju-grant-key" must equal PAIJU_GRANT_KEY
+    (PERMISSION_DENIED "grant_key_required" otherwise). Idempotent by grant_id.
+    """
     Settle: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.SettleRequest, _ledger_pb2.SettleResponse]
-    """Settle a finished game; idempotent by game_id."""
+    """Settle a finished game (rulings.md "Settlement"); idempotent by game_id:
+    a repeat returns the stored result (repeated = true), the same game_id with
+    other content is refused with ALREADY_EXISTS "game_id_conflict".
+    Errors carry "<reason>: <message>" in the status details (docs/ledger.md).
+    """
     ChargeFee: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ChargeFeeRequest, _ledger_pb2.ChargeFeeResponse]
     """Charge a room fee (the doudizhu no-call fee), capped at the balance;
     idempotent by charge_id.
@@ -58,9 +65,16 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     GetHistory: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetHistoryRequest, _ledger_pb2.GetHistoryResponse]  # type: ignore[assignment]
     """The player's journal entries, newest first."""
     Grant: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GrantRequest, _ledger_pb2.Account]  # type: ignore[assignment]
-    """Grant coins (operators, development login). Guarded by the grant key."""
+    """Grant coins (operators, development login). Guarded by the grant key:
+    gRPC metadata "x-paiju-grant-key" must equal PAIJU_GRANT_KEY
+    (PERMISSION_DENIED "grant_key_required" otherwise). Idempotent by grant_id.
+    """
     Settle: _aio.UnaryUnaryMultiCallable[_ledger_pb2.SettleRequest, _ledger_pb2.SettleResponse]  # type: ignore[assignment]
-    """Settle a finished game; idempotent by game_id."""
+    """Settle a finished game (rulings.md "Settlement"); idempotent by game_id:
+    a repeat returns the stored result (repeated = true), the same game_id with
+    other content is refused with ALREADY_EXISTS "game_id_conflict".
+    Errors carry "<reason>: <message>" in the status details (docs/ledger.md).
+    """
     ChargeFee: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ChargeFeeRequest, _ledger_pb2.ChargeFeeResponse]  # type: ignore[assignment]
     """Charge a room fee (the doudizhu no-call fee), capped at the balance;
     idempotent by charge_id.
@@ -99,7 +113,10 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.GrantRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.Account, _abc.Awaitable[_ledger_pb2.Account]]:
-        """Grant coins (operators, development login). Guarded by the grant key."""
+        """Grant coins (operators, development login). Guarded by the grant key:
+        gRPC metadata "x-paiju-grant-key" must equal PAIJU_GRANT_KEY
+        (PERMISSION_DENIED "grant_key_required" otherwise). Idempotent by grant_id.
+        """
 
     @_abc_1.abstractmethod
     def Settle(
@@ -107,7 +124,11 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.SettleRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.SettleResponse, _abc.Awaitable[_ledger_pb2.SettleResponse]]:
-        """Settle a finished game; idempotent by game_id."""
+        """Settle a finished game (rulings.md "Settlement"); idempotent by game_id:
+        a repeat returns the stored result (repeated = true), the same game_id with
+        other content is refused with ALREADY_EXISTS "game_id_conflict".
+        Errors carry "<reason>: <message>" in the status details (docs/ledger.md).
+        """
 
     @_abc_1.abstractmethod
     def ChargeFee(

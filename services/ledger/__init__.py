@@ -1,0 +1,1 @@
+"""The ledger service: accounts, the journal, settlements, fees (docs/ledger.md)."""

@@ -1,0 +1,64 @@
+"""The ledger service process: ``paiju ledger``.
+
+Start-up: migrate the database (``PAIJU_DATABASE_URL``, SQLite by default) in
+a thread, add the servicer, watch the database and connect to NATS in the
+background (the ledger serves while NATS is away; events wait in the outbox),
+and relay the outbox. Readiness depends on ``database`` and ``nats``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from nats.aio.client import Client as NATS
+
+from paiju import db, natsconn
+from paiju.ledger.v1 import ledger_pb2_grpc
+from paiju.service import Context, run
+from services.ledger.outbox import Relay
+from services.ledger.repository import Ledger
+from services.ledger.servicer import SERVICE_NAME, LedgerServicer
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+async def setup(ctx: Context) -> list[str]:
+    """Migrate, build the ledger, add the servicer, start the background work."""
+    config = ctx.config
+    await ctx.health.set("database", False)
+    await ctx.health.set("nats", False)
+    await asyncio.to_thread(db.migrate, config.database_url, MIGRATIONS)
+    engine = db.make_engine(config.database_url)
+    ledger = Ledger(engine)
+    ledger_pb2_grpc.add_LedgerServiceServicer_to_server(
+        LedgerServicer(ledger, config.grant_key), ctx.server)
+    await ctx.health.set("database", True)
+
+    conn: list[NATS] = []
+    relay = Relay(ledger, lambda: conn[0] if conn else None)
+    ledger.on_commit = relay.notify
+
+    async def connect() -> None:
+        conn.append(await natsconn.connect(config.nats_url, ctx.health, "paiju-ledger"))
+        relay.notify()
+
+    ctx.tasks += [asyncio.create_task(db.watch(engine, ctx.health)),
+                  asyncio.create_task(connect()),
+                  asyncio.create_task(relay.run())]
+
+    async def stop() -> None:
+        if conn:
+            try:
+                await relay.drain()
+            finally:
+                await conn[0].drain()
+        await engine.dispose()
+
+    ctx.on_stop.append(stop)
+    return [SERVICE_NAME]
+
+
+def main() -> None:
+    """Run the ledger until SIGTERM."""
+    run("ledger", setup)

@@ -1,0 +1,28 @@
+"""The ledger's Prometheus metrics (no player labels: bounded label sets only)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from paiju.metrics import LATENCY_BUCKETS
+
+#: Settle calls by result: ``applied``, ``repeated`` (idempotent repeat),
+#: ``refused`` (bad input, conflict, unknown player), ``error``.
+SETTLEMENTS = Counter("paiju_ledger_settlements_total", "Settle calls, by result.", ["result"])
+SETTLEMENT_SECONDS = Histogram(
+    "paiju_ledger_settlement_duration_seconds",
+    "Time to apply a settlement, retries included.", buckets=LATENCY_BUCKETS)
+#: Coins taken from player accounts by settlements and room fees.
+COINS_MOVED = Counter("paiju_ledger_coins_moved_total",
+                      "Coins moved out of player accounts by settlements and fees.")
+#: Coins the house took, by kind: ``winner`` (fee on winnings), ``remainder``
+#: (what was left of what losers paid), ``room`` (no-call fee).
+FEES = Counter("paiju_ledger_fees_total", "Coins taken by the house, by kind.", ["kind"])
+GRANTED = Counter("paiju_ledger_granted_coins_total", "Coins granted to players.")
+#: Transactions retried after a deadlock, serialization failure or busy database.
+RETRIES = Counter("paiju_ledger_retries_total",
+                  "Database transactions retried (deadlock, serialization, busy).", ["operation"])
+OUTBOX_PENDING = Gauge("paiju_ledger_outbox_pending", "Events written but not yet published.")
+OUTBOX_LAG = Gauge("paiju_ledger_outbox_lag_seconds",
+                   "Age of the oldest unpublished event (0 when none).")
+OUTBOX_PUBLISHED = Counter("paiju_ledger_outbox_published_total", "Events published to NATS.")

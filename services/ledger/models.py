@@ -1,0 +1,91 @@
+"""The ledger's tables (SQLAlchemy Core), prefixed ``ledger_`` to share a database.
+
+- ``ledger_accounts``: one row per account, ``account`` = ``player:<id>`` or
+  ``house:<name>``; ``balance`` in coins, always the sum of its entries.
+- ``ledger_transactions``: the append-only journal's transactions; the unique
+  key (``kind``, ``reference``) makes settlements (game id), grants (grant id)
+  and fee charges (charge id) idempotent. ``content_hash`` identifies the
+  request, ``result_json`` is the answer returned to repeats.
+- ``ledger_entries``: the double entries; a transaction's deltas sum to zero.
+- ``ledger_outbox``: ``balance_changed`` events written in the transaction that
+  caused them and relayed to NATS afterwards (``sent_ms`` set once published).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+#: House accounts: the fee on winnings, what is left of what losers paid
+#: (escape penalties beyond the claims, floor remainders), room fees (the
+#: doudizhu no-call fee) and the issuer of granted coins (goes negative).
+HOUSE_FEES = "house:fees"
+HOUSE_PENALTIES = "house:penalties"
+HOUSE_ROOM_FEES = "house:room_fees"
+HOUSE_GRANTS = "house:grants"
+HOUSE_ACCOUNTS = (HOUSE_FEES, HOUSE_GRANTS, HOUSE_PENALTIES, HOUSE_ROOM_FEES)
+
+# An integer primary key that autoincrements on SQLite too.
+_ID = BigInteger().with_variant(Integer(), "sqlite")
+
+accounts = Table(
+    "ledger_accounts", metadata,
+    Column("account", String(160), primary_key=True),
+    Column("kind", String(16), nullable=False),  # player | house
+    Column("name", String(128), nullable=False, server_default=""),
+    Column("balance", BigInteger, nullable=False, server_default="0"),
+    Column("created_ms", BigInteger, nullable=False),
+)
+
+transactions = Table(
+    "ledger_transactions", metadata,
+    Column("id", _ID, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),  # settle | grant | fee
+    Column("reference", String(160), nullable=False),
+    Column("content_hash", String(64), nullable=False),
+    Column("game", String(64), nullable=False, server_default=""),
+    Column("reason", String(64), nullable=False, server_default=""),
+    Column("result_json", Text, nullable=False, server_default=""),
+    Column("created_ms", BigInteger, nullable=False),
+    UniqueConstraint("kind", "reference", name="uq_ledger_transactions_kind_reference"),
+)
+
+entries = Table(
+    "ledger_entries", metadata,
+    Column("id", _ID, primary_key=True, autoincrement=True),
+    Column("transaction_id", _ID, ForeignKey("ledger_transactions.id"), nullable=False),
+    Column("account", String(160), ForeignKey("ledger_accounts.account"), nullable=False),
+    Column("delta", BigInteger, nullable=False),
+    Column("balance_after", BigInteger, nullable=False),
+    Index("ix_ledger_entries_account_id", "account", "id"),
+    Index("ix_ledger_entries_transaction_id", "transaction_id"),
+)
+
+outbox = Table(
+    "ledger_outbox", metadata,
+    Column("id", _ID, primary_key=True, autoincrement=True),
+    Column("subject", String(200), nullable=False),
+    Column("type", String(32), nullable=False),
+    Column("game_id", String(160), nullable=False, server_default=""),
+    Column("data_json", Text, nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("sent_ms", BigInteger, nullable=True),
+    Index("ix_ledger_outbox_unsent", "sent_ms", "id"),
+)
+
+
+def player_account(player: str) -> str:
+    """The account key of ``player``: ``player:<id>``."""
+    return f"player:{player}"

@@ -1,0 +1,77 @@
+"""The outbox relay: publishes committed ``balance_changed`` events to NATS.
+
+Events are written into ``ledger_outbox`` by the transaction that moved the
+coins, so a rolled-back change never produces one. The relay publishes them
+oldest first, flushes, then marks them sent: delivery is at least once (a
+crash between publish and mark repeats an event; each carries its
+``event_id`` so that a client can drop a repeat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from nats.aio.client import Client as NATS
+
+from paiju.natsconn import encode
+from services.ledger.metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
+from services.ledger.repository import Ledger
+
+log = logging.getLogger("paiju.ledger.outbox")
+
+
+class Relay:
+    """Moves outbox events to NATS. ``nats()`` returns the connection (or None
+    while there is none yet); ``poll`` is the idle re-check period in seconds
+    (events written by another replica, NATS back after an outage)."""
+
+    def __init__(self, ledger: Ledger, nats: Callable[[], NATS | None], poll: float = 1.0,
+                 batch: int = 200) -> None:
+        self.ledger = ledger
+        self.nats = nats
+        self.poll = poll
+        self.batch = batch
+        self.wake = asyncio.Event()
+
+    def notify(self) -> None:
+        """Ask the relay to look at the outbox now (called after each commit)."""
+        self.wake.set()
+
+    async def drain(self) -> int:
+        """Publish every pending event if NATS is connected; returns how many
+        were published. Publishing errors leave the events pending."""
+        sent = 0
+        nc = self.nats()
+        while nc is not None and nc.is_connected:
+            batch = await self.ledger.unsent(self.batch)
+            if not batch:
+                break
+            for ev in batch:
+                data = dict(ev.data, event_id=ev.id)
+                await nc.publish(ev.subject, encode(ev.type, data, game_id=ev.game_id))
+            await nc.flush(timeout=5)
+            await self.ledger.mark_sent([ev.id for ev in batch])
+            OUTBOX_PUBLISHED.inc(len(batch))
+            sent += len(batch)
+            if len(batch) < self.batch:
+                break
+        pending, oldest = await self.ledger.outbox_backlog()
+        OUTBOX_PENDING.set(pending)
+        OUTBOX_LAG.set(0 if oldest is None else max(0, self.ledger.clock() - oldest) / 1000)
+        return sent
+
+    async def run(self) -> None:
+        """Drain on every wake-up and every ``poll`` seconds, until cancelled."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=self.poll)
+            self.wake.clear()
+            try:
+                await self.drain()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("outbox relay failed: %s", e)

@@ -1,0 +1,162 @@
+"""The ledger's gRPC servicer: protobuf in and out, :class:`Ledger` does the work.
+
+Refusals become gRPC errors with details ``"<reason>: <message>"``
+(services/ledger/errors.py); a database that cannot be reached is UNAVAILABLE
+``database_unavailable``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import grpc
+from sqlalchemy.exc import DBAPIError
+
+from paiju.common.v1 import common_pb2
+from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from services.ledger import settlement as rules
+from services.ledger.errors import PERMISSION_DENIED, UNAVAILABLE, LedgerError
+from services.ledger.metrics import (
+    COINS_MOVED,
+    FEES,
+    GRANTED,
+    SETTLEMENT_SECONDS,
+    SETTLEMENTS,
+)
+from services.ledger.repository import AccountView, Ledger, SettleOutcome
+
+T = TypeVar("T")
+GRANT_KEY_HEADER = "x-paiju-grant-key"
+SERVICE_NAME = ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
+
+log = logging.getLogger("paiju.ledger")
+
+
+def _account(a: AccountView) -> ledger_pb2.Account:
+    return ledger_pb2.Account(player=a.player, name=a.name, coins=a.coins)
+
+
+def _rows(outcome: SettleOutcome) -> list[common_pb2.SettlementRow]:
+    return [common_pb2.SettlementRow(player=r.player, seat=r.seat, points=r.points,
+                                     coins=r.coins, fee=r.fee) for r in outcome.rows]
+
+
+class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
+    """``paiju.ledger.v1.LedgerService`` over a :class:`Ledger`; ``grant_key``
+    guards Grant (metadata ``x-paiju-grant-key``)."""
+
+    def __init__(self, ledger: Ledger, grant_key: str) -> None:
+        self.ledger = ledger
+        self.grant_key = grant_key
+
+    async def _call(self, context: grpc.aio.ServicerContext, work: Callable[[], Awaitable[T]],
+                    ) -> T:
+        try:
+            return await work()
+        except LedgerError as e:
+            await context.abort(e.code, e.details)
+        except DBAPIError as e:
+            log.warning("database error: %s", e)
+            await context.abort(UNAVAILABLE, f"database_unavailable: {type(e.orig).__name__}")
+        raise AssertionError("unreachable")
+
+    async def OpenAccount(self, request: ledger_pb2.OpenAccountRequest,
+                          context: grpc.aio.ServicerContext) -> ledger_pb2.Account:
+        """Open (or return) an account."""
+        account = await self._call(context, lambda: self.ledger.open_account(
+            request.player, request.name))
+        return _account(account)
+
+    async def GetBalance(self, request: ledger_pb2.GetBalanceRequest,
+                         context: grpc.aio.ServicerContext) -> ledger_pb2.Account:
+        """A player's coins."""
+        return _account(await self._call(context, lambda: self.ledger.balance(request.player)))
+
+    async def GetHistory(self, request: ledger_pb2.GetHistoryRequest,
+                         context: grpc.aio.ServicerContext) -> ledger_pb2.GetHistoryResponse:
+        """A player's journal entries, newest first."""
+        found = await self._call(context, lambda: self.ledger.history(request.player,
+                                                                       request.limit))
+        return ledger_pb2.GetHistoryResponse(entries=[
+            ledger_pb2.JournalEntry(transaction_id=e.transaction_id, kind=e.kind,
+                                    reference=e.reference, delta=e.delta, ts_ms=e.ts_ms,
+                                    balance_after=e.balance_after) for e in found])
+
+    async def Grant(self, request: ledger_pb2.GrantRequest,
+                    context: grpc.aio.ServicerContext) -> ledger_pb2.Account:
+        """Grant coins; needs the grant key in the metadata."""
+        given = ""
+        for key, value in context.invocation_metadata() or ():
+            if key == GRANT_KEY_HEADER:
+                given = value if isinstance(value, str) else value.decode()
+        if not self.grant_key or not hmac.compare_digest(given.encode(), self.grant_key.encode()):
+            await context.abort(PERMISSION_DENIED,
+                                f"grant_key_required: metadata {GRANT_KEY_HEADER} is missing "
+                                "or wrong")
+        account, repeated = await self._call(context, lambda: self.ledger.grant(
+            request.player, request.coins, request.reason, request.grant_id))
+        if not repeated:
+            GRANTED.inc(request.coins)
+        return _account(account)
+
+    async def Settle(self, request: ledger_pb2.SettleRequest,
+                     context: grpc.aio.ServicerContext) -> ledger_pb2.SettleResponse:
+        """Settle a finished game (idempotent by game id)."""
+        start = time.perf_counter()
+        terms = rules.Terms(request.terms.base, request.terms.unit, request.terms.fee_rate)
+        seats = [rules.Seat(s.seat, s.player, s.points) for s in request.seats]
+        try:
+            outcome = await self.ledger.settle(request.game_id, terms, seats, request.game,
+                                               request.reason)
+        except LedgerError as e:
+            SETTLEMENTS.labels("refused").inc()
+            await context.abort(e.code, e.details)
+            raise
+        except DBAPIError as e:
+            SETTLEMENTS.labels("error").inc()
+            log.warning("database error: %s", e)
+            await context.abort(UNAVAILABLE, f"database_unavailable: {type(e.orig).__name__}")
+            raise
+        except Exception:
+            SETTLEMENTS.labels("error").inc()
+            raise
+        SETTLEMENT_SECONDS.observe(time.perf_counter() - start)
+        if outcome.repeated:
+            SETTLEMENTS.labels("repeated").inc()
+        else:
+            SETTLEMENTS.labels("applied").inc()
+            COINS_MOVED.inc(sum(-r.coins for r in outcome.rows if r.coins < 0))
+            FEES.labels("winner").inc(outcome.fees)
+            FEES.labels("remainder").inc(outcome.remainder)
+        return ledger_pb2.SettleResponse(game_id=outcome.reference, rows=_rows(outcome),
+                                         house=outcome.house, repeated=outcome.repeated,
+                                         fees=outcome.fees, remainder=outcome.remainder)
+
+    async def ChargeFee(self, request: ledger_pb2.ChargeFeeRequest,
+                        context: grpc.aio.ServicerContext) -> ledger_pb2.ChargeFeeResponse:
+        """Charge a room fee capped at each balance (idempotent by charge id)."""
+        outcome = await self._call(context, lambda: self.ledger.charge_fee(
+            request.charge_id, list(request.players), request.coins, request.reason,
+            request.game_id))
+        if not outcome.repeated:
+            COINS_MOVED.inc(outcome.fees)
+            FEES.labels("room").inc(outcome.fees)
+        return ledger_pb2.ChargeFeeResponse(rows=_rows(outcome), repeated=outcome.repeated)
+
+    async def Audit(self, request: ledger_pb2.AuditRequest,
+                    context: grpc.aio.ServicerContext) -> ledger_pb2.AuditResponse:
+        """Recompute every balance and the zero sum."""
+        report = await self._call(context, self.ledger.audit)
+        if not report.ok:
+            log.error("audit failed", extra={"mismatched": list(report.mismatched_accounts),
+                                             "unbalanced": list(report.unbalanced_transactions),
+                                             "journal_sum": report.journal_sum})
+        return ledger_pb2.AuditResponse(
+            ok=report.ok, accounts=report.accounts, transactions=report.transactions,
+            journal_sum=report.journal_sum, mismatched_accounts=report.mismatched_accounts,
+            unbalanced_transactions=report.unbalanced_transactions,
+            negative_accounts=report.negative_accounts, house=dict(report.house))
