@@ -30,8 +30,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from paiju.rules import ENGINES  # noqa: E402
-from paiju.rules.selfplay import play_random  # noqa: E402
+from paiju.rules import ENGINES
+from paiju.rules.selfplay import play_random
 
 
 @contextmanager

@@ -204,7 +204,9 @@ class Doudizhu(Game):
         cards = deck(1)
         rng.shuffle(cards)
         return {
-            "hands": [dc.sort_cards(cards[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(SEATS)],
+            "hands": [
+                dc.sort_cards(cards[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(SEATS)
+            ],
             "bottom": dc.sort_cards(cards[SEATS * HAND_SIZE:]),
             "first": rng.randrange(SEATS),
         }
@@ -459,10 +461,10 @@ class Doudizhu(Game):
         counts, pre = self._counts[seat], self._pre[seat]
         for card in played:
             groups[rank_of[card]].remove(card)
-        for r in {rank_of[card] for card in played} if n > 1 else (r,):
-            t = tuple(groups[r])
-            counts[r] = len(t)
-            pre[r] = [t[:k] for k in range(len(t) + 1)]
+        for rr in {rank_of[card] for card in played} if n > 1 else (r,):
+            t = tuple(groups[rr])
+            counts[rr] = len(t)
+            pre[rr] = [t[:k] for k in range(len(t) + 1)]
         self._sizes[seat] -= n
         self._standing = (kind, n, main)
         self._standing_seat = seat
