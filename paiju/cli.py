@@ -74,6 +74,37 @@ def replay(
     print(json.dumps(out, ensure_ascii=False))
 
 
+@app.command()
+def bots(
+    game: Annotated[str, typer.Option(help="doudizhu, hunzhan, daa, shengji or all")] = "all",
+    games: Annotated[int, typer.Option(help="games to play at each table")] = 1,
+    tables: Annotated[int, typer.Option(help="tables of each game played at once")] = 1,
+    think: Annotated[str, typer.Option(help="seconds a bot thinks per move: MIN-MAX or 0")
+                     ] = "0.2-0.6",
+    gateway: Annotated[str, typer.Option(help="the gateway's WebSocket URL")
+                       ] = "ws://127.0.0.1:8080/ws",
+    seed: Annotated[int | None, typer.Option(help="seed of the bots' choices")] = None,
+    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+) -> None:
+    """Play games through a gateway with bots; the last line is a JSON summary."""
+    import asyncio
+
+    from paiju.bots import GAMES, run_bots
+
+    chosen = list(GAMES) if game == "all" else [game]
+    if any(g not in GAMES for g in chosen):
+        raise typer.BadParameter(f"--game is one of {', '.join(GAMES)} or all")
+    lo, _, hi = think.partition("-")
+    try:
+        span = (float(lo), float(hi or lo))
+    except ValueError as e:
+        raise typer.BadParameter("--think is MIN-MAX seconds, e.g. 0.5-2") from e
+    summary = asyncio.run(run_bots(gateway, chosen, games, tables, span, seed, progress))
+    print(json.dumps(summary, ensure_ascii=False))
+    if summary["errors"].get("internal"):
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Entry point of the console script."""
     app()

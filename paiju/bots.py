@@ -1,0 +1,320 @@
+"""``paiju bots``: real WebSocket clients that play through a gateway.
+
+Each bot logs in (development mode), sits at a seat of a room of its game,
+presses start, and plays random legal moves with a think time per move, as
+people do, until its table has played the games asked for. Moves are chosen
+among the table's legal actions for the bot (the ``hints`` command, computed
+by the shared rules package on the bot's own seat). Bots handle timeouts,
+redeals and dropped connections (they sign in again with their token and
+carry on from their view).
+
+The run ends with a JSON summary as the last line of standard output: games
+finished per game, errors by code, and the action round trip (a bot sends an
+action, the table's public event of it comes back) at p50 and p99 in ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import random
+import secrets
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+#: Public events that answer a seat's own action (for the round trip).
+ACTION_EVENTS = {"played", "passed", "bid", "declared", "revealed", "taken_back"}
+#: Seats per game.
+SEATS = {"doudizhu": 3, "hunzhan": 4, "shengji": 4, "daa": 5}
+GAMES = tuple(SEATS)
+
+
+class BotError(Exception):
+    """A reply with ``ok: false`` (``code`` is its error code)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+@dataclass
+class Stats:
+    """What a bot run measured."""
+
+    games: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    rtts: list[float] = field(default_factory=list)
+    actions: int = 0
+    reconnects: int = 0
+
+    def summary(self, seconds: float) -> dict[str, Any]:
+        """The JSON summary (round trips in milliseconds)."""
+        def pct(q: float) -> float | None:
+            if not self.rtts:
+                return None
+            if len(self.rtts) == 1:
+                return round(self.rtts[0] * 1000, 2)
+            return round(statistics.quantiles(self.rtts, n=100, method="inclusive")[
+                int(q) - 1] * 1000, 2)
+        return {"games_finished": dict(self.games), "errors": dict(self.errors),
+                "actions": self.actions, "actions_per_second": round(self.actions / seconds, 2)
+                if seconds > 0 else 0, "rtt_ms": {"p50": pct(50), "p99": pct(99)},
+                "reconnects": self.reconnects, "seconds": round(seconds, 1)}
+
+
+class Client:
+    """A WebSocket client of the protocol: commands with ids, replies matched
+    to them, events delivered to ``on_event``."""
+
+    def __init__(self, url: str, on_event: Any) -> None:
+        self.url = url
+        self.on_event = on_event
+        self.ws: ClientConnection | None = None
+        self.ids = itertools.count(1)
+        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.reader: asyncio.Task[None] | None = None
+        self.closed = asyncio.Event()
+
+    async def connect(self) -> None:
+        """Open the connection and start reading."""
+        self.closed.clear()
+        self.ws = await websockets.connect(self.url, max_size=4 * 1024 * 1024,
+                                           open_timeout=20)
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        try:
+            async for frame in self.ws:
+                msg = json.loads(frame)
+                if msg.get("type") == "reply":
+                    fut = self.pending.pop(msg.get("id"), None)
+                    if fut is not None and not fut.done():
+                        fut.set_result(msg)
+                else:
+                    self.on_event(msg)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            for fut in self.pending.values():
+                if not fut.done():
+                    fut.set_exception(ConnectionError("connection closed"))
+            self.pending.clear()
+            self.closed.set()
+
+    async def call(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """Send a command and wait for its reply; raises :class:`BotError` for a
+        refusal and ``ConnectionError`` when the connection drops."""
+        if self.ws is None or self.closed.is_set():
+            raise ConnectionError("not connected")
+        cid = next(self.ids)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.pending[cid] = fut
+        try:
+            await self.ws.send(json.dumps({"id": cid, "cmd": cmd, **args}))
+        except websockets.ConnectionClosed as e:
+            self.pending.pop(cid, None)
+            raise ConnectionError("connection closed") from e
+        reply = await asyncio.wait_for(fut, timeout=60)
+        if not reply.get("ok"):
+            raise BotError(str(reply.get("error")), str(reply.get("message")))
+        return reply
+
+    async def close(self) -> None:
+        """Close the connection."""
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            with contextlib.suppress(BaseException):
+                await self.reader
+
+
+class Bot:
+    """One player: sits at ``room`` seat ``seat`` and plays ``games`` games."""
+
+    def __init__(self, url: str, name: str, game: str, room: str, seat: int, games: int,
+                 think: tuple[float, float], stats: Stats, rng: random.Random,
+                 progress: Any = None) -> None:
+        self.url, self.name, self.game, self.room, self.seat = url, name, game, room, seat
+        self.games_left = games
+        self.think = think
+        self.stats = stats
+        self.rng = rng
+        self.progress = progress
+        self.client = Client(url, self._on_event)
+        self.token = ""
+        self.wake = asyncio.Event()
+        self.my_turn: dict[str, Any] | None = None
+        self.sent_at: float | None = None
+        self.room_state = ""
+        self.ready_sent = False
+        self.done = asyncio.Event()
+
+    # -- events ---------------------------------------------------------------------
+
+    def _on_event(self, ev: dict[str, Any]) -> None:
+        t = ev.get("type")
+        if t == "your_turn":
+            self.my_turn = ev
+            self.wake.set()
+        elif t in ACTION_EVENTS and ev.get("seat") == self.seat and self.sent_at is not None:
+            self.stats.rtts.append(time.perf_counter() - self.sent_at)
+            self.sent_at = None
+        elif t == "turn" and ev.get("seat") != self.seat and self.my_turn is not None \
+                and self.my_turn.get("phase") != "declaring":
+            self.my_turn = None
+        elif t == "game_finished":
+            self.my_turn = None
+            if ev.get("reason") != "redeal":
+                if self.seat == 0:
+                    self.stats.games[self.game] += 1
+                    if self.progress is not None:
+                        self.progress()
+                self.games_left -= 1
+                if self.games_left <= 0:
+                    self.done.set()
+            self.ready_sent = False
+            self.wake.set()
+        elif t == "room_changed" and ev.get("room") == self.room:
+            self.room_state = str(ev.get("state"))
+            self.wake.set()
+
+    # -- the bot's life -------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Sign in, sit, and play until the games are done (reconnecting on drops)."""
+        while not self.done.is_set():
+            try:
+                await self._session()
+            except (ConnectionError, OSError, websockets.WebSocketException) as e:
+                self.stats.errors[type(e).__name__] += 1
+                self.stats.reconnects += 1
+                await asyncio.sleep(0.5)
+        await self.client.close()
+
+    async def _session(self) -> None:
+        await self.client.connect()
+        if self.token:
+            await self.client.call("auth", token=self.token)
+        else:
+            reply = await self.client.call("login", name=self.name)
+            self.token = reply["token"]
+        server = self.room.rsplit("-", 1)[0] if "-" in self.room else ""
+        await self._try("watch_server", server=server)
+        await self._sit()
+        while not self.done.is_set():
+            if self.client.closed.is_set():
+                raise ConnectionError("connection closed")
+            await self._step()
+
+    async def _sit(self) -> None:
+        try:
+            await self.client.call("sit", room=self.room, seat=self.seat)
+        except BotError as e:
+            if e.code != "already_seated":
+                self.stats.errors[e.code] += 1
+                raise
+        self.ready_sent = False
+
+    async def _try(self, cmd: str, **args: Any) -> dict[str, Any] | None:
+        try:
+            return await self.client.call(cmd, **args)
+        except BotError as e:
+            self.stats.errors[e.code] += 1
+            return None
+
+    async def _step(self) -> None:
+        if not self.ready_sent:
+            self.ready_sent = True
+            try:
+                await self.client.call("ready")
+            except BotError as e:
+                if e.code in ("not_seated", "no_such_seat"):
+                    await self._sit()
+                elif e.code != "room_started":
+                    self.stats.errors[e.code] += 1
+        self.wake.clear()
+        turn = self.my_turn
+        if turn is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=5)
+            if self.my_turn is None and self.room_state == "waiting":
+                self.ready_sent = False
+            return
+        await asyncio.sleep(self.rng.uniform(*self.think))
+        if self.my_turn is not turn:
+            return  # the turn moved on while thinking (a timeout, the deal ended)
+        if turn.get("phase") == "declaring":
+            options = turn.get("declare_options") or []
+            self.my_turn = None
+            if options and self.rng.random() < 0.5:
+                await self._act({"type": "declare", "cards": self.rng.choice(options)})
+            return
+        hints = await self._try("hints")
+        actions = (hints or {}).get("actions") or []
+        if not actions:
+            return
+        self.my_turn = None
+        await self._act(self.rng.choice(actions))
+
+    async def _act(self, action: dict[str, Any]) -> None:
+        self.sent_at = time.perf_counter()
+        self.stats.actions += 1
+        try:
+            await self.client.call("act", action=action)
+        except BotError as e:
+            self.sent_at = None
+            self.stats.errors[e.code] += 1
+
+
+async def rooms_for(url: str, game: str, tables: int) -> list[tuple[str, int]]:
+    """Pick ``tables`` idle rooms of ``game``'s coin servers: [(room, seats)]."""
+    probe = Client(url, lambda ev: None)
+    await probe.connect()
+    try:
+        await probe.call("login", name=f"bots-{secrets.token_hex(4)}")
+        servers = [s for s in (await probe.call("servers"))["servers"] if s["game"] == game]
+        picked: list[tuple[str, int]] = []
+        for s in sorted(servers, key=lambda s: (s["min_coins"], s["server"])):
+            rooms = (await probe.call("rooms", server=s["server"]))["rooms"]
+            for r in rooms:
+                if r["state"] == "idle" and len(picked) < tables:
+                    picked.append((r["room"], s["seats"] or SEATS[game]))
+        if len(picked) < tables:
+            raise SystemExit(f"only {len(picked)} idle rooms of {game} for {tables} tables")
+        return picked
+    finally:
+        await probe.close()
+
+
+async def run_bots(url: str, games: list[str], per_table: int, tables: int,
+                   think: tuple[float, float], seed: int | None = None,
+                   show_progress: bool = True) -> dict[str, Any]:
+    """Play ``per_table`` games at ``tables`` tables of each game; the summary."""
+    from rich.progress import Progress
+
+    stats = Stats()
+    rng = random.Random(seed)
+    run_id = secrets.token_hex(3)
+    start = time.perf_counter()
+    total = per_table * tables * len(games)
+    with Progress(disable=not show_progress, transient=False) as progress:
+        task = progress.add_task("games", total=total)
+        bots: list[Bot] = []
+        for game in games:
+            for t, (room, seats) in enumerate(await rooms_for(url, game, tables)):
+                for seat in range(seats):
+                    bots.append(Bot(url, f"bot-{run_id}-{game[:3]}{t}-{seat}", game, room,
+                                    seat, per_table, think, stats,
+                                    random.Random(rng.random()),
+                                    lambda: progress.advance(task)))
+        await asyncio.gather(*(b.run() for b in bots))
+    return stats.summary(time.perf_counter() - start)
