@@ -22,6 +22,11 @@ from paiju.rules.errors import RulesError
 _RANK_OF = {ch: i for i, ch in enumerate(dc.RANK_CHARS)} | {"w": dc.SJ_RANK, "W": dc.BJ_RANK}
 
 
+def cs(text: str) -> list[str]:
+    """Cards from a space-separated string."""
+    return text.split()
+
+
 def pc(ranks: str) -> list[int]:
     """Rank counts of a rank string: ``"33344455"``; ``w`` = SJ, ``W`` = BJ."""
     out = [0] * dc.NRANKS
@@ -285,8 +290,8 @@ def test_lead_as_longest_airplane_and_follow_as_wings() -> None:
     events = act(g, 0, "play", lead)
     assert events[0].data["combination"] == "airplane"
     g2 = make(
-        "3S 3H 3C 4S 4H 4C 5S 5H 5C 7S 8S 9S".split(),
-        "6S 6H 6C 7H 7C 7D 8H 8C 8D 9H 9C 9D".split(),
+        ["3S", "3H", "3C", "4S", "4H", "4C", "5S", "5H", "5C", "7S", "8S", "9S"],
+        ["6S", "6H", "6C", "7H", "7C", "7D", "8H", "8C", "8D", "9H", "9C", "9D"],
     )
     landlord0(g2)
     assert act(g2, 0, "play", "3S 3H 3C 4S 4H 4C 5S 5H 5C 7S 8S 9S")[0].data[
@@ -311,7 +316,7 @@ def test_four_two_is_not_a_bomb_and_bombs_double() -> None:
 
 
 def test_spring_points() -> None:
-    g = make("3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS 2S 2H 2C 2D 3H".split(),
+    g = make(cs("3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS 2S 2H 2C 2D 3H"),
              bottom=["3C", "3D", "5H"])
     landlord0(g)
     act(g, 0, "play", "3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS")
@@ -330,7 +335,7 @@ def test_spring_points() -> None:
 
 
 def test_anti_spring() -> None:
-    farmer = ["2S", *"4S 4H 4C 5S 5H 5C 6S 6H 6C 7S 7H 7C 8S 9S TS JS".split()]
+    farmer = cs("2S 4S 4H 4C 5S 5H 5C 6S 6H 6C 7S 7H 7C 8S 9S TS JS")
     g = make(["3S"], farmer, bottom=["3H", "3C", "3D"])
     landlord0(g)
     act(g, 0, "play", "3S")
@@ -345,7 +350,7 @@ def test_anti_spring() -> None:
 
 
 def test_spring_doubles_option_off() -> None:
-    farmer = ["2S", *"4S 4H 4C 5S 5H 5C 6S 6H 6C 7S 7H 7C 8S 9S TS JS".split()]
+    farmer = cs("2S 4S 4H 4C 5S 5H 5C 6S 6H 6C 7S 7H 7C 8S 9S TS JS")
     g = make(["3S"], farmer, bottom=["3H", "3C", "3D"], options={"spring_doubles": False})
     landlord0(g)
     for seat, typ, cards in [(0, "play", "3S"), (1, "play", "2S"), (2, "pass", ""),
