@@ -612,3 +612,25 @@ def test_view_hides_other_hands() -> None:
         "trick_winner", "tricks_played", "last_trick", "last_trick_winner", "captured",
         "scores", "redeal", "escaped",
     }
+
+
+def test_run_need_not_be_followed_by_a_run() -> None:
+    # paiju ruling: rulings.md asks for pairs, not for a run: two pairs that are
+    # not consecutive (7-7, Q-Q) follow a two-pair run, and must be played
+    hand = "7H 7H QH QH 8H 5C 7C 8C 9C JC QC KC AC 5D 7D 8D 9D JD QD KD AD"
+    g = start({0: "TS 9H 9H JH JH", 1: hand})
+    play(g, 0, "9H 9H JH JH")
+    assert legal(g, 1) == cards("7H 7H QH QH")
+    assert error(g, Action(1, "play", ("7H", "7H", "QH", "8H"))) == "must_follow_shape"
+    play(g, 1, "QH QH 7H 7H")
+    assert g.view(2)["trick_winner"] == 0  # not a run: it cannot win
+
+
+def test_example_record_replays_finished() -> None:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "examples" / "hunzhan-game.json"
+    out = replay(json.loads(path.read_text(encoding="utf-8")))
+    assert out["finished"] and all(a["ok"] for a in out["actions"])
+    assert sum(out["result"]["detail"]["captured"]) == 240
