@@ -665,3 +665,37 @@ def test_no_timeout_while_declaring() -> None:
     rejects(g, act(0, "timeout"), "not_your_turn")
     with pytest.raises(RulesError):
         g.default_action(0)
+
+
+# -- paiju rulings (docs/rules/shengji.md) --------------------------------------------
+
+
+def test_bury_options_are_runs_of_the_sorted_hand() -> None:
+    g, _ = declared_one_deck()
+    listed = g.legal_actions(1)
+    # 18 cards, kitty 6: 13 runs of six consecutive cards (lowest first)
+    assert len(listed) == 13
+    assert listed[0] == act(1, "bury", "4D", "4H", "4S", "6H", "7H", "8H")
+    assert g.legal_actions(0) == []
+
+
+def test_redeal_and_escape_keep_the_dealer() -> None:
+    g = one_deck(dealer=2)
+    g.apply(act(None, "end_declare"))
+    assert g.result().detail["next_dealer"] == 2
+    g = after_default_bury()
+    g.apply(act(0, "escape"))
+    assert g.result().detail["next_dealer"] == 1
+    assert g.result().detail["dealer"] == 1
+
+
+def test_room_options_accepted() -> None:
+    g = one_deck(turn_seconds=20, reconnect_seconds=90, base=1, unit=1, fee_rate=0.02)
+    assert g.phase == "declaring"
+
+
+def test_played_event_names() -> None:
+    hands = [["KH", "KH"], ["9H", "8H"], ["AH", "AH"], ["6S", "6S"]]
+    g = in_play(2, "S", 0, hands, 0)
+    names = [g.apply(act(s, "play", *hands[s]))[0].data["combination"] for s in range(4)]
+    assert names == ["pair", "follow", "pair", "pair"]
