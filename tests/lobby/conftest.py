@@ -1,0 +1,175 @@
+"""Fixtures of the lobby tests: a real ledger, two real table instances and a
+lobby, in-process on loopback, with a real NATS server and SQLite files.
+
+The lobby and the tables get fake clocks (nothing waits for the 20 s ready
+kick or a turn timer); the tables report finished games to the lobby
+(``lobby_addr``), as in production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import nats
+import pytest
+
+from paiju import natsconn
+from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from services.ledger import main as ledger_main
+from services.lobby import main as lobby_main
+from services.lobby.clock import FakeClock
+from services.lobby.lobby import Lobby
+from services.table import main as table_main
+from services.table.clock import FakeClock as TableClock
+from services.table.runner import Table
+from tests.fixtures import free_port, running_service
+
+ROOMS_YAML = """\
+defaults: {fee_rate: 0.02, ready_seconds: 20}
+servers:
+  - {server: dz, name: 斗地主 test, game: doudizhu, base: 10, min_coins: 100, rooms: 4,
+     options: {turn_seconds: 20}}
+  - {server: hz, name: 混战 test, game: hunzhan, base: 10, min_coins: 100, rooms: 1}
+"""
+
+GRANT_KEY = "test-grant-key"
+
+
+class Bank:
+    """Accounts in the real ledger at ``addr``."""
+
+    def __init__(self, addr: str) -> None:
+        self.addr = addr
+        self.channel = grpc.aio.insecure_channel(addr)
+        self.stub = ledger_pb2_grpc.LedgerServiceStub(self.channel)
+
+    async def fund(self, player: str, coins: int) -> None:
+        """Open ``player``'s account with ``coins`` coins."""
+        await self.stub.OpenAccount(ledger_pb2.OpenAccountRequest(player=player, name=player))
+        if coins:
+            await self.stub.Grant(ledger_pb2.GrantRequest(
+                player=player, coins=coins, reason="test", grant_id=uuid.uuid4().hex),
+                metadata=(("x-paiju-grant-key", GRANT_KEY),))
+
+    async def balance(self, player: str) -> int:
+        """``player``'s coins."""
+        return int((await self.stub.GetBalance(ledger_pb2.GetBalanceRequest(player=player)))
+                   .coins)
+
+    async def take(self, player: str, coins: int) -> None:
+        """Take ``coins`` from ``player`` (a room fee charge)."""
+        await self.stub.ChargeFee(ledger_pb2.ChargeFeeRequest(
+            charge_id=uuid.uuid4().hex, players=[player], coins=coins, reason="test"))
+
+
+@dataclass
+class Events:
+    """``room_changed`` events received on NATS, in arrival order."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def wait_for(self, match: Callable[[dict[str, Any]], bool],
+                       timeout: float = 10.0) -> dict[str, Any]:
+        """The first event that matches (a deadline for a condition, not a timer)."""
+        async def look() -> dict[str, Any]:
+            seen = 0
+            while True:
+                for e in self.items[seen:]:
+                    if match(e):
+                        return e
+                seen = len(self.items)
+                self.arrived.clear()
+                await self.arrived.wait()
+        return await asyncio.wait_for(look(), timeout)
+
+
+@dataclass
+class Stack:
+    """A running lobby with its ledger, two table instances and NATS."""
+
+    lobby_addr: str
+    lobby: Lobby
+    clock: FakeClock
+    stub: lobby_pb2_grpc.LobbyServiceStub
+    bank: Bank
+    table_addrs: list[str]
+    tables: list[Table]
+    table_clock: TableClock
+    events: Events
+    nats_url: str
+    database_url: str
+
+    def table_at(self, addr: str) -> Table:
+        """The in-process table instance serving ``addr``."""
+        return self.tables[self.table_addrs.index(addr)]
+
+
+@contextlib.asynccontextmanager
+async def ledger_service(nats_url: str, tmp: Path) -> AsyncIterator[str]:
+    """A real ledger on loopback (its own SQLite file)."""
+    async with running_service("ledger", ledger_main.setup, {
+            "nats_url": nats_url, "database_url": f"sqlite:///{tmp / 'ledger.db'}",
+            "grant_key": GRANT_KEY}) as addr:
+        yield addr
+
+
+@pytest.fixture
+def rooms_file(tmp_path: Path) -> Path:
+    """The test rooms file (servers dz: doudizhu, 4 rooms; hz: hunzhan, 1 room)."""
+    path = tmp_path / "rooms.yaml"
+    path.write_text(ROOMS_YAML, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+async def stack(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIterator[Stack]:
+    """Ledger, two tables (lobby_addr set), the lobby, and a NATS subscriber of
+    ``paiju.lobby.dz.rooms``."""
+    lobby_port = free_port()
+    lobby_addr = f"127.0.0.1:{lobby_port}"
+    table_clock = TableClock()
+    clock = FakeClock()
+    tables: list[Table] = []
+    lobbies: list[Lobby] = []
+    events = Events()
+    async with contextlib.AsyncExitStack() as es:
+        ledger_addr = await es.enter_async_context(ledger_service(nats_server, tmp_path))
+        table_addrs = []
+        for i in range(2):
+            addr = await es.enter_async_context(running_service(
+                "table", table_main.make_setup(clock=table_clock, tables=tables), {
+                    "nats_url": nats_server, "ledger_addr": ledger_addr,
+                    "lobby_addr": lobby_addr,
+                    "database_url": f"sqlite:///{tmp_path / f'table{i}.db'}"}))
+            table_addrs.append(addr)
+        database_url = f"sqlite:///{tmp_path / 'lobby.db'}"
+        await es.enter_async_context(running_service(
+            "lobby", lobby_main.make_setup(clock=clock, interval=3600, lobbies=lobbies), {
+                "grpc_port": lobby_port, "nats_url": nats_server, "ledger_addr": ledger_addr,
+                "table_addrs": tuple(table_addrs), "database_url": database_url,
+                "rooms_file": str(rooms_file), "instance": "lobby-test"}))
+        nc = await nats.connect(nats_server)
+        es.push_async_callback(nc.close)
+
+        async def on_event(msg: Any) -> None:
+            events.items.append(natsconn.decode(msg.data))
+            events.arrived.set()
+
+        await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
+        await nc.flush()
+        channel = grpc.aio.insecure_channel(lobby_addr)
+        es.push_async_callback(channel.close)
+        bank = Bank(ledger_addr)
+        es.push_async_callback(bank.channel.close)
+        yield Stack(lobby_addr, lobbies[0], clock, lobby_pb2_grpc.LobbyServiceStub(channel),
+                    bank, table_addrs, tables, table_clock, events, nats_server,
+                    database_url)
