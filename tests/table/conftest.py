@@ -34,7 +34,7 @@ from tests.fixtures import free_port, running_service
 GRANT_METADATA = (("x-paiju-grant-key", "dev-grant-key"),)
 
 
-class LobbyRecorder(lobby_pb2_grpc.LobbyServiceServicer):  # type: ignore[misc]
+class LobbyRecorder(lobby_pb2_grpc.LobbyServiceServicer):
     """A real gRPC LobbyService on loopback that records GameOver calls."""
 
     def __init__(self) -> None:
@@ -138,7 +138,7 @@ class Harness:
 async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = None
                           ) -> AsyncIterator[Harness]:
     """Ledger, lobby recorder and a table instance (FakeClock, fixed deals allowed)."""
-    recorder = LobbyRecorder()
+    recorder = LobbyRecorder()  # type: ignore[abstract]
     lobby_server = grpc.aio.server()
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(recorder, lobby_server)
     lobby_port = free_port()
@@ -162,11 +162,10 @@ async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = 
             clock=clock, tables=tables, allow_fixed_deal=True), {
             "nats_url": nats_url, "database_url": f"sqlite:///{tmp / 'table.db'}",
             "ledger_addr": ledger_addr, "lobby_addr": lobby_addr or f"127.0.0.1:{lobby_port}",
-        }) as table_addr:
-            async with grpc.aio.insecure_channel(table_addr) as tch, \
+        }) as table_addr, grpc.aio.insecure_channel(table_addr) as tch, \
                     grpc.aio.insecure_channel(ledger_addr) as lch:
-                yield Harness(clock, tables[0], table_pb2_grpc.TableServiceStub(tch),
-                              ledger_pb2_grpc.LedgerServiceStub(lch), recorder, events)
+            yield Harness(clock, tables[0], table_pb2_grpc.TableServiceStub(tch),
+                          ledger_pb2_grpc.LedgerServiceStub(lch), recorder, events)
     finally:
         await nc.drain()
         await lobby_server.stop(None)

@@ -4,17 +4,19 @@ illegal and duplicate actions, timeouts, disconnects, no-call redeals."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import grpc
 import pytest
 
+from paiju.common.v1 import common_pb2
 from paiju.replay import replay
 from paiju.table.v1 import table_pb2
 from tests.table.conftest import Harness
 
 # A deal written by hand: seat 0 holds the rocket, four bombs (2, A, K, Q with the
 # kitty's QD) and 33; seats 1 and 2 hold the rest.
-SPRING_DEAL = {
+SPRING_DEAL: dict[str, Any] = {
     "hands": [
         ["BJ", "SJ", "2S", "2H", "2C", "2D", "AS", "AH", "AC", "AD",
          "KS", "KH", "KC", "KD", "QS", "QH", "QC"],
@@ -127,7 +129,7 @@ async def test_illegal_action_changes_nothing_and_duplicate_answered_once(
     assert not third.ok and third.error == "wrong_phase"  # calling is over
     # Check changes nothing.
     chk = await h.stub.Check(table_pb2.ActRequest(room=room, player=ps[1],
-                                                  action={"type": "rob"}))
+                                                  action=common_pb2.Action(type="rob")))
     assert chk.ok
     assert (await h.view(room, ps[1]))["to_act"] == [1]
     # Not seated; no game.
@@ -147,7 +149,7 @@ async def test_fourth_timeout_is_an_escape_settled_by_the_ledger(harness: Harnes
     assert (await h.act(room, ps[2], "no_rob")).ok
     # Seat 0 (landlord) leads and lets its turn run out, the farmers pass.
     # Default lead: the lowest legal play with the fewest cards (3S, then 3H, then QS).
-    for n, card in enumerate(["3H", "3S", "QC"], start=1):
+    for n in (1, 2, 3):
         h.clock.advance(19.9)
         assert not [e for e in h.public(room) if e["type"] == "timed_out" and e["count"] == n]
         h.clock.advance(0.1)
@@ -224,7 +226,7 @@ async def test_two_no_call_deals_in_a_row_charge_the_fee(harness: Harness) -> No
     started = await h.wait_event(room, "game_started", 2)
     assert started["game_id"] == f"{gid}.r1"
     # The redeal is a new game: its public seq starts at 1 again.
-    assert [e["seq"] for e in h.public(room) if e.get("game_id") == f"{gid}.r1"][0] == 1
+    assert next(e["seq"] for e in h.public(room) if e.get("game_id") == f"{gid}.r1") == 1
     v = await h.view(room, ps[0])
     order = [(v["first"] + i) % 3 for i in range(3)]
     for seat in order:
