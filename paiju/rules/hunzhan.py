@@ -73,6 +73,11 @@ def declared_trump(cards: tuple[Card, ...]) -> str | None:
     return cards[0][1] if cards[0][0] == "T" else None
 
 
+#: Room-wide keys (rulings.md "Settlement") a room's options may carry; the
+#: rules accept and ignore them (the ledger uses them).
+ROOM_KEYS = frozenset({"base", "unit", "fee_rate"})
+
+
 def _holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
     """True where ``hand`` holds every card of ``cards`` (with repeats)."""
     if len(cards) == 1:
@@ -88,7 +93,7 @@ def _parse_options(options: Mapping[str, Any]) -> dict[str, int]:
         raise RulesError("bad_options", "options must be an object")
     out: dict[str, int] = {}
     for key in options:
-        if key not in OPTIONS:
+        if key not in OPTIONS and key not in ROOM_KEYS:
             raise RulesError("bad_options", f"unknown hunzhan option {key!r}")
     for key, (default, lo, hi) in OPTIONS.items():
         value = options.get(key, default)

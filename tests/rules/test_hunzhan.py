@@ -339,6 +339,12 @@ def test_bad_options(options: dict[str, Any]) -> None:
     assert e.value.code == "bad_options"
 
 
+def test_room_options_accepted() -> None:
+    # paiju ruling: the room-wide settlement keys are accepted and ignored
+    g = Hunzhan({"base": 100, "unit": 5, "fee_rate": 0.02}, suited_deal())
+    assert g.options["turn_seconds"] == 20
+
+
 def test_options_defaults() -> None:
     g = Hunzhan({"turn_seconds": 30}, suited_deal())
     assert g.options == {"turn_seconds": 30, "declare_grace_seconds": 5, "reconnect_seconds": 90}
