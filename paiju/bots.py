@@ -260,9 +260,9 @@ class Bot:
             return
         hints = await self._try("hints")
         actions = (hints or {}).get("actions") or []
+        self.my_turn = None  # the next your_turn event wakes the bot again
         if not actions:
             return
-        self.my_turn = None
         await self._act(self.rng.choice(actions))
 
     async def _act(self, action: dict[str, Any]) -> None:

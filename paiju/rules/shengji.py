@@ -203,6 +203,31 @@ def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tup
     return out
 
 
+def shaped_combinations(
+    items: Sequence[tuple[Card, int]], r: int, req: tuple[int, ...]
+) -> list[tuple[Card, ...]]:
+    """The :func:`multiset_combinations` of size ``r`` whose :func:`partition`
+    is lexicographically >= ``req`` (the follow-shape filter, computed during
+    the enumeration)."""
+    out: list[tuple[Card, ...]] = []
+    n = len(items)
+
+    def rec(i: int, left: int, acc: tuple[Card, ...], parts: tuple[int, ...]) -> None:
+        if left == 0:
+            if tuple(sorted(parts, reverse=True)) >= req:
+                out.append(acc)
+            return
+        if i == n:
+            return
+        card, count = items[i]
+        for take in range(min(count, left), 0, -1):
+            rec(i + 1, left - take, acc + (card,) * take, (*parts, take))
+        rec(i + 1, left, acc, parts)
+
+    rec(0, r, (), ())
+    return out
+
+
 def dealt_cards(order: Sequence[Card], first: int, seat: int, k: int) -> Hand:
     """The cards ``seat`` held after the first ``k`` cards of ``order`` were dealt.
 
@@ -613,7 +638,11 @@ class Shengji(Game):
             if n == 1:
                 return [(c,) for c, _ in suit]
             req = required_pattern((k for _, k in suit), n, n)
-            return [t for t in multiset_combinations(suit, n) if partition(t) >= req]
+            if not req or req[0] == 1:  # no shape to keep: any n cards of the suit
+                return multiset_combinations(suit, n)
+            if req[0] == n:  # a group of the lead's size
+                return [(c,) * n for c, k in suit if k >= n]
+            return shaped_combinations(suit, n, req)
         base = tuple(c for c, k in suit for _ in range(k))
         cls = self.cls
         rest = sorted((c, k) for c, k in self.hands[seat].items() if cls[c] != led)

@@ -14,12 +14,14 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import grpc
+from google.protobuf import unknown_fields
+from google.protobuf.message import Message
 from sqlalchemy.exc import DBAPIError
 
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger import settlement as rules
-from services.ledger.errors import PERMISSION_DENIED, UNAVAILABLE, LedgerError
+from services.ledger.errors import INVALID_ARGUMENT, PERMISSION_DENIED, UNAVAILABLE, LedgerError
 from services.ledger.metrics import (
     COINS_MOVED,
     FEES,
@@ -34,6 +36,33 @@ GRANT_KEY_HEADER = "x-paiju-grant-key"
 SERVICE_NAME = ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
 
 log = logging.getLogger("paiju.ledger")
+
+
+def mistyped_fields(message: Message, prefix: str = "") -> list[str]:
+    """Names of fields of ``message`` (and its sub-messages) that arrived with a
+    wire type other than their declared one — e.g. ``coins`` sent as a double
+    1.5. Protobuf keeps such values as unknown fields and reads the field as 0;
+    the ledger refuses them instead (``bad_field_type``)."""
+    known = message.DESCRIPTOR.fields_by_number
+    unknown = unknown_fields.UnknownFieldSet(message)
+    numbers = [unknown[i].field_number for i in range(len(unknown))]
+    found = [f"{prefix}{known[n].name}" for n in numbers if n in known]
+    for field, value in message.ListFields():
+        if field.message_type is None or field.message_type.GetOptions().map_entry:
+            continue
+        if field.is_repeated:
+            for i, item in enumerate(value):
+                found += mistyped_fields(item, f"{prefix}{field.name}[{i}].")
+        else:
+            found += mistyped_fields(value, f"{prefix}{field.name}.")
+    return found
+
+
+def _check_wire(message: Message) -> None:
+    bad = mistyped_fields(message)
+    if bad:
+        raise LedgerError(INVALID_ARGUMENT, "bad_field_type",
+                          f"{', '.join(bad)}: wrong type (amounts and points are integers)")
 
 
 def _account(a: AccountView) -> ledger_pb2.Account:
@@ -53,9 +82,10 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         self.ledger = ledger
         self.grant_key = grant_key
 
-    async def _call(self, context: grpc.aio.ServicerContext, work: Callable[[], Awaitable[T]],
-                    ) -> T:
+    async def _call(self, context: grpc.aio.ServicerContext, request: Message,
+                    work: Callable[[], Awaitable[T]]) -> T:
         try:
+            _check_wire(request)
             return await work()
         except LedgerError as e:
             await context.abort(e.code, e.details)
@@ -67,19 +97,21 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     async def OpenAccount(self, request: ledger_pb2.OpenAccountRequest,
                           context: grpc.aio.ServicerContext) -> ledger_pb2.Account:
         """Open (or return) an account."""
-        account = await self._call(context, lambda: self.ledger.open_account(
+        account = await self._call(context, request, lambda: self.ledger.open_account(
             request.player, request.name))
         return _account(account)
 
     async def GetBalance(self, request: ledger_pb2.GetBalanceRequest,
                          context: grpc.aio.ServicerContext) -> ledger_pb2.Account:
         """A player's coins."""
-        return _account(await self._call(context, lambda: self.ledger.balance(request.player)))
+        account = await self._call(context, request,
+                                   lambda: self.ledger.balance(request.player))
+        return _account(account)
 
     async def GetHistory(self, request: ledger_pb2.GetHistoryRequest,
                          context: grpc.aio.ServicerContext) -> ledger_pb2.GetHistoryResponse:
         """A player's journal entries, newest first."""
-        found = await self._call(context, lambda: self.ledger.history(request.player,
+        found = await self._call(context, request, lambda: self.ledger.history(request.player,
                                                                        request.limit))
         return ledger_pb2.GetHistoryResponse(entries=[
             ledger_pb2.JournalEntry(transaction_id=e.transaction_id, kind=e.kind,
@@ -97,7 +129,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             await context.abort(PERMISSION_DENIED,
                                 f"grant_key_required: metadata {GRANT_KEY_HEADER} is missing "
                                 "or wrong")
-        account, repeated = await self._call(context, lambda: self.ledger.grant(
+        account, repeated = await self._call(context, request, lambda: self.ledger.grant(
             request.player, request.coins, request.reason, request.grant_id))
         if not repeated:
             GRANTED.inc(request.coins)
@@ -110,6 +142,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         terms = rules.Terms(request.terms.base, request.terms.unit, request.terms.fee_rate)
         seats = [rules.Seat(s.seat, s.player, s.points) for s in request.seats]
         try:
+            _check_wire(request)
             outcome = await self.ledger.settle(request.game_id, terms, seats, request.game,
                                                request.reason)
         except LedgerError as e:
@@ -139,7 +172,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     async def ChargeFee(self, request: ledger_pb2.ChargeFeeRequest,
                         context: grpc.aio.ServicerContext) -> ledger_pb2.ChargeFeeResponse:
         """Charge a room fee capped at each balance (idempotent by charge id)."""
-        outcome = await self._call(context, lambda: self.ledger.charge_fee(
+        outcome = await self._call(context, request, lambda: self.ledger.charge_fee(
             request.charge_id, list(request.players), request.coins, request.reason,
             request.game_id))
         if not outcome.repeated:
@@ -150,7 +183,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     async def Audit(self, request: ledger_pb2.AuditRequest,
                     context: grpc.aio.ServicerContext) -> ledger_pb2.AuditResponse:
         """Recompute every balance and the zero sum."""
-        report = await self._call(context, self.ledger.audit)
+        report = await self._call(context, request, self.ledger.audit)
         if not report.ok:
             log.error("audit failed", extra={"mismatched": list(report.mismatched_accounts),
                                              "unbalanced": list(report.unbalanced_transactions),

@@ -22,7 +22,7 @@ import pytest
 
 from paiju import natsconn
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.lobby.v1 import lobby_pb2_grpc
 from services.ledger import main as ledger_main
 from services.lobby import main as lobby_main
 from services.lobby.clock import FakeClock
