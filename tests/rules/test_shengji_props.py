@@ -170,25 +170,25 @@ def _play_one(decks: int, seed: int, check_every: int) -> None:
     assert out["result"] == result.to_json()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32))
 def test_random_games_one_deck(seed: int) -> None:
     _play_one(1, seed, 1)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.integers(0, 2**32))
 def test_random_games_two_decks(seed: int) -> None:
     _play_one(2, seed, 3)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.integers(0, 2**32))
 def test_random_games_three_decks(seed: int) -> None:
     _play_one(3, seed, 9)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.integers(0, 2**32))
 def test_random_games_four_decks(seed: int) -> None:
     _play_one(4, seed, 15)
