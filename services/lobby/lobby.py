@@ -53,8 +53,8 @@ class Lobby:
             raise E.LobbyError(E.NO_SUCH_ROOM, f"there is no room {room_id!r}")
         return server
 
-    async def _mutate(self, room_id: str, change: Callable[[Room], Room], *,
-                      game_started: bool = False, game_ended: str = "") -> tuple[Room, Room]:
+    async def _mutate(self, room_id: str, change: Callable[[Room], Room]
+                      ) -> tuple[Room, Room]:
         """Load the room, apply ``change``, save with compare-and-set; on a
         conflict reload and apply again. Returns (room before, room after);
         the same room twice when ``change`` changed nothing (nothing written)."""
@@ -64,8 +64,7 @@ class Lobby:
             if new == old:
                 return old, old
             try:
-                saved = await self.store.save(old, new, self.clock.now_ms(),
-                                              game_started=game_started, game_ended=game_ended)
+                saved = await self.store.save(old, new, self.clock.now_ms())
             except Conflict:
                 M.CAS_CONFLICTS.inc()
                 await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
@@ -184,7 +183,7 @@ class Lobby:
             return domain.start(pressed, game_id, candidates[0]) if pressed.can_start \
                 else pressed
 
-        _, room = await self._mutate(room_id, begin, game_started=True)
+        _, room = await self._mutate(room_id, begin)
         if room.game_id != game_id:
             return room  # someone stood up meanwhile: the press is saved, no game
         for addr in candidates:
@@ -203,8 +202,7 @@ class Lobby:
             return room
         now = self.clock.now_ms()
         await self._mutate(room_id, lambda r: domain.abort_start(
-            r, game_id, player, now_ms=now, ready_seconds=server.ready_seconds),
-            game_ended=game_id)
+            r, game_id, player, now_ms=now, ready_seconds=server.ready_seconds))
         raise E.unavailable(E.NO_TABLE_INSTANCE, "no table instance took the game")
 
     # -- after the game --------------------------------------------------------
@@ -236,7 +234,7 @@ class Lobby:
         now = self.clock.now_ms()
         _, saved = await self._mutate(room_id, lambda r: domain.game_over(
             r, game_id, list(escaped), carry, balances, server.min_coins, now_ms=now,
-            ready_seconds=server.ready_seconds), game_ended=game_id)
+            ready_seconds=server.ready_seconds))
         return saved
 
     # -- background ------------------------------------------------------------

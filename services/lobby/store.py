@@ -157,13 +157,13 @@ class Store:
                                         .where(seats_table.c.player == player))).scalar()
         return None if found is None else str(found)
 
-    async def save(self, old: Room, new: Room, now_ms: int, *,
-                   game_started: bool = False, game_ended: str = "") -> Room:
+    async def save(self, old: Room, new: Room, now_ms: int) -> Room:
         """Write ``new`` in place of ``old`` if the room is still at ``old.version``.
 
         One transaction: the version-checked room update, the seat changes
-        (deleted, updated, inserted), and the ``lobby_games`` row of a game that
-        starts (``game_started``) or ends (``game_ended``). Returns ``new`` with
+        (deleted, updated, inserted), and the ``lobby_games`` rows of a game that
+        starts (``new`` has a game id ``old`` had not) or ends (``old``'s game id
+        is gone). Returns ``new`` with
         its new version. Raises :class:`Conflict` when the version moved on (or
         the database reports a serialization failure or deadlock), and
         ``already_seated`` when a newly seated player sits in another room.
@@ -182,7 +182,11 @@ class Store:
                 if result.rowcount != 1:
                     raise Conflict(old.room)
                 await self._write_seats(conn, old, new)
-                if game_started:
+                if old.game_id and new.game_id != old.game_id:
+                    await conn.execute(update(games_table)
+                                       .where(games_table.c.game_id == old.game_id)
+                                       .values(ended_ms=now_ms))
+                if new.game_id and new.game_id != old.game_id:
                     await conn.execute(insert(games_table).values(
                         game_id=new.game_id, room=new.room,
                         table_instance=new.table_instance, started_ms=now_ms, ended_ms=None))
@@ -190,10 +194,6 @@ class Store:
                     await conn.execute(update(games_table)
                                        .where(games_table.c.game_id == new.game_id)
                                        .values(table_instance=new.table_instance))
-                if game_ended:
-                    await conn.execute(update(games_table)
-                                       .where(games_table.c.game_id == game_ended)
-                                       .values(ended_ms=now_ms))
         except IntegrityError as e:
             raise E.LobbyError(E.ALREADY_SEATED,
                                "the player already sits in another room") from e

@@ -5,12 +5,14 @@ pressed start, the 20 s kick) and architecture.md "Flows"."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import grpc
 
 from paiju.lobby.v1 import lobby_pb2
 from paiju.table.v1 import table_pb2, table_pb2_grpc
+from tests.fixtures import free_port
 from tests.lobby.conftest import Stack
 from tests.lobby.helpers import refused, sample
 
@@ -308,3 +310,38 @@ async def test_room_gauges(stack: Stack) -> None:
     assert sample("paiju_lobby_rooms", state="idle") == 4
     assert sample("paiju_lobby_rooms", state="started") == 0
     assert sample("paiju_lobby_seated_players") == 2
+
+
+async def test_two_lobbies_kick_once(stack: Stack) -> None:
+    """The 20 s kick run by two lobby instances at once over the same database
+    removes the player once (compare-and-set)."""
+    from paiju import db
+    from services.lobby.lobby import Lobby
+    from services.lobby.store import Store
+
+    await fill(stack, "dz-01", ["k1", "k2", "k3"])
+    await stack.stub.Ready(who("k1"))
+    await stack.stub.Ready(who("k2"))
+    engine = db.make_engine(stack.database_url)
+    try:
+        other = Lobby(stack.lobby.config, Store(engine, stack.lobby.config),
+                      stack.lobby.ledger, stack.lobby.tables, None, stack.clock)
+        stack.clock.advance(20)
+        results = await asyncio.gather(stack.lobby.kick_due(), other.kick_due())
+    finally:
+        await engine.dispose()
+    assert sorted(results[0] + results[1]) == [("dz-01", "k3")]
+    assert seats((await rooms_of(stack))["dz-01"]) == [(0, "k1", True), (1, "k2", True)]
+
+
+async def test_instances_that_do_not_answer_are_skipped(stack: Stack) -> None:
+    from services.lobby.placement import Tables
+
+    dead = f"127.0.0.1:{free_port()}"
+    tables = Tables([dead, *stack.table_addrs], timeout=1.0)
+    try:
+        assert await tables.candidates() == stack.table_addrs
+        stack.tables[0].drain()
+        assert await tables.candidates() == [stack.table_addrs[1]]
+    finally:
+        await tables.close()

@@ -1,0 +1,59 @@
+"""The rooms file: the built-in default offers every game, bad files are refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.lobby.rooms import RoomsConfigError, load, parse
+
+
+def test_default_file_offers_every_game_at_several_levels() -> None:
+    config = load()
+    games = {s.game for s in config.servers}
+    assert games == {"doudizhu", "hunzhan", "daa", "shengji"}
+    decks = {s.options.get("decks") for s in config.servers if s.game == "shengji"}
+    assert decks == {1, 2, 3, 4}
+    for game in ("doudizhu", "hunzhan", "daa", "shengji"):
+        assert len({s.base for s in config.servers if s.game == game}) >= 2, game
+    for s in config.servers:
+        # Seats per game (records.md "Games"); unit 5 in hunzhan, else 1 (rulings.md).
+        assert s.seats == {"doudizhu": 3, "hunzhan": 4, "daa": 5, "shengji": 4}[s.game]
+        assert s.unit == (5 if s.game == "hunzhan" else 1)
+        assert s.fee_rate == 0.02 and s.ready_seconds == 20
+        assert s.min_coins > 0 and s.rooms >= 1
+    first = config.servers[0]
+    assert first.room_ids()[:2] == [f"{first.server}-01", f"{first.server}-02"]
+    assert config.server_of_room(f"{first.server}-01") == first
+    assert config.server_of_room("nowhere-01") is None
+
+
+def test_defaults_and_explicit_values() -> None:
+    config = parse("""
+defaults: {rooms: 2, fee_rate: 0.05}
+servers:
+  - {server: a, game: hunzhan, base: 100, min_coins: 0}
+  - {server: b, game: daa, base: 5, min_coins: 50, unit: 2, rooms: 1, ready_seconds: 30,
+     fee_rate: 0}
+""")
+    a, b = config.servers
+    assert (a.unit, a.rooms, a.fee_rate, a.ready_seconds, a.name) == (5, 2, 0.05, 20, "a")
+    assert (b.unit, b.rooms, b.fee_rate, b.ready_seconds, b.seats) == (2, 1, 0.0, 30, 5)
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("servers: []", "no servers"),
+    ("just text", "mapping"),
+    ("servers:\n  - {server: A!, game: daa, base: 1, min_coins: 0}", "server must match"),
+    ("servers:\n  - {server: a, game: poker, base: 1, min_coins: 0}", "game must be"),
+    ("servers:\n  - {server: a, game: daa, base: 0, min_coins: 0}", "base must be"),
+    ("servers:\n  - {server: a, game: daa, base: 1}", "min_coins must be"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, fee_rate: 1.5}",
+     "fee_rate"),
+    ("servers:\n  - {server: a, game: shengji, base: 1, min_coins: 0, options: {decks: 5}}",
+     "decks"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0}\n"
+     "  - {server: a, game: daa, base: 1, min_coins: 0}", "twice"),
+])
+def test_malformed_files_are_refused(text: str, names: str) -> None:
+    with pytest.raises(RoomsConfigError, match=names):
+        parse(text)
