@@ -1,0 +1,124 @@
+"""200 games at once in one table instance, played by random legal bots
+through the RPCs; every settlement once, no sequence gap. Draining on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import grpc
+import pytest
+
+from paiju.common.v1 import common_pb2
+from paiju.ledger.v1 import ledger_pb2
+from paiju.table.v1 import table_pb2
+from tests.table.bots import play_room
+from tests.table.conftest import Harness
+
+SEATS = {"doudizhu": 3, "hunzhan": 4, "shengji": 4, "daa": 5}
+GAMES = 200
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+async def test_200_games_at_once(harness: Harness) -> None:
+    h = harness
+    # Turns never run out here: the bots move the clock past declaring windows.
+    options = {"deal_interval_ms": 0, "turn_seconds": 10**7}
+    names = list(SEATS)
+    rooms: list[tuple[str, str, list[str]]] = []
+    start = time.monotonic()
+    for n in range(GAMES):
+        game = names[n % len(names)]
+        ps = [f"m{n}s{i}" for i in range(SEATS[game])]
+        await h.open(ps, 100_000)
+        room, gid = await h.create(game, ps, options=options, room=f"many{n}",
+                                   game_id=f"many-{n}")
+        rooms.append((room, gid, ps))
+    assert len(h.table.rooms) == GAMES
+    listed = await h.stub.ListGames(table_pb2.ListGamesRequest())
+    assert len(listed.games) == GAMES and listed.accepting
+    await asyncio.gather(*(play_room(h.stub, h.clock, room, ps, random.Random(i))
+                           for i, (room, _, ps) in enumerate(rooms)))
+    await h.wait(lambda: len(h.lobby.calls) >= GAMES, "every GameOver", timeout=60)
+    elapsed = time.monotonic() - start
+    assert sorted(c.game_id for c in h.lobby.calls) == sorted(gid for _, gid, _ in rooms)
+    assert not h.table.rooms
+    for room, _, ps in rooms:
+        pub = h.public(room)
+        by_game: dict[str, list[int]] = {}
+        for e in pub:
+            by_game.setdefault(e["game_id"], []).append(e["seq"])
+        for seqs in by_game.values():
+            assert seqs == list(range(1, len(seqs) + 1))
+        for p in ps:
+            mine: dict[str, list[int]] = {}
+            for e in h.private(p):
+                mine.setdefault(e["game_id"], []).append(e["seq"])
+            for seqs in mine.values():
+                assert seqs == list(range(1, len(seqs) + 1))
+        finals = [e for e in pub if e["type"] == "game_finished" and e["reason"] != "redeal"]
+        assert len(finals) == 1
+        fin = finals[0]
+        # The settlement is in the ledger exactly once: a repeat is recognised
+        # and each player's journal holds one entry for it at most.
+        for p in ps:
+            hist = await h.ledger.GetHistory(ledger_pb2.GetHistoryRequest(player=p, limit=50))
+            entries = [e for e in hist.entries if e.reference == fin["game_id"]]
+            row = next(r for r in fin["settlement"] if r["player"] == p)
+            assert len(entries) <= 1
+            assert sum(e.delta for e in entries) == row["coins"]
+    audit = await h.ledger.Audit(ledger_pb2.AuditRequest())
+    assert audit.ok and audit.journal_sum == 0
+    print(f"{GAMES} games in {elapsed:.1f}s")
+
+
+async def test_draining_instance_takes_no_new_games_but_runs_its_own(
+        harness: Harness) -> None:
+    h = harness
+    ps = ["dr0", "dr1", "dr2"]
+    await h.open(ps)
+    room, _ = await h.create("doudizhu", ps)
+    h.table.drain()
+    listed = await h.stub.ListGames(table_pb2.ListGamesRequest())
+    assert not listed.accepting and [g.room for g in listed.games] == [room]
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await h.create("doudizhu", ["dr3", "dr4", "dr5"])
+    assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert "draining" in (err.value.details() or "")
+    # The running game goes on to its end.
+    await play_room(h.stub, h.clock, room, ps, random.Random(1))
+    assert await h.table.wait_idle(5)
+
+
+async def test_create_game_refusals(harness: Harness) -> None:
+    h = harness
+    seats = [common_pb2.SeatPlayer(seat=i, player=f"cg{i}") for i in range(3)]
+    cases = [
+        (dict(game="mahjong", seats=seats), "unknown_game"),
+        (dict(game="doudizhu", seats=seats[:2]), "wrong_seats"),
+        (dict(game="doudizhu", seats=seats, options_json="[1]"), "invalid_argument"),
+        (dict(game="doudizhu", seats=seats, options_json='{"turn_seconds": -1}'),
+         "bad_options"),
+        (dict(game="doudizhu", seats=seats, options_json='{"bogus": 1}'), "bad_options"),
+        (dict(game="doudizhu", seats=seats, deal_json='{"hands": [], "first": 0}'),
+         "bad_deal"),
+    ]
+    for fields, code in cases:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await h.stub.CreateGame(table_pb2.CreateGameRequest(
+                game_id="g-bad", room="r-bad", **fields))
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, code
+        assert (err.value.details() or "").startswith(code + ":")
+    assert not h.table.rooms
+    # Idempotent by game id; another game in a busy room is refused.
+    ps = ["cg0", "cg1", "cg2"]
+    await h.open(ps)
+    room, gid = await h.create("doudizhu", ps, game_id="g-same", room="r-same")
+    again = await h.create("doudizhu", ps, game_id="g-same", room="r-same")
+    assert again == (room, gid)
+    assert len([e for e in h.public(room) if e["type"] == "game_started"]) == 1
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await h.create("doudizhu", ps, game_id="g-other", room="r-same")
+    assert err.value.code() == grpc.StatusCode.ALREADY_EXISTS
