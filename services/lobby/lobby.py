@@ -53,11 +53,12 @@ class Lobby:
             raise E.LobbyError(E.NO_SUCH_ROOM, f"there is no room {room_id!r}")
         return server
 
-    async def _mutate(self, room_id: str, change: Callable[[Room], Room]
-                      ) -> tuple[Room, Room]:
+    async def _mutate(self, room_id: str, change: Callable[[Room], Room], *,
+                      publish: bool = True) -> tuple[Room, Room]:
         """Load the room, apply ``change``, save with compare-and-set; on a
-        conflict reload and apply again. Returns (room before, room after);
-        the same room twice when ``change`` changed nothing (nothing written)."""
+        conflict reload and apply again; publish ``room_changed`` unless
+        ``publish`` is false. Returns (room before, room after); the same room
+        twice when ``change`` changed nothing (nothing written)."""
         for attempt in range(MAX_ATTEMPTS):
             old = await self.store.load(room_id)
             new = change(old)
@@ -69,7 +70,8 @@ class Lobby:
                 M.CAS_CONFLICTS.inc()
                 await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
                 continue
-            await publish_room(self.nc, saved)
+            if publish:
+                await publish_room(self.nc, saved)
             return old, saved
         raise E.LobbyError(E.BUSY, f"room {room_id} is too busy, try again",
                            grpc.StatusCode.ABORTED)
@@ -183,12 +185,15 @@ class Lobby:
             return domain.start(pressed, game_id, candidates[0]) if pressed.can_start \
                 else pressed
 
-        _, room = await self._mutate(room_id, begin)
+        # The started room is announced once its game exists on an instance.
+        old, room = await self._mutate(room_id, begin, publish=False)
         if room.game_id != game_id:
+            if room != old:
+                await publish_room(self.nc, room)
             return room  # someone stood up meanwhile: the press is saved, no game
         for addr in candidates:
             if addr != room.table_instance:
-                _, room = await self._mutate(room_id, _mover(game_id, addr))
+                _, room = await self._mutate(room_id, _mover(game_id, addr), publish=False)
             try:
                 await self.tables.create_game(addr, room, server)
             except grpc.aio.AioRpcError as e:
@@ -196,6 +201,7 @@ class Lobby:
                 log.warning("CreateGame on %s failed: %s", addr, e.code().name,
                             extra={"room": room_id, "game_id": game_id})
                 continue
+            await publish_room(self.nc, room)
             M.GAMES_STARTED.inc()
             log.info("game started", extra={"room": room_id, "game_id": game_id,
                                             "table_instance": addr})

@@ -162,6 +162,7 @@ async def race(nats_url: str, tmp: Path, database_url: str) -> None:
                 calls.append(attempt(stubs[1], p, *second))
             await asyncio.gather(*calls)
 
+            print(f"race: {len(wins)} seats given, refusals {dict(refusals)}")
             # No seat was given twice, no player got two seats.
             assert max(Counter((r, s) for _, r, s in wins).values()) == 1
             assert max(Counter(p for p, _, _ in wins).values()) == 1

@@ -345,3 +345,32 @@ async def test_instances_that_do_not_answer_are_skipped(stack: Stack) -> None:
         assert await tables.candidates() == [stack.table_addrs[1]]
     finally:
         await tables.close()
+
+
+async def test_create_game_refused_goes_to_the_next_instance(stack: Stack) -> None:
+    """The least loaded instance refuses CreateGame (it still runs an older game
+    of that room: room_busy); the next one gets the game, and the started room
+    is announced once, with the instance that took it."""
+    a, b = stack.table_addrs
+    await fill(stack, "dz-01", ["q1", "q2", "q3"])
+    for p in ("q1", "q2", "q3"):
+        first = await stack.stub.Ready(who(p))
+    old_table = first.table_instance
+    other = b if old_table == a else a
+    # The lobby hears the game is over while old_table still runs it.
+    await stack.stub.GameOver(lobby_pb2.GameOverRequest(game_id=first.game_id, room="dz-01"))
+    # other gets busier than old_table: two games of other rooms.
+    async with grpc.aio.insecure_channel(other) as ch:
+        for i in range(2):
+            request = _other_game()
+            request.game_id, request.room = f"busy-{i}", f"elsewhere-{i}"
+            await table_pb2_grpc.TableServiceStub(ch).CreateGame(request)
+    failures = sample("paiju_lobby_placement_failures_total")
+    for p in ("q1", "q2", "q3"):
+        second = await stack.stub.Ready(who(p))
+    assert second.state == "started" and second.table_instance == other
+    assert sample("paiju_lobby_placement_failures_total") == failures + 1
+    assert stack.table_at(other).rooms["dz-01"].spec.game_id == second.game_id
+    await stack.events.wait_for(lambda e: e["game_id"] == second.game_id)
+    announced = [e for e in stack.events.items if e["game_id"] == second.game_id]
+    assert [(e["state"], e["table_instance"]) for e in announced] == [("started", other)]
