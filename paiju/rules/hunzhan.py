@@ -149,7 +149,6 @@ class Hunzhan(Game):
         self._version = 0
         self._cache_version = -1
         self._cache: list[tuple[Card, ...]] = []
-        self._cache_set: frozenset[tuple[Card, ...]] = frozenset()
 
     # -- deal ----------------------------------------------------------------------
 
@@ -317,8 +316,9 @@ class Hunzhan(Game):
             return lv > self.win_level
         return g == TRUMP
 
-    def _follow_candidates(self, seat: int) -> list[tuple[Card, ...]]:
-        """Plays of ``seat`` that follow suit and shape (before the point rules)."""
+    def _follow_candidates(self, seat: int, plain_only: bool = False) -> list[tuple[Card, ...]]:
+        """Plays of ``seat`` that follow suit and shape (before the point rules);
+        with ``plain_only`` only those without a point card."""
         o = self.ord
         key = o.sort_key
         group = o.group
@@ -328,13 +328,18 @@ class Hunzhan(Game):
         distinct = sorted(hand, key=key.__getitem__)
         suited = [(c, hand[c]) for c in distinct if group[c] == g]
         n_suited = sum(k for _, k in suited)
+        need = min(m // 2, sum(1 for _, k in suited if k >= 2)) if m > 1 else 0
+        if plain_only:
+            if n_suited < m and any(POINTS[c] for c, _ in suited):
+                return []
+            distinct = [c for c in distinct if not POINTS[c]]
+            suited = [(c, k) for c, k in suited if not POINTS[c]]
         if m == 1:
-            if suited:
+            if n_suited:
                 return [(c,) for c, _ in suited]
             return [(c,) for c in distinct]
         if n_suited >= m:
             pair_cards = [c for c, k in suited if k >= 2]
-            need = min(m // 2, len(pair_cards))
             if 2 * need == m:
                 return [tuple(c for c in combo for _ in (0, 1))
                         for combo in combinations(pair_cards, need)]
@@ -349,19 +354,63 @@ class Hunzhan(Game):
         return [tuple(sorted(base + ms, key=key.__getitem__))
                 for ms in multisets(rest, m - n_suited)]
 
+    def _suited(self, seat: int) -> tuple[dict[Card, int], int]:
+        """The seat's cards of the led suit and their number."""
+        group = self.ord.group
+        g = self.led_group
+        suited = {c: k for c, k in self.hands[seat].items() if group[c] == g}
+        return suited, sum(suited.values())
+
+    def _beating_pool(self, seat: int) -> dict[Card, int] | None:
+        """The cards a beating follow must come from (the led suit when the seat
+        must play only led-suit cards, else its trumps), or None where no
+        follow can be the led shape (part led suit, part other cards)."""
+        suited, n_suited = self._suited(seat)
+        m = self.led_len
+        if n_suited >= m:
+            return suited
+        if n_suited and m > 1:
+            return None
+        hand = self.hands[seat]
+        group = self.ord.group
+        return {c: k for c, k in hand.items() if group[c] == TRUMP}
+
+    def _beating_follows(self, seat: int) -> list[tuple[Card, ...]]:
+        """Every follow of ``seat`` that follows suit and beats the trick."""
+        pool = self._beating_pool(seat)
+        if not pool:
+            return []
+        m = self.led_len
+        return [p for p in lead_options(pool, self.ord) if len(p) == m and self._beats(p)]
+
+    def _no_point_follow_exists(self, seat: int) -> bool:
+        """True where some follow (suit and shape) holds no point card."""
+        suited, n_suited = self._suited(seat)
+        m = self.led_len
+        if n_suited >= m:
+            plain = {c: k for c, k in suited.items() if not POINTS[c]}
+            need = min(m // 2, sum(1 for k in suited.values() if k >= 2)) if m > 1 else 0
+            plain_pairs = sum(1 for k in plain.values() if k >= 2)
+            return sum(plain.values()) >= m and plain_pairs >= need
+        if any(POINTS[c] for c in suited):
+            return False
+        rest = sum(k for c, k in self.hands[seat].items() if c not in suited and not POINTS[c])
+        return rest >= m - n_suited
+
     def _legal_follows(self, seat: int) -> list[tuple[Card, ...]]:
         """Follows that also obey the point rules (出牌限制, rulings.md):
         (2) points in the trick → a beating play if there is one; (1) no
         non-beating play with a point card while a play without one exists."""
-        cands = self._follow_candidates(seat)
         if self.trick_points:
-            beating = [p for p in cands if self._beats(p)]
+            beating = self._beating_follows(seat)
             if beating:
                 return beating
-        plain = [p for p in cands if not any(POINTS[c] for c in p)]
-        if not plain:
-            return cands
-        return [p for p in cands if not any(POINTS[c] for c in p) or self._beats(p)]
+        if not self._no_point_follow_exists(seat):
+            return self._follow_candidates(seat)
+        # rule (1): the plays without a point card, and the beating ones with
+        plain = self._follow_candidates(seat, plain_only=True)
+        pointed = [p for p in self._beating_follows(seat) if any(POINTS[c] for c in p)]
+        return plain + pointed
 
     def _legal_plays(self, seat: int) -> list[tuple[Card, ...]]:
         if self._cache_version != self._version:
@@ -370,30 +419,37 @@ class Hunzhan(Game):
             else:
                 plays = lead_options(self.hands[seat], self.ord)
             self._cache = plays
-            self._cache_set = frozenset(plays)
             self._cache_version = self._version
         return self._cache
 
-    def _follow_error(self, seat: int, play: tuple[Card, ...]) -> RulesError:
-        """Why a held ``play`` is not a legal follow (the first rule it breaks)."""
+    def _check_follow(self, seat: int, play: tuple[Card, ...]) -> None:
+        """Raise the first rule a held follow ``play`` breaks (none: return).
+
+        Order: count (``must_follow_shape``), led suit (``must_follow_suit``),
+        pairs (``must_follow_shape``), point rule 2 (``must_beat_points``),
+        point rule 1 (``cannot_dump_points``). Source: rulings.md "Following",
+        "Point rules"."""
         m = self.led_len
         if len(play) != m:
-            return RulesError("must_follow_shape", f"follow with {m} card(s)")
+            raise RulesError("must_follow_shape", f"follow with {m} card(s)")
         group = self.ord.group
         g = self.led_group
-        hand = self.hands[seat]
-        n_suited = sum(k for c, k in hand.items() if group[c] == g)
+        suited, n_suited = self._suited(seat)
         in_suit = [c for c in play if group[c] == g]
         if len(in_suit) != min(m, n_suited):
-            return RulesError("must_follow_suit", "follow the led suit while you can")
+            raise RulesError("must_follow_suit", "follow the led suit while you can")
         if m > 1:
-            have_pairs = sum(1 for c, k in hand.items() if group[c] == g and k >= 2)
+            have_pairs = sum(1 for k in suited.values() if k >= 2)
             played_pairs = sum(1 for c in set(in_suit) if in_suit.count(c) >= 2)
             if played_pairs < min(m // 2, have_pairs):
-                return RulesError("must_follow_shape", "follow pairs with pairs of the led suit")
-        if self.trick_points and any(self._beats(p) for p in self._follow_candidates(seat)):
-            return RulesError("must_beat_points", "points are in the trick: beat them")
-        return RulesError("cannot_dump_points", "a point card that does not beat the trick")
+                raise RulesError("must_follow_shape", "follow pairs with pairs of the led suit")
+        beats = self._beats(play)
+        if beats:
+            return
+        if self.trick_points and self._beating_follows(seat):
+            raise RulesError("must_beat_points", "points are in the trick: beat them")
+        if any(POINTS[c] for c in play) and self._no_point_follow_exists(seat):
+            raise RulesError("cannot_dump_points", "a point card that does not beat the trick")
 
     def _play(self, action: Action) -> list[Event]:
         if self._phase != "play":
@@ -418,9 +474,8 @@ class Hunzhan(Game):
                 )
             kind = cl[0]
         else:
-            self._legal_plays(seat)
-            if play not in self._cache_set:
-                raise self._follow_error(seat, play)
+            if self._cache_version != self._version or play not in self._cache:
+                self._check_follow(seat, play)
             cl = classify(play, o) if len(play) == self.led_len else None
             kind = cl[0] if cl else "mixed"
         # -- valid: mutate --

@@ -144,6 +144,8 @@ def ref_follows(hand: list[str], trick: list[tuple[str, ...]],
 
 def _accepts(game: Hunzhan, action: Action) -> bool:
     g = copy.deepcopy(game)
+    # drop the copy's cached legal list: apply must then check the rules itself
+    g._cache_version = -1
     try:
         g.apply(action)
     except RulesError:
