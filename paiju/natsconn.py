@@ -29,46 +29,50 @@ async def connect(url: str, health: Health | None, name: str,
 
     While disconnected, ``health`` has ``nats`` down. The first connection is
     retried every half second, for ever unless ``first_attempt_timeout``
-    (seconds) runs out (then ``TimeoutError``).
+    (seconds) runs out (then ``TimeoutError``); after that nats-py reconnects
+    for ever, and the subscriptions survive.
     """
+    last_error = ""
 
     async def disconnected() -> None:
         if health:
             await health.set("nats", False)
 
     async def reconnected() -> None:
+        nonlocal last_error
+        last_error = ""
         if health:
             await health.set("nats", True)
 
     async def error(e: Exception) -> None:
-        log.warning("nats error: %s", e)
+        nonlocal last_error
+        if str(e) != last_error:  # once per kind of failure, not every retry
+            last_error = str(e)
+            log.warning("nats error: %s", e, extra={"nats_url": url})
 
-    deadline = None if first_attempt_timeout is None else time.monotonic() + first_attempt_timeout
     if health:
         await health.set("nats", False)
-    while True:
-        try:
-            nc = await nats.connect(
-                servers=[u.strip() for u in url.split(",")],
-                name=name,
-                max_reconnect_attempts=-1,
-                reconnect_time_wait=0.5,
-                connect_timeout=2,
-                ping_interval=5,
-                max_outstanding_pings=2,
-                disconnected_cb=disconnected,
-                reconnected_cb=reconnected,
-                error_cb=error,
-            )
-        except Exception as e:  # nats-py raises several kinds on a refused first connect
-            if deadline is not None and time.monotonic() > deadline:
-                raise TimeoutError(f"NATS at {url} did not answer") from e
-            log.warning("NATS at %s not reachable (%s); retrying", url, e)
-            await asyncio.sleep(0.5)
-            continue
-        if health:
-            await health.set("nats", True)
-        return nc
+    attempt = nats.connect(
+        servers=[u.strip() for u in url.split(",") if u.strip()],
+        name=name,
+        allow_reconnect=True,
+        max_reconnect_attempts=-1,  # also makes the first connect retry until it works
+        reconnect_time_wait=0.5,
+        connect_timeout=2,
+        ping_interval=5,
+        max_outstanding_pings=2,
+        disconnected_cb=disconnected,
+        reconnected_cb=reconnected,
+        error_cb=error,
+    )
+    try:
+        nc: NATS = await asyncio.wait_for(attempt, first_attempt_timeout)
+    except TimeoutError as e:
+        raise TimeoutError(f"NATS at {url} did not answer") from e
+    last_error = ""
+    if health:
+        await health.set("nats", True)
+    return nc
 
 
 def encode(type_: str, data: dict[str, Any], *, seq: int = 0, game_id: str = "",
