@@ -647,8 +647,8 @@ def test_long_run_void_follower_lists_point_free_sets() -> None:
     hand = "5C 7C 8C 9C JC QC KC AC 5D 7D 8D 9D JD QD KD AD 2C TC 8S 5S KS"
     g = start({0: "TS 5H 5H 7H 7H 8H 8H 9H 9H JH JH QH QH", 1: hand})
     play(g, 0, "5H 5H 7H 7H 8H 8H 9H 9H JH JH QH QH")
-    plain = "7C 8C 9C JC QC AC 7D 8D 9D JD QD AD 2C 8S".split()
+    plain = ["7C", "8C", "9C", "JC", "QC", "AC", "7D", "8D", "9D", "JD", "QD", "AD", "2C", "8S"]
     got = legal(g, 1)
     assert len(got) == 91
     assert all(len(p) == 12 and set(p) <= set(plain) for p in got)
-    assert error(g, Action(1, "play", tuple(plain[:11] + ["KC"]))) == "cannot_dump_points"
+    assert error(g, Action(1, "play", tuple([*plain[:11], "KC"]))) == "cannot_dump_points"
