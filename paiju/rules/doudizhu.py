@@ -115,6 +115,7 @@ class Doudizhu(Game):
         self._counts: list[list[int]] = [[0] * dc.NRANKS for _ in hands]
         self._pre: list[list[list[tuple[str, ...]]]] = [[_EMPTY_PRE] * dc.NRANKS for _ in hands]
         self._sizes: list[int] = [0, 0, 0]
+        self._hands: list[list[str]] = [[], [], []]  # sorted, kept in step with _groups
         for seat, h in enumerate(hands):
             self._add(seat, h)
         self._phase = "bidding"
@@ -226,10 +227,11 @@ class Doudizhu(Game):
             counts[r] = len(t)
             pre[r] = [t[:k] for k in range(len(t) + 1)]
         self._sizes[seat] += len(cards)
+        self._hands[seat] = [card for g in groups for card in g]
 
     def hand(self, seat: int) -> list[str]:
         """``seat``'s cards in doudizhu order (3 low .. 2, SJ, BJ; suits S H C D)."""
-        return [card for g in self._groups[seat] for card in g]
+        return list(self._hands[seat])
 
     # -- engine interface --------------------------------------------------------------
 
@@ -423,8 +425,23 @@ class Doudizhu(Game):
         if not n:
             raise RulesError("invalid_combination", "a play needs cards")
         groups = self._groups[seat]
-        pc = [0] * dc.NRANKS
         rank_of = dc.CARD_RANK
+        standing = self._standing
+        if n == 1:  # fast path: a single
+            card = cards[0]
+            r = rank_of.get(card, -1)
+            if r < 0:
+                raise RulesError("malformed_cards", f"not a card: {card!r}")
+            if card not in groups[r]:
+                raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {card}")
+            if standing is not None and not (standing[0] == dc.SINGLE and r > standing[2]):
+                if standing[0] == dc.SINGLE or standing[0] in (dc.BOMB, dc.ROCKET):
+                    raise RulesError("does_not_beat", "the play does not beat the standing play")
+                raise RulesError(
+                    "must_follow_shape", f"the trick needs a {standing[0]} of {standing[1]} cards"
+                )
+            return self._commit(seat, cards, dc.SINGLE, r)
+        pc = [0] * dc.NRANKS
         for card in cards:
             r = rank_of.get(card, -1)
             if r < 0:
@@ -432,17 +449,14 @@ class Doudizhu(Game):
             if card not in groups[r]:
                 raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {card}")
             pc[r] += 1
-        if n > 1 and len(set(cards)) != n:
+        if len(set(cards)) != n:
             raise RulesError("cards_not_in_hand", "the same card twice")
-        if n == 1:
-            rs = [(dc.SINGLE, r)]
-        elif n == 2 and r < dc.SJ_RANK and pc[r] == 2:
+        if n == 2 and r < dc.SJ_RANK and pc[r] == 2:
             rs = [(dc.PAIR, r)]
         else:
             rs = dc.readings(pc, self.jokers_as_wings, self.pair_as_two_singles)
         if not rs:
             raise RulesError("invalid_combination", f"{list(cards)} is no combination")
-        standing = self._standing
         if standing is None:
             reading = rs[0] if len(rs) == 1 else dc.lead_reading(rs, n)
         else:
@@ -454,14 +468,19 @@ class Doudizhu(Game):
                     raise RulesError("does_not_beat", "the play does not beat the standing play")
                 raise RulesError("must_follow_shape", f"the trick needs a {skind} of {sn} cards")
             reading = good[0] if len(good) == 1 else max(good, key=_main)
-        # -- valid: mutate
-        kind, main = reading
-        played = cards if n == 1 else tuple(sorted(cards, key=dc.CARD_KEY.__getitem__))
-        # remove the cards from the hand (groups, counts, prefix tuples)
-        counts, pre = self._counts[seat], self._pre[seat]
+        return self._commit(seat, tuple(sorted(cards, key=dc.CARD_KEY.__getitem__)), *reading)
+
+    def _commit(self, seat: int, played: tuple[str, ...], kind: str, main: int) -> list[Event]:
+        """Apply a checked play (``played`` sorted) read as ``(kind, main)``."""
+        n = len(played)
+        rank_of = dc.CARD_RANK
+        # remove the cards from the hand (groups, counts, prefix tuples, sorted hand)
+        groups, counts, pre = self._groups[seat], self._counts[seat], self._pre[seat]
+        hand = self._hands[seat]
         for card in played:
             groups[rank_of[card]].remove(card)
-        for rr in {rank_of[card] for card in played} if n > 1 else (r,):
+            hand.remove(card)
+        for rr in {rank_of[card] for card in played} if n > 1 else (main,):
             t = tuple(groups[rr])
             counts[rr] = len(t)
             pre[rr] = [t[:k] for k in range(len(t) + 1)]
@@ -484,7 +503,7 @@ class Doudizhu(Game):
             data["kickers"] = kickers
         events = [
             Event("played", data),
-            Event("hand", {"cards": [c for g in groups for c in g]}, to=seat),
+            Event("hand", {"cards": list(hand)}, to=seat),
         ]
         if self._sizes[seat] == 0:
             self._finish(seat)
