@@ -510,3 +510,41 @@ def test_view_hides_other_hands() -> None:
     assert v["landlord"] == 0 and v["multiplier"] == 1
     others = set(g.hand(0)) | set(g.hand(2))
     assert not others & set(v["hand"])
+
+
+def test_pair_kickers_may_repeat_a_rank() -> None:
+    # paiju ruling: four of a rank may stand as two pair kickers
+    assert rd("3334445555") == {("airplane_pairs", "4")}
+    assert rd("33334444") == {("four_two_pairs", "3"), ("four_two_pairs", "4")}
+
+
+def test_room_options_accepted() -> None:
+    g = make([], options={"reconnect_seconds": 90, "base": 10, "turn_seconds": 15})
+    assert g.options["turn_seconds"] == 15
+
+
+def test_escape_points_option_is_flat_for_the_landlord() -> None:
+    g = make([], options={"escape_points": 3})
+    landlord0(g)
+    assert g.escape_points(0) == [-6, 3, 3]  # paiju ruling: not doubled
+
+
+def test_escape_before_a_landlord() -> None:
+    g = make([])
+    act(g, 0, "call")
+    act(g, 1, "rob")  # multiplier 2, nobody is landlord yet
+    g.apply(Action(0, "escape"))
+    res = g.result()
+    assert res.points == [-4, 2, 2]
+    assert res.detail["landlord"] is None and res.detail["escapee"] == 0
+
+
+def test_legal_actions_lists_one_card_choice_per_rank_pattern() -> None:
+    g = make(cs("3S 3H 3C 4D"))
+    landlord0(g)
+    plays = {a.cards for a in g.legal_actions(0) if a.type == "play"}
+    assert ("3S",) in plays and ("3H",) not in plays  # canonical: suits S H C D
+    assert ("3S", "3H") in plays and ("3S", "3C") not in plays
+    # any suits the seat holds are accepted
+    act(g, 0, "play", "3C 3H")
+    assert g.view(1)["trick"][0]["cards"] == ["3H", "3C"]
