@@ -56,16 +56,17 @@ class Harness:
     ledger: ledger_pb2_grpc.LedgerServiceStub
     lobby: LobbyRecorder
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    by_subject: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seq: int = 0
 
     def public(self, room: str) -> list[dict[str, Any]]:
         """Public events captured on paiju.table.<room>.events, in order."""
-        return [e for s, e in self.events if s == f"paiju.table.{room}.events"]
+        return list(self.by_subject.get(f"paiju.table.{room}.events", []))
 
     def private(self, player: str) -> list[dict[str, Any]]:
         """Table events captured on paiju.player.<player>.events (ledger's excluded)."""
-        return [e for s, e in self.events
-                if s == f"paiju.player.{player}.events" and e["type"] != "balance_changed"]
+        return [e for e in self.by_subject.get(f"paiju.player.{player}.events", [])
+                if e["type"] != "balance_changed"]
 
     async def wait(self, pred: Callable[[], Any], what: str, timeout: float = 15.0) -> Any:
         """Wait until ``pred()`` is truthy (a deadline for a condition, not a timed test)."""
@@ -89,11 +90,12 @@ class Harness:
 
     async def open(self, players: Sequence[str], coins: int = 1000) -> None:
         """Open the players' ledger accounts and grant them ``coins`` each."""
-        for p in players:
+        async def one(p: str) -> None:
             await self.ledger.OpenAccount(ledger_pb2.OpenAccountRequest(player=p, name=p))
             await self.ledger.Grant(ledger_pb2.GrantRequest(
                 player=p, coins=coins, reason="test", grant_id=f"grant-{p}"),
                 metadata=GRANT_METADATA)
+        await asyncio.gather(*(one(p) for p in players))
 
     async def balance(self, player: str) -> int:
         """The player's ledger balance."""
@@ -148,9 +150,12 @@ async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = 
     tables: list[Table] = []
     nc = await nats.connect(nats_url)
     events: list[tuple[str, dict[str, Any]]] = []
+    by_subject: dict[str, list[dict[str, Any]]] = {}
 
     async def capture(msg: Any) -> None:
-        events.append((msg.subject, decode(msg.data)))
+        event = decode(msg.data)
+        events.append((msg.subject, event))
+        by_subject.setdefault(msg.subject, []).append(event)
 
     await nc.subscribe("paiju.table.>", cb=capture)
     await nc.subscribe("paiju.player.>", cb=capture)
@@ -165,7 +170,8 @@ async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = 
         }) as table_addr, grpc.aio.insecure_channel(table_addr) as tch, \
                     grpc.aio.insecure_channel(ledger_addr) as lch:
             yield Harness(clock, tables[0], table_pb2_grpc.TableServiceStub(tch),
-                          ledger_pb2_grpc.LedgerServiceStub(lch), recorder, events)
+                          ledger_pb2_grpc.LedgerServiceStub(lch), recorder, events,
+                          by_subject)
     finally:
         await nc.drain()
         await lobby_server.stop(None)

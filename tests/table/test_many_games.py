@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from typing import Any
 
 import grpc
 import pytest
@@ -29,10 +30,10 @@ async def test_200_games_at_once(harness: Harness) -> None:
     names = list(SEATS)
     rooms: list[tuple[str, str, list[str]]] = []
     start = time.monotonic()
-    for n in range(GAMES):
-        game = names[n % len(names)]
-        ps = [f"m{n}s{i}" for i in range(SEATS[game])]
-        await h.open(ps, 100_000)
+    specs = [(names[n % len(names)], [f"m{n}s{i}" for i in range(SEATS[names[n % 4]])])
+             for n in range(GAMES)]
+    await h.open([p for _, ps in specs for p in ps], 100_000)
+    for n, (game, ps) in enumerate(specs):
         room, gid = await h.create(game, ps, options=options, room=f"many{n}",
                                    game_id=f"many-{n}")
         rooms.append((room, gid, ps))
@@ -63,8 +64,9 @@ async def test_200_games_at_once(harness: Harness) -> None:
         fin = finals[0]
         # The settlement is in the ledger exactly once: a repeat is recognised
         # and each player's journal holds one entry for it at most.
-        for p in ps:
-            hist = await h.ledger.GetHistory(ledger_pb2.GetHistoryRequest(player=p, limit=50))
+        histories = await asyncio.gather(*(h.ledger.GetHistory(
+            ledger_pb2.GetHistoryRequest(player=p, limit=50)) for p in ps))
+        for p, hist in zip(ps, histories, strict=True):
             entries = [e for e in hist.entries if e.reference == fin["game_id"]]
             row = next(r for r in fin["settlement"] if r["player"] == p)
             assert len(entries) <= 1
@@ -95,7 +97,7 @@ async def test_draining_instance_takes_no_new_games_but_runs_its_own(
 async def test_create_game_refusals(harness: Harness) -> None:
     h = harness
     seats = [common_pb2.SeatPlayer(seat=i, player=f"cg{i}") for i in range(3)]
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         (dict(game="mahjong", seats=seats), "unknown_game"),
         (dict(game="doudizhu", seats=seats[:2]), "wrong_seats"),
         (dict(game="doudizhu", seats=seats, options_json="[1]"), "invalid_argument"),
