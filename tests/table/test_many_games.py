@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -120,7 +121,43 @@ async def test_create_game_refusals(harness: Harness) -> None:
     room, gid = await h.create("doudizhu", ps, game_id="g-same", room="r-same")
     again = await h.create("doudizhu", ps, game_id="g-same", room="r-same")
     assert again == (room, gid)
+    view = await h.view(room, ps[0])
+    assert (await h.act(room, ps[view["to_act"][0]], "call")).ok
+    await h.wait_event(room, "bid")  # everything published before it has arrived
     assert len([e for e in h.public(room) if e["type"] == "game_started"]) == 1
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await h.create("doudizhu", ps, game_id="g-other", room="r-same")
     assert err.value.code() == grpc.StatusCode.ALREADY_EXISTS
+
+
+async def test_settlement_retried_until_the_ledger_answers(
+        nats_server: str, tmp_path: Path) -> None:
+    from services.ledger.main import setup as ledger_setup
+    from services.table import metrics
+    from tests.fixtures import free_port, running_service
+    from tests.table.conftest import harness_running
+
+    port = free_port()
+    before = metrics.SETTLEMENTS_RETRIED._value.get()
+    (tmp_path / "a").mkdir()
+    async with harness_running(nats_server, tmp_path / "a") as h:
+        ps = ["rt0", "rt1", "rt2"]
+        await h.open(ps)
+        # Point the table at a ledger that is not there yet.
+        from services.table.remote import Ledger
+        real = h.table.ledger
+        h.table.ledger = Ledger(f"127.0.0.1:{port}", timeout=1)
+        room, gid = await h.create("doudizhu", ps)
+        await h.stub.Leave(table_pb2.PlayerRequest(room=room, player=ps[1]))
+        await h.wait(lambda: metrics.SETTLEMENTS_RETRIED._value.get() > before, "a retry")
+        assert not [e for e in h.public(room) if e["type"] == "game_finished"]
+        (tmp_path / "b").mkdir()
+        async with running_service("ledger", ledger_setup, {
+                "nats_url": nats_server, "grpc_port": port,
+                "database_url": f"sqlite:///{tmp_path / 'b' / 'ledger.db'}"}):
+            fin = await h.wait_event(room, "game_finished", timeout=30)
+        assert fin["reason"] == "escape" and fin["game_id"] == gid
+        # That ledger had no accounts: it refused; the table went on and told the lobby.
+        await h.wait(lambda: h.lobby.calls, "GameOver")
+        await h.table.ledger.close()
+        h.table.ledger = real
