@@ -33,14 +33,19 @@ def async_url(url: str) -> str:
     return u.render_as_string(hide_password=False)
 
 
+def _make_sqlite_folder(url: str) -> None:
+    u = make_url(url)
+    if u.drivername.startswith("sqlite") and u.database and u.database != ":memory:":
+        Path(u.database).parent.mkdir(parents=True, exist_ok=True)
+
+
 def make_engine(url: str, pool_size: int = 10) -> AsyncEngine:
     """An async engine for ``url``. SQLite files get their folder made, WAL
     journaling and a busy timeout so that concurrent writers wait instead of failing."""
     aurl = async_url(url)
     u = make_url(aurl)
     if u.drivername.startswith("sqlite"):
-        if u.database and u.database != ":memory:":
-            Path(u.database).parent.mkdir(parents=True, exist_ok=True)
+        _make_sqlite_folder(aurl)
         engine = create_async_engine(aurl, connect_args={"timeout": 30})
 
         @event.listens_for(engine.sync_engine, "connect")
@@ -58,8 +63,10 @@ def make_engine(url: str, pool_size: int = 10) -> AsyncEngine:
 
 def migrate(url: str, migrations: Path) -> None:
     """Apply every Alembic migration in ``migrations`` (a folder with env.py
-    and versions/) to the database at ``url``. Blocking; call it in a thread
-    from async code."""
+    and versions/) to the database at ``url`` (a SQLite file's folder is
+    made). Blocking; call it in a thread from async code
+    (``await asyncio.to_thread(migrate, url, folder)``)."""
+    _make_sqlite_folder(url)
     cfg = AlembicConfig()
     cfg.set_main_option("script_location", str(migrations))
     cfg.set_main_option("sqlalchemy.url", async_url(url).replace("%", "%%"))

