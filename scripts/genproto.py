@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from grpc_tools import protoc
+from grpc_tools import protoc  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOS = ROOT / "protos"
