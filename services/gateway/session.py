@@ -123,7 +123,7 @@ class Session:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
         self.subs.clear()
-        if self.identity and self.seat and self.seat.table and not self.replaced:
+        if self.identity and self.seat and not self.replaced:
             with contextlib.suppress(ClientError):
                 await self._table_call("PlayerDisconnected", self._player_request)
 
@@ -261,10 +261,9 @@ class Session:
             return  # seated nowhere (or the lobby is away: the client asks again)
         await self._seated(room)
         if self.seat and self.seat.table:
+            # The table answers with the player's whole `view` on its subject.
             with contextlib.suppress(ClientError):
                 await self._table_call("PlayerReconnected", self._player_request)
-                view = await self._table_call("GetView", self.view_request)
-                self.send({"type": "view", "view": json.loads(view.json)})
 
     async def _seated(self, room: lobby_pb2.Room) -> None:
         """Remember the player's room and follow its table's public events."""

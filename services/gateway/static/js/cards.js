@@ -1,0 +1,52 @@
+// Card notation of shared/spec/records.md ("TS", "5H", "BJ") as HTML.
+// No rules live here: only how a card looks and a neutral display order
+// (used while a paced deal runs, before the server's game order is known).
+
+const SUIT_SYMBOL = { S: "♠", H: "♥", C: "♣", D: "♦" };
+const RANK_TEXT = { T: "10" };
+
+export function suitSymbol(s) { return SUIT_SYMBOL[s] || ""; }
+
+export function isJoker(c) { return c === "BJ" || c === "SJ"; }
+
+/** "♠10", "大王" — a card as short text. */
+export function cardText(c) {
+  if (c === "BJ") return "大王";
+  if (c === "SJ") return "小王";
+  return suitSymbol(c[1]) + (RANK_TEXT[c[0]] || c[0]);
+}
+
+export function cardsText(cards) { return (cards || []).map(cardText).join(" "); }
+
+function esc(s) { return String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`); }
+
+/** One card element; ``extra`` adds classes, ``attrs`` attributes. */
+export function cardHtml(c, extra = "", attrs = "") {
+  if (isJoker(c)) {
+    const big = c === "BJ";
+    return `<div class="card joker ${big ? "red" : "black"} ${extra}" data-card="${c}" ${attrs}>` +
+      `<span class="corner">${big ? "大<br>王" : "小<br>王"}</span><span class="pip">🃏</span></div>`;
+  }
+  const suit = c[1];
+  const red = suit === "H" || suit === "D";
+  const rank = RANK_TEXT[c[0]] || c[0];
+  return `<div class="card ${red ? "red" : "black"} ${extra}" data-card="${esc(c)}" ${attrs}>` +
+    `<span class="corner">${rank}<br>${suitSymbol(suit)}</span>` +
+    `<span class="pip">${suitSymbol(suit)}</span></div>`;
+}
+
+export function backHtml(extra = "") { return `<div class="card back ${extra}"></div>`; }
+
+/** A small face-up row of cards (played cards, kitty, 看分). */
+export function rowHtml(cards, extra = "small") {
+  return `<div class="cardrow">${(cards || []).map((c) => cardHtml(c, extra)).join("")}</div>`;
+}
+
+const RANKS = "AKQJT98765432";
+const SUITS = "SHCD";
+
+/** Neutral display order while dealing: jokers, then by suit, high to low. */
+export function displaySort(cards) {
+  const key = (c) => (c === "BJ" ? -2 : c === "SJ" ? -1 : SUITS.indexOf(c[1]) * 20 + RANKS.indexOf(c[0]));
+  return [...cards].sort((a, b) => key(a) - key(b));
+}

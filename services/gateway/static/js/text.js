@@ -1,0 +1,72 @@
+// Words shown to the player: game names, phases, bids and every error code of
+// docs/client-protocol.md (gateway, lobby and rules codes) in plain Chinese.
+
+export const GAME_NAMES = { doudizhu: "斗地主", hunzhan: "混战", shengji: "升级", daa: "打A" };
+export const SEATS = { doudizhu: 3, hunzhan: 4, shengji: 4, daa: 5 };
+export const STATE_NAMES = { idle: "空闲", waiting: "等待", started: "已开始" };
+
+export const BIDS = { call: "叫地主", no_call: "不叫", rob: "抢地主", no_rob: "不抢" };
+
+export const PHASES = {
+  dealing: "发牌中", declaring: "叫主", bidding: "叫地主", robbing: "抢地主",
+  burying: "扣底", play: "出牌", finished: "已结束",
+};
+
+export const ERRORS = {
+  // gateway
+  bad_frame: "消息格式错误",
+  frame_too_large: "消息太大",
+  unknown_command: "未知的命令",
+  bad_request: "请求有误",
+  rate_limited: "操作太快了，请稍后再试",
+  unauthenticated: "请先登录",
+  bad_token: "登录已失效，请重新登录",
+  login_disabled: "服务器未开放按名字登录（非开发模式）",
+  no_game: "你没有进行中的牌局",
+  unavailable: "服务暂时不可用，请重试",
+  internal: "服务器出错了，请重试",
+  disconnected: "连接已断开，正在重连…",
+  // lobby
+  room_started: "该房间游戏已开始，不能进入",
+  seat_taken: "这个座位已经有人了",
+  not_enough_coins: "金币不足，不满足该服务器的坐下条件",
+  already_seated: "你已经坐在别的房间了",
+  no_such_room: "没有这个房间",
+  no_such_seat: "没有这个座位",
+  no_such_server: "没有这个服务器",
+  not_seated: "你还没有坐下",
+  no_table_instance: "暂时没有可用的牌桌，请稍后再点开始",
+  busy: "服务器繁忙，请重试",
+  ledger_unavailable: "账户服务暂时不可用",
+  invalid_argument: "请求有误",
+  // rules
+  not_your_turn: "还没轮到你",
+  wrong_phase: "现在不能这样做",
+  cards_not_in_hand: "你手里没有这些牌",
+  invalid_combination: "不是合法的牌型",
+  does_not_beat: "管不上上家的牌",
+  must_follow_suit: "必须跟出相同花色",
+  must_follow_shape: "必须跟出相同牌型",
+  cannot_pass: "现在不能不出",
+  must_beat_points: "有分必须要管",
+  cannot_dump_points: "不能主动贴分",
+  declare_too_weak: "叫的主不够大",
+  not_eligible: "你不能这样做",
+  unknown_action: "未知的操作",
+  malformed_cards: "牌的写法不对",
+  malformed_action: "操作格式不对",
+  game_over: "牌局已经结束",
+  bad_deal: "发牌有误",
+  bad_options: "规则选项有误",
+  not_dealt_yet: "牌还没发到",
+};
+
+/** The words for an error reply ({error, message}). */
+export function errorText(reply) {
+  const code = reply && reply.error;
+  const words = ERRORS[code];
+  if (words) return words;
+  return `${code || "error"}: ${(reply && reply.message) || "操作被拒绝"}`;
+}
+
+export const REASONS = { normal: "", escape: "有玩家逃跑，牌局结束", redeal: "无人叫主，重新发牌" };

@@ -1,0 +1,340 @@
+"""The gateway's guarantees, against the whole platform (real processes):
+tokens, acting only for oneself, bad frames, slow clients, reconnects, and
+that a client never receives another player's hidden cards."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import sqlite3
+import time
+from collections import Counter
+from typing import Any
+
+import jwt
+import nats
+import pytest
+
+from paiju import natsconn
+from paiju.bots import Bot, BotError, Client, Stats, run_bots
+from tests.platform_procs import Platform
+
+pytestmark = pytest.mark.timeout(600)
+
+CARD = re.compile(r"^(?:[2-9TJQKA][SHCD]|BJ|SJ)$")
+#: Public events whose ``cards`` the rules show to everyone.
+PUBLIC_CARDS = {"played", "declared", "kitty_shown", "taken_back"}
+
+
+class Capture:
+    """A client that keeps every message it receives."""
+
+    def __init__(self, url: str) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.client = Client(url, self.events.append)
+        self.token = ""
+
+    async def __aenter__(self) -> Capture:
+        await self.client.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.client.close()
+
+    async def login(self, name: str) -> dict[str, Any]:
+        reply = await self.client.call("login", name=name)
+        self.token = str(reply["token"])
+        return reply
+
+
+async def refused(client: Client, cmd: str, **args: Any) -> str:
+    """The error code of a command that must be refused."""
+    with pytest.raises(BotError) as e:
+        await client.call(cmd, **args)
+    return str(e.value.code)
+
+
+def idle_room(rooms: list[dict[str, Any]]) -> str:
+    return str(next(r["room"] for r in rooms if r["state"] == "idle"))
+
+
+async def test_forged_and_expired_tokens_are_refused(platform: Platform) -> None:
+    async with Capture(platform.gateway_url) as c:
+        forged = jwt.encode({"sub": "alice", "name": "alice", "exp": time.time() + 600},
+                            "not-the-key", algorithm="HS256")
+        assert await refused(c.client, "auth", token=forged) == "bad_token"
+        expired = jwt.encode({"sub": "alice", "exp": time.time() - 10}, "dev-secret",
+                             algorithm="HS256")
+        assert await refused(c.client, "auth", token=expired) == "bad_token"
+        assert await refused(c.client, "auth", token="garbage") == "bad_token"
+        # Still not signed in, and the connection stays.
+        assert await refused(c.client, "servers") == "unauthenticated"
+        assert (await c.client.call("ping"))["pong"] > 0
+
+
+async def test_token_from_login_signs_in_again(platform: Platform) -> None:
+    async with Capture(platform.gateway_url) as c:
+        first = await c.login("tok-user")
+    async with Capture(platform.gateway_url) as c:
+        again = await c.client.call("auth", token=first["token"])
+        assert again["player"] == first["player"]
+        assert again["coins"] == first["coins"]
+
+
+async def test_garbage_huge_and_out_of_order_frames(platform: Platform) -> None:
+    """Each bad frame gets an error reply; the connection stays; a game played
+    by others at the same time goes on to its end."""
+    others = asyncio.create_task(run_bots(platform.gateway_url, ["doudizhu"], 1, 1,
+                                          (0.0, 0.05), seed=3, show_progress=False))
+    async with Capture(platform.gateway_url) as c:
+        ws = c.client.ws
+        assert ws is not None
+        # Out of order: game commands before signing in, then before sitting.
+        assert await refused(c.client, "act", action={"type": "pass"}) == "unauthenticated"
+        await c.login("rogue")
+        assert await refused(c.client, "act", action={"type": "pass"}) == "no_game"
+        assert await refused(c.client, "view") == "no_game"
+        assert await refused(c.client, "stand") == "not_seated"
+        assert await refused(c.client, "nonsense") == "unknown_command"
+        assert await refused(c.client, "sit", room=5, seat="x") == "bad_request"
+        assert await refused(c.client, "act", action="pass") in ("bad_request", "no_game")
+        # Raw garbage: not JSON, not an object, no cmd, huge.
+        for frame in ["{not json", "[1, 2]", '"text"', '{"id": "g9"}', "x" * (1024 * 1024)]:
+            await ws.send(frame)
+        reply = await c.client.call("ping")
+        assert reply["ok"]
+    summary = await others
+    assert summary["games_finished"] == {"doudizhu": 1}
+
+
+async def test_bad_frames_get_error_replies_with_codes(platform: Platform) -> None:
+    import websockets
+
+    async with websockets.connect(platform.gateway_url, max_size=None) as ws:
+        expected = [("{not json", "bad_frame"), ("[1, 2]", "bad_frame"),
+                    ('{"id": 9}', "bad_frame"), ("x" * (64 * 1024), "frame_too_large"),
+                    ('{"id": 3, "cmd": "what"}', "unknown_command")]
+        for frame, code in expected:
+            await ws.send(frame)
+            reply = json.loads(await ws.recv())
+            assert reply["type"] == "reply" and reply["ok"] is False
+            assert reply["error"] == code, frame[:20]
+        await ws.send('{"id": 4, "cmd": "ping"}')
+        assert json.loads(await ws.recv())["ok"] is True
+
+
+async def test_rate_limit_answers_and_keeps_the_connection(platform: Platform) -> None:
+    import websockets
+
+    async with websockets.connect(platform.gateway_url) as ws:
+        for i in range(100):
+            await ws.send(json.dumps({"id": i, "cmd": "ping"}))
+        replies = [json.loads(await ws.recv()) for _ in range(100)]
+        codes = Counter(r.get("error", "ok") for r in replies)
+        assert codes["rate_limited"] > 0 and codes["ok"] >= 40
+        await asyncio.sleep(1.0)
+        await ws.send(json.dumps({"id": "later", "cmd": "ping"}))
+        assert json.loads(await ws.recv())["ok"] is True
+
+
+async def seat_three(platform: Platform, names: list[str]) -> tuple[list[Capture], str]:
+    clients = [Capture(platform.gateway_url) for _ in names]
+    for c, name in zip(clients, names, strict=True):
+        await c.__aenter__()
+        await c.login(name)
+    rooms = (await clients[0].client.call("rooms", server="doudizhu-10"))["rooms"]
+    room = idle_room(rooms)
+    for seat, c in enumerate(clients):
+        await c.client.call("sit", room=room, seat=seat)
+    for c in clients:
+        await c.client.call("ready")
+    return clients, room
+
+
+async def wait_for(pred: Any, timeout: float = 30.0) -> None:
+    """Wait until ``pred()`` holds (a deadline for a condition, not a timing)."""
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not met")
+        await asyncio.sleep(0.05)
+
+
+def my_turn(c: Capture) -> dict[str, Any] | None:
+    turns = [e for e in c.events if e["type"] in ("your_turn", "turn", "game_finished")]
+    last = turns[-1] if turns else None
+    return last if last and last["type"] == "your_turn" else None
+
+
+async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:
+    clients, _room = await seat_three(platform, ["act-a", "act-b", "act-c"])
+    try:
+        await wait_for(lambda: any(my_turn(c) for c in clients))
+        turn_holder = next(c for c in clients if my_turn(c))
+        other = next(c for c in clients if c is not turn_holder)
+        view_before = (await other.client.call("view"))["view"]
+        holder_seat = my_turn(turn_holder)["seat"]  # type: ignore[index]
+        # The seat comes from the token's player only: a seat in the command is ignored.
+        code = await refused(other.client, "act", action={"type": "call"}, seat=holder_seat)
+        assert code == "not_your_turn"
+        assert (await other.client.call("view"))["view"] == view_before
+    finally:
+        for c in clients:
+            await c.__aexit__()
+
+
+def card_lists(obj: Any, path: str = "") -> list[tuple[str, list[str]]]:
+    """Every list of cards anywhere in ``obj``, with its path."""
+    found: list[tuple[str, list[str]]] = []
+    if isinstance(obj, list):
+        if obj and all(isinstance(x, str) and CARD.match(x) for x in obj):
+            found.append((path, obj))
+        else:
+            for i, x in enumerate(obj):
+                found += card_lists(x, f"{path}[{i}]")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            found += card_lists(v, f"{path}.{k}")
+    return found
+
+
+def check_no_hidden_cards(events: list[dict[str, Any]], own: list[str],
+                          kitty: list[str] | None) -> int:
+    """Every card list a client received holds only cards it may know: its own
+    dealt cards, the kitty where it took it, and cards the rules showed to
+    everyone before (played, declared, shown). Returns how many lists it checked."""
+    known = Counter(own) + Counter(kitty or [])
+    checked = 0
+    for ev in events:
+        if ev.get("type") in PUBLIC_CARDS and isinstance(ev.get("cards"), list):
+            known += Counter(ev["cards"])
+            continue
+        for path, cards in card_lists(ev):
+            checked += 1
+            over = Counter(cards) - known
+            assert not over, f"{ev.get('type')}{path} shows {sorted(over.elements())}"
+    return checked
+
+
+class CapturingBot(Bot):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.events: list[dict[str, Any]] = []
+        inner = self.client.on_event
+
+        def keep(ev: dict[str, Any]) -> None:
+            self.events.append(ev)
+            inner(ev)
+
+        self.client.on_event = keep
+
+
+def stored_record(platform: Platform, game_id: str) -> dict[str, Any]:
+    with sqlite3.connect(platform.data / "table.db") as db:
+        row = db.execute("SELECT record_json FROM table_game_records WHERE game_id = ?",
+                         (game_id,)).fetchone()
+    assert row, f"no stored record for {game_id}"
+    return dict(json.loads(row[0]))
+
+
+@pytest.mark.parametrize(("game", "server"), [("doudizhu", "doudizhu-100"),
+                                              ("hunzhan", "hunzhan-100")])
+async def test_a_client_never_receives_hidden_cards(platform: Platform, game: str,
+                                                    server: str) -> None:
+    """Capture everything each client receives in a full game; check by field
+    against the stored deal (events.md)."""
+    async with Capture(platform.gateway_url) as probe:
+        await probe.login(f"probe-{game}")
+        room = idle_room((await probe.client.call("rooms", server=server))["rooms"])
+    stats = Stats()
+    seats = 3 if game == "doudizhu" else 4
+    bots = [CapturingBot(platform.gateway_url, f"cap-{game}-{s}", game, room, s, 1,
+                         (0.0, 0.02), stats, random.Random(s)) for s in range(seats)]
+    await asyncio.gather(*(b.run() for b in bots))
+    finished = [e for e in bots[0].events if e["type"] == "game_finished"
+                and e.get("reason") != "redeal"]
+    assert finished
+    record = stored_record(platform, finished[-1]["game_id"])
+    landlord = (finished[-1].get("result") or {}).get("detail", {}).get("landlord")
+    total = 0
+    for s, bot in enumerate(bots):
+        game_events = [e for e in bot.events if e.get("game_id") in (None, record.get("game_id"),
+                                                                     finished[-1]["game_id"])]
+        kitty = record["deal"]["bottom"] if s == landlord else None
+        total += check_no_hidden_cards(game_events, record["deal"]["hands"][s], kitty)
+        hands = [e for e in bot.events if e["type"] == "hand"]
+        assert hands, "each player is sent its hand"
+    assert total > 0
+
+
+async def test_a_slow_client_is_cut_off_without_slowing_others(platform: Platform) -> None:
+    """A client that stops reading is dropped once its queue is full; a client
+    watching the same events gets all of them and keeps answering."""
+    import socket
+
+    import websockets
+
+    server = "daa-10"
+    # The slow client: a tiny receive buffer (set before connecting) and, once
+    # signed in and watching, no reading at all.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", platform.gateway_port))
+    slow_ws = await websockets.connect(platform.gateway_url, sock=sock, max_queue=1)
+    await slow_ws.send(json.dumps({"id": 1, "cmd": "login", "name": "slow-reader"}))
+    await slow_ws.send(json.dumps({"id": 2, "cmd": "watch_server", "server": server}))
+    replies = 0
+    while replies < 2:
+        msg = json.loads(await slow_ws.recv())
+        if msg["type"] == "reply":
+            assert msg["ok"]
+            replies += 1
+    slow_ws.transport.pause_reading()
+    async with Capture(platform.gateway_url) as fast:
+        await fast.login("fast-reader")
+        await fast.client.call("watch_server", server=server)
+        nc = await nats.connect(platform.nats.url)
+        payload = {"server": server, "room": f"{server}-01", "state": "idle", "seats": [],
+                   "pad": "x" * 8000}
+        n = 3000
+        for i in range(n):
+            await natsconn.publish(nc, f"paiju.lobby.{server}.rooms", "room_changed",
+                                   {**payload, "version": i})
+        await nc.flush()
+        await wait_for(lambda: sum(1 for e in fast.events if e["type"] == "room_changed"
+                                   and e.get("pad")) >= n, timeout=60)
+        assert (await fast.client.call("ping"))["ok"]
+        await nc.close()
+    slow_ws.transport.resume_reading()
+    received = 0
+    with pytest.raises(websockets.ConnectionClosed):
+        while True:
+            await asyncio.wait_for(slow_ws.recv(), timeout=10)
+            received += 1
+    assert received < n, "the slow client was cut off before getting every event"
+
+
+async def test_reconnect_within_the_hold_resumes(platform: Platform) -> None:
+    """A player whose connection drops and who signs in again within the 90 s
+    hold gets its full view and its seat; the others see it go and come back."""
+    clients, _room = await seat_three(platform, ["rc-a", "rc-b", "rc-c"])
+    try:
+        await wait_for(lambda: any(e["type"] == "hand" for e in clients[0].events))
+        token = clients[0].token
+        hand = [e for e in clients[0].events if e["type"] == "hand"][-1]["cards"]
+        await clients[0].client.close()
+        await wait_for(lambda: any(e["type"] == "seat_disconnected" for e in clients[1].events))
+        again = Capture(platform.gateway_url)
+        await again.__aenter__()
+        clients[0] = again
+        await again.client.call("auth", token=token)
+        await wait_for(lambda: any(e["type"] == "view" for e in again.events))
+        view = next(e for e in again.events if e["type"] == "view")
+        assert sorted(view["hand"]) == sorted(hand)
+        assert (await again.client.call("view"))["view"]["hand"] == view["hand"]
+        await wait_for(lambda: any(e["type"] == "seat_reconnected" for e in clients[1].events))
+    finally:
+        for c in clients:
+            await c.__aexit__()
