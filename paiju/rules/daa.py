@@ -49,7 +49,9 @@ DEFAULT_BIG_SUIT = "H"
 #: Interned play actions per seat (Action is immutable; building thousands of
 #: them per game is the hot spot of random self-play). Cleared when large.
 _PLAY_ACTIONS: list[dict[tuple[Card, ...], Action]] = [{} for _ in range(SEATS)]
-_PLAY_ACTIONS_MAX = 100_000
+_PLAY_ACTIONS_MAX = 30_000
+_PASS: list[Action] = [Action(s, "pass") for s in range(SEATS)]
+_REVEAL: list[Action] = [Action(s, "reveal") for s in range(SEATS)]
 
 
 def hand_sizes(first: int) -> list[int]:
@@ -134,8 +136,7 @@ class Daa(Game):
                 if len(order) != len(DECK):
                     raise RulesError("bad_deal", "order must list all 108 cards")
                 for s in range(SEATS):
-                    got = Counter(order[i] for i in range(len(order)) if (first + i) % SEATS == s)
-                    if got != Counter(hands[s]):
+                    if Counter(order[(s - first) % SEATS::SEATS]) != Counter(hands[s]):
                         raise RulesError("bad_deal", f"order does not give seat {s} its hand")
                 self.order = order
         except RulesError as e:
@@ -143,10 +144,9 @@ class Daa(Game):
         self.first = first
         self.dealt_hands = hands
         if self.order is not None:
-            self.held: list[Card | None] = [None] * SEATS
-            for i, c in enumerate(self.order):
-                self.held[(first + i) % SEATS] = c
-            self.held_index = [max(i for i in range(len(DECK)) if (first + i) % SEATS == s)
+            self.held: list[Card | None] = [self.order[(s - first) % SEATS::SEATS][-1]
+                                            for s in range(SEATS)]
+            self.held_index = [(s - first) % SEATS + SEATS * (len(hands[s]) - 1)
                                for s in range(SEATS)]
         else:
             self.held = [h[-1] for h in hands]
@@ -340,7 +340,8 @@ class Daa(Game):
         """The play's combination and whether it is a take-back (取回); raises."""
         if not cards:
             raise RulesError("invalid_combination", "play at least one card")
-        if not holds(self.hands[seat], cards):
+        hand = self.hands[seat]
+        if not (hand[cards[0]] > 0 if len(cards) == 1 else holds(hand, cards)):
             raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
         st = self.standing
         if st is not None and st[0] in TAKEABLE and len(cards) == st[1] - 1 and all(
@@ -357,10 +358,12 @@ class Daa(Game):
     def _play(self, seat: int, cards: tuple[Card, ...]) -> list[Event]:
         self._check_turn(seat)
         combo, take = self._classify_play(seat, cards)
-        cards = tuple(sort_cards(cards))
+        if len(cards) > 1:
+            cards = tuple(sort_cards(cards))
         hand = self.hands[seat]
         remove(hand, cards)
-        self._info[seat] = None
+        info = self._info[seat]
+        self._info[seat] = None if take or info is None else info.without(cards)
         self.table.update(cards)
         self.played_any = True
         if self.big_card in cards:
@@ -376,7 +379,9 @@ class Daa(Game):
             remove(self.table, taken)
             self.trick.append({"seat": seat, "type": "taken_back", "cards": list(taken)})
             events.append(Event("taken_back", {"seat": seat, "cards": list(taken)}))
-        events.append(Event("hand", {"cards": sort_cards(hand.elements())}, seat))
+        info = self._info[seat]
+        sorted_hand = sort_cards(hand.elements()) if info is None else info.sorted_cards()
+        events.append(Event("hand", {"cards": sorted_hand}, seat))
         self.standing, self.standing_seat, self.standing_cards = combo, seat, cards
         self.passes = 0
         if not hand:
@@ -396,7 +401,9 @@ class Daa(Game):
         self.trick.append({"seat": seat, "type": "pass"})
         self.passes += 1
         winner = self.standing_seat
-        needed = sum(1 for s in range(SEATS) if s != winner and self.hands[s])
+        hands = self.hands
+        needed = (bool(hands[0]) + bool(hands[1]) + bool(hands[2]) + bool(hands[3])
+                  + bool(hands[4]) - bool(hands[winner]))
         if self.passes < needed:
             self.turn = self._next_with_cards(seat)
             return events
@@ -463,9 +470,9 @@ class Daa(Game):
         out = [get(cards) or cache.setdefault(cards, Action(seat, "play", cards))
                for cards in self.legal_plays(seat)]
         if self.standing is not None:
-            out.append(Action(seat, "pass"))
-        if self._can_reveal(seat):
-            out.append(Action(seat, "reveal"))
+            out.append(_PASS[seat])
+        if not self.named and self._can_reveal(seat):
+            out.append(_REVEAL[seat])
         return out
 
     def default_action(self, seat: int) -> Action:
@@ -475,7 +482,7 @@ class Daa(Game):
         if self._phase != "play" or seat != self.turn:
             raise RulesError("not_your_turn", f"seat {seat} is not to act")
         if self.standing is not None:
-            return Action(seat, "pass")
+            return _PASS[seat]
 
         def low(card: Card) -> tuple[int, int]:
             combo = classify((card,), self.big_card)

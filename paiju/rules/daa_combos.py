@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any
 
 from paiju.rules.cards import BIG_JOKER, SMALL_JOKER, Card
@@ -166,6 +166,11 @@ def classify(cards: Sequence[Card], big_a: Card) -> Combo | None:
     inside any other combination it is an ordinary A.
     """
     n = len(cards)
+    if n == 1:
+        c = cards[0]
+        if c[1] == "J":
+            return (KIND_SINGLE, 1, POWER_BJ if c == BIG_JOKER else POWER_SJ)
+        return (KIND_SINGLE, 1, KEY_BIG_A if c == big_a else POWER[c[0]])
     if n == 0:
         return None
     jokers = sum(1 for c in cards if c[1] == "J")
@@ -255,64 +260,106 @@ class HandInfo:
     change of the hand and reuse it).
 
     ``by_rank[p]``: the cards of power index ``p`` (0–12), sorted in the game's
-    order; ``jokers``: the jokers, sorted; ``streak[need][x]``: how many
-    consecutive natural positions up to ``x`` (1–14; A is 1 and 14) hold at
-    least ``need`` cards; ``high``: every combination of power class ≥ 2 the
-    hand can make, as ``(combo, need, powers)`` (its cards are the product of
-    ``need``-card sub-multisets of those ranks; ``need`` 0 for joker sets and
-    the big-A pair, whose cards are ``powers`` read as a card list).
+    order; ``jokers``: the jokers, sorted; ``counts[x]``: cards at natural
+    position ``x`` (1–14; A is both 1 and 14); ``high``: every combination of
+    power class ≥ 2 the hand can make, as ``(combo, need, powers)`` (its cards
+    are the product of ``need``-card sub-multisets of those ranks; ``need`` 0
+    for joker sets and the big-A pair, whose cards are ``powers`` read as a
+    card list).
     """
 
-    __slots__ = ("big_a", "by_rank", "high", "jokers", "streak")
+    __slots__ = ("_streaks", "big_a", "by_rank", "counts", "high", "jokers")
 
     def __init__(self, hand: Iterable[Card], big_a: Card) -> None:
         ranks: list[list[Card]] = [[] for _ in range(13)]
         jokers: list[Card] = []
-        for c in sorted(hand, key=CARD_ORDER.__getitem__):
+        for c in hand:
             if c[1] == "J":
                 jokers.append(c)
             else:
                 ranks[POWER[c[0]]].append(c)
+        key = CARD_ORDER.__getitem__
+        self._setup([tuple(sorted(r, key=key)) if len(r) > 1 else tuple(r) for r in ranks],
+                    tuple(sorted(jokers, key=key)), big_a)
+
+    def without(self, cards: Sequence[Card]) -> HandInfo:
+        """The analysis of this hand less ``cards`` (which it holds)."""
+        by_rank = list(self.by_rank)
+        jokers = self.jokers
+        for c in cards:
+            if c[1] == "J":
+                js = list(jokers)
+                js.remove(c)
+                jokers = tuple(js)
+            else:
+                p = POWER[c[0]]
+                r = list(by_rank[p])
+                r.remove(c)
+                by_rank[p] = tuple(r)
+        new = HandInfo.__new__(HandInfo)
+        new._setup(by_rank, jokers, self.big_a)
+        return new
+
+    def sorted_cards(self) -> list[Card]:
+        """The hand in the game's order."""
+        out = [c for r in self.by_rank for c in r]
+        out.extend(self.jokers)
+        return out
+
+    def _setup(self, by_rank: list[tuple[Card, ...]], jokers: tuple[Card, ...], big_a: Card
+               ) -> None:
         self.big_a = big_a
-        self.by_rank: list[tuple[Card, ...]] = [tuple(r) for r in ranks]
-        self.jokers: tuple[Card, ...] = tuple(jokers)
-        counts = [len(ranks[_POWER_OF_POS[x]]) if x else 0 for x in range(15)]
-        top = max(counts)
-        zero = [0] * 15
-        self.streak: list[list[int]] = [zero]
-        for need in range(1, 8):
-            if need > top:
-                self.streak.append(zero)
-                continue
-            row = [0] * 15
-            for x in range(1, 15):
-                if counts[x] >= need:
-                    row[x] = row[x - 1] + 1
-            self.streak.append(row)
+        self.by_rank = by_rank
+        self.jokers = jokers
+        ranks = by_rank
+        sizes = [len(r) for r in ranks]
+        self.counts = [0, *(sizes[p] for p in _POWER_OF_POS[1:])]
+        self._streaks: dict[int, list[int]] = {}
         high: list[tuple[Combo, int, tuple[Any, ...]]] = []
-        if top >= 3:
-            for p in range(13):
-                for n in range(3, len(ranks[p]) + 1):
+        threes = 0
+        fours = 0
+        for p in range(13):
+            n_p = sizes[p]
+            if n_p >= 3:
+                threes += 1
+                if n_p >= 4:
+                    fours += 1
+                for n in range(3, n_p + 1):
                     high.append(((SAME_KIND[n], n, p), n, (p,)))
-        if self.by_rank[POWER["A"]].count(big_a) == 2:
+        if sizes[10] >= 2 and by_rank[10].count(big_a) == 2:
             high.append(((KIND_BIG_A_PAIR, 2, 0), 0, (big_a, big_a)))
         for n in range(2, len(self.jokers) + 1):
             for t in sub_multisets(self.jokers, n):
                 high.append(((JOKER_KIND[n], n, 0), 0, t))
-        row3 = self.streak[3]
-        for m, kind in CHAIN_KIND.items() if max(row3) >= 3 else ():
-            for hi in range(m, 15):
-                if row3[hi] >= m:
-                    high.append(((kind, m, hi), 3, _SPAN_POWERS[hi - m + 1, hi]))
-        for each, kind in FAKE_KIND.items():
-            row = self.streak[each]
-            for hi in range(2, 15) if each <= top else ():
-                if row[hi] >= 2:
-                    high.append(((kind, 2, hi), each, _SPAN_POWERS[hi - 1, hi]))
+        if threes >= 3:
+            row3 = self.streak(3)
+            for m, kind in CHAIN_KIND.items():
+                for hi in range(m, 15):
+                    if row3[hi] >= m:
+                        high.append(((kind, m, hi), 3, _SPAN_POWERS[hi - m + 1, hi]))
+        if fours >= 2:
+            for each, kind in FAKE_KIND.items():
+                row = self.streak(each)
+                for hi in range(2, 15):
+                    if row[hi] >= 2:
+                        high.append(((kind, 2, hi), each, _SPAN_POWERS[hi - 1, hi]))
         self.high = high
 
+    def streak(self, need: int) -> list[int]:
+        """``streak(need)[x]``: how many consecutive natural positions up to
+        ``x`` hold at least ``need`` cards each."""
+        row = self._streaks.get(need)
+        if row is None:
+            row = [0] * 15
+            counts = self.counts
+            for x in range(1, 15):
+                if counts[x] >= need:
+                    row[x] = row[x - 1] + 1
+            self._streaks[need] = row
+        return row
+
     def cards_of(self, need: int, powers: tuple[Any, ...]) -> list[tuple[Card, ...]]:
-        """The card multisets of one entry of :attr:`high` (or of a run)."""
+        """The card multisets of one entry of :attr:`high`."""
         if need == 0:
             return [powers]
         return _product([sub_multisets(self.by_rank[p], need) for p in powers])
@@ -321,7 +368,7 @@ class HandInfo:
         """Every 龙 (``need`` 1) or 双龙 (``need`` 2) whose length is in
         ``lengths`` (a step-1 range) with highest natural position ≥ ``min_high``."""
         out: list[tuple[Card, ...]] = []
-        row = self.streak[need]
+        row = self.streak(need)
         lo_len, hi_len = lengths.start, lengths.stop - 1
         by_rank = self.by_rank
         for hi in range(max(lo_len, min_high), 15):
@@ -329,13 +376,34 @@ class HandInfo:
             for length in range(lo_len, top + 1):
                 if length == 13 and hi == 13:
                     continue  # A..K is the same cards as 2..A (A high)
-                parts = [sub_multisets(by_rank[p], need)
-                         for p in _SPAN_POWERS[hi - length + 1, hi]]
-                res: list[tuple[Card, ...]] = parts[0]  # type: ignore[assignment]
-                for opts in parts[1:]:
-                    res = [r + o for r in res for o in opts]
-                out.extend(res)
+                span = _SPAN_POWERS[hi - length + 1, hi]
+                if need == 1:
+                    out.extend(product(*[_distinct(by_rank[p]) for p in span]))
+                else:
+                    parts = [sub_multisets(by_rank[p], need) for p in span]
+                    res: list[tuple[Card, ...]] = list(parts[0])
+                    for opts in parts[1:]:
+                        res = [r + o for r in res for o in opts]
+                    out.extend(res)
         return out
+
+
+@lru_cache(maxsize=8192)
+def _singles(cards: tuple[Card, ...], big_a: Card) -> tuple[tuple[Card], ...]:
+    """The distinct single plays of one rank's cards, the big A left out."""
+    return tuple((c,) for c in dict.fromkeys(cards) if c != big_a)
+
+
+@lru_cache(maxsize=8192)
+def _pairs(cards: tuple[Card, ...], big_a: Card) -> tuple[tuple[Card, ...], ...]:
+    """The distinct pairs of one rank's cards, the pair of big As left out."""
+    return tuple(t for t in sub_multisets(cards, 2) if t != (big_a, big_a))
+
+
+@lru_cache(maxsize=4096)
+def _distinct(cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """The distinct cards of a sorted tuple, in order."""
+    return tuple(dict.fromkeys(cards))
 
 
 def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
@@ -353,22 +421,17 @@ def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
     out: list[tuple[Card, ...]] = []
     if lead or sk == KIND_SINGLE:
         for p in range(max(skey + 1, 0), 13):
-            seen = ""
-            for c in by_rank[p]:
-                if c != seen and c != big_a:
-                    out.append((c,))
-                seen = c
-        if skey < KEY_BIG_A and big_a in by_rank[POWER["A"]]:
+            if by_rank[p]:
+                out.extend(_singles(by_rank[p], big_a))
+        if skey < KEY_BIG_A and big_a in by_rank[10]:
             out.append((big_a,))
-        seen = ""
-        for j in info.jokers:
-            if j != seen and (POWER_BJ if j == BIG_JOKER else POWER_SJ) > skey:
-                out.append((j,))
-            seen = j
+        if info.jokers:
+            out.extend(t for t in _singles(info.jokers, "")
+                       if (POWER_BJ if t[0] == BIG_JOKER else POWER_SJ) > skey)
     elif sk == KIND_PAIR:
         for p in range(skey + 1, 13):
             if len(by_rank[p]) >= 2:
-                out.extend(t for t in sub_multisets(by_rank[p], 2) if t != (big_a, big_a))
+                out.extend(_pairs(by_rank[p], big_a))
     elif sk == KIND_RUN:
         out.extend(info.runs(1, range(ssize, ssize + 1), skey + 1))
     elif sk == KIND_PAIR_RUN:
@@ -376,7 +439,7 @@ def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
     if lead:
         for p in range(13):
             if len(by_rank[p]) >= 2:
-                out.extend(t for t in sub_multisets(by_rank[p], 2) if t != (big_a, big_a))
+                out.extend(_pairs(by_rank[p], big_a))
         out.extend(info.runs(1, range(3, 14), 0))
         out.extend(info.runs(2, range(3, 12), 0))
         for _, need, powers in info.high:
