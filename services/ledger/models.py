@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    CheckConstraint,
     Column,
     ForeignKey,
     Index,
@@ -47,6 +48,8 @@ accounts = Table(
     Column("name", String(128), nullable=False, server_default=""),
     Column("balance", BigInteger, nullable=False, server_default="0"),
     Column("created_ms", BigInteger, nullable=False),
+    CheckConstraint("kind = 'house' OR balance >= 0",
+                    name="ck_ledger_accounts_player_not_negative"),
 )
 
 transactions = Table(

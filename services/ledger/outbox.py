@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 
 from nats.aio.client import Client as NATS
@@ -29,11 +30,12 @@ class Relay:
     (events written by another replica, NATS back after an outage)."""
 
     def __init__(self, ledger: Ledger, nats: Callable[[], NATS | None], poll: float = 1.0,
-                 batch: int = 200) -> None:
+                 batch: int = 200, gather: float = 0.005) -> None:
         self.ledger = ledger
         self.nats = nats
         self.poll = poll
         self.batch = batch
+        self.gather = gather
         self.wake = asyncio.Event()
 
     def notify(self) -> None:
@@ -58,19 +60,31 @@ class Relay:
             sent += len(batch)
             if len(batch) < self.batch:
                 break
+        return sent
+
+    async def measure(self) -> None:
+        """Update the outbox gauges (pending events, age of the oldest)."""
         pending, oldest = await self.ledger.outbox_backlog()
         OUTBOX_PENDING.set(pending)
         OUTBOX_LAG.set(0 if oldest is None else max(0, self.ledger.clock() - oldest) / 1000)
-        return sent
 
     async def run(self) -> None:
-        """Drain on every wake-up and every ``poll`` seconds, until cancelled."""
+        """Drain on every wake-up (after ``gather`` seconds, so that the events
+        of commits close together go out in one batch) and every ``poll``
+        seconds; update the gauges at most every ``poll`` seconds. Runs until cancelled."""
+        measured = 0.0
         while True:
+            woken = False
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=self.poll)
+                woken = await asyncio.wait_for(self.wake.wait(), timeout=self.poll)
+            if woken:
+                await asyncio.sleep(self.gather)
             self.wake.clear()
             try:
                 await self.drain()
+                if time.monotonic() - measured >= self.poll:
+                    measured = time.monotonic()
+                    await self.measure()
             except asyncio.CancelledError:
                 raise
             except Exception as e:

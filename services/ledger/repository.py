@@ -32,7 +32,18 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, and_, event, func, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    and_,
+    case,
+    event,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -297,20 +308,21 @@ class Ledger:
         if sum(deltas.values()) != 0:
             raise AssertionError(f"transaction {txid} does not sum to zero: {deltas}")
         after = {p: balances[p] + player_deltas.get(p, 0) for p in balances}
-        rows = []
-        for p in sorted(player_deltas, key=player_account):
-            d = player_deltas[p]
-            if not d:
-                continue
-            key = player_account(p)
+        moved = {player_account(p): d for p, d in player_deltas.items() if d}
+        rows = [{"transaction_id": txid, "account": key, "delta": d, "balance_after": after[p]}
+                for key, p, d in sorted((player_account(p), p, d)
+                                        for p, d in player_deltas.items() if d)]
+        if moved:
+            # One statement for every player; the guard keeps balances >= 0
+            # (the rows are locked already, so the order of this update is free).
+            delta = case(*((accounts.c.account == key, literal(d, BigInteger()))
+                           for key, d in moved.items()), else_=literal(0, BigInteger()))
             res = await conn.execute(
-                update(accounts).where(accounts.c.account == key,
-                                       accounts.c.balance + d >= 0)
-                .values(balance=accounts.c.balance + d))
-            if res.rowcount != 1:
-                raise AssertionError(f"{key} would go below zero")
-            rows.append({"transaction_id": txid, "account": key, "delta": d,
-                         "balance_after": after[p]})
+                update(accounts).where(accounts.c.account.in_(list(moved)),
+                                       accounts.c.balance + delta >= 0)
+                .values(balance=accounts.c.balance + delta))
+            if res.rowcount != len(moved):
+                raise AssertionError(f"transaction {txid} would take a player below zero")
         for key in sorted(house_deltas):
             d = house_deltas[key]
             if not d:

@@ -33,6 +33,8 @@ def upgrade() -> None:
         sa.Column("name", sa.String(128), nullable=False, server_default=""),
         sa.Column("balance", sa.BigInteger, nullable=False, server_default="0"),
         sa.Column("created_ms", sa.BigInteger, nullable=False),
+        sa.CheckConstraint("kind = 'house' OR balance >= 0",
+                           name="ck_ledger_accounts_player_not_negative"),
     )
     op.create_table(
         "ledger_transactions",
