@@ -45,6 +45,7 @@ RACE_YAML = """\
 servers:
   - {server: race, game: doudizhu, base: 10, min_coins: 100, rooms: 4}
   - {server: hz, game: hunzhan, base: 10, min_coins: 100, rooms: 2}
+  - {server: wide, game: doudizhu, base: 10, min_coins: 100, rooms: 100}
 """
 CLIENTS = 100
 
@@ -121,71 +122,91 @@ def fresh_postgres(postgres_url: str) -> Iterator[str]:
         asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+async def rush(stubs: list[lobby_pb2_grpc.LobbyServiceStub], players: list[str],
+               choices: list[tuple[str, int]], rng: random.Random
+               ) -> tuple[list[tuple[str, str, int]], Counter[str]]:
+    """Every player tries two seats of two different rooms at once, one through
+    each lobby; returns the successful (player, room, seat) and the refusals."""
+    wins: list[tuple[str, str, int]] = []
+    refusals: Counter[str] = Counter()
+
+    async def attempt(stub: lobby_pb2_grpc.LobbyServiceStub, player: str, room: str,
+                      seat: int) -> None:
+        try:
+            reply = await stub.Sit(lobby_pb2.SitRequest(
+                player=player, name=player, room=room, seat=seat), timeout=60)
+        except grpc.aio.AioRpcError as e:
+            refusals[reason_of(e)] += 1
+            return
+        assert any(s.seat == seat and s.player == player for s in reply.seats)
+        wins.append((player, room, seat))
+
+    calls = []
+    for p in players:
+        first = rng.choice(choices)
+        second = rng.choice([x for x in choices if x[0] != first[0]])
+        calls.append(attempt(stubs[0], p, *first))
+        calls.append(attempt(stubs[1], p, *second))
+    await asyncio.gather(*calls)
+    return wins, refusals
+
+
+async def check_state(stubs: list[lobby_pb2_grpc.LobbyServiceStub], database_url: str,
+                      server: str, expected: set[tuple[str, int, str]]) -> None:
+    """Both lobbies' ListRooms and the database rows of ``server`` hold exactly
+    ``expected`` (room, seat, player)."""
+    for stub in stubs:
+        rooms = (await stub.ListRooms(lobby_pb2.ListRoomsRequest(server=server))).rooms
+        assert {(room.room, st.seat, st.player) for room in rooms for st in room.seats} \
+            == expected
+    engine = db.make_engine(database_url)
+    try:
+        async with engine.connect() as conn:
+            rows = (await conn.execute(select(
+                seats_table.c.room, seats_table.c.seat, seats_table.c.player)
+                .where(seats_table.c.room.like(f"{server}-%")))).all()
+    finally:
+        await engine.dispose()
+    assert {(r, s, p) for r, s, p in rows} == expected
+
+
 async def race(nats_url: str, tmp: Path, database_url: str) -> None:
-    """100 clients race for the 12 seats of server ``race`` through two lobby
-    processes; each client tries two different rooms at once, one through each
-    lobby. Nobody stands up, so every seat may be given at most once and every
-    player may sit at most once."""
+    """100 clients race through two lobby processes (nobody stands up, so a
+    seat may be given at most once and a player may sit at most once):
+
+    1. for the 12 seats of server ``race``: many clients per seat;
+    2. for the 300 seats of server ``wide``: each client's two tries usually
+       find free seats, so the lobbies must refuse the second one.
+    """
     async with platform(nats_url, tmp, database_url) as (bank, _table, env):
         lobbies = [LobbyProcess(env, tmp / f"lobby{i}.log") for i in range(2)]
+        channels = []
         try:
             for lp in lobbies:  # one after the other: the first one migrates
                 await lp.start()
-            players = [f"racer{i:03d}" for i in range(CLIENTS)]
-            await asyncio.gather(*(bank.fund(p, 1000) for p in players))
             config = parse(RACE_YAML)
-            server = config.server("race")
-            assert server is not None
-            all_seats = [(r, s) for r in server.room_ids() for s in range(server.seats)]
-            rng = random.Random(8)
             channels = [grpc.aio.insecure_channel(lp.addr) for lp in lobbies]
             stubs = [lobby_pb2_grpc.LobbyServiceStub(c) for c in channels]
-            wins: list[tuple[str, str, int]] = []
-            refusals: Counter[str] = Counter()
-
-            async def attempt(stub: lobby_pb2_grpc.LobbyServiceStub, player: str, room: str,
-                              seat: int) -> None:
-                try:
-                    reply = await stub.Sit(lobby_pb2.SitRequest(
-                        player=player, name=player, room=room, seat=seat), timeout=60)
-                except grpc.aio.AioRpcError as e:
-                    refusals[reason_of(e)] += 1
-                    return
-                assert any(s.seat == seat and s.player == player for s in reply.seats)
-                wins.append((player, room, seat))
-
-            calls = []
-            for p in players:
-                first = rng.choice(all_seats)
-                second = rng.choice([x for x in all_seats if x[0] != first[0]])
-                calls.append(attempt(stubs[0], p, *first))
-                calls.append(attempt(stubs[1], p, *second))
-            await asyncio.gather(*calls)
-
-            print(f"race: {len(wins)} seats given, refusals {dict(refusals)}")
-            # No seat was given twice, no player got two seats.
-            assert max(Counter((r, s) for _, r, s in wins).values()) == 1
-            assert max(Counter(p for p, _, _ in wins).values()) == 1
-            assert len(wins) + sum(refusals.values()) == 2 * CLIENTS
-            assert set(refusals) <= {"seat_taken", "already_seated"}, refusals
-            assert refusals["seat_taken"] > 0  # there was a race
-            # Both lobbies and the database say exactly what the winners were told.
-            expected = {(r, s, p) for p, r, s in wins}
-            for stub in stubs:
-                rooms = (await stub.ListRooms(lobby_pb2.ListRoomsRequest(server="race"))).rooms
-                listed = {(room.room, st.seat, st.player) for room in rooms for st in room.seats}
-                assert listed == expected
-            engine = db.make_engine(database_url)
-            try:
-                async with engine.connect() as conn:
-                    rows = (await conn.execute(select(
-                        seats_table.c.room, seats_table.c.seat, seats_table.c.player))).all()
-            finally:
-                await engine.dispose()
-            assert {(r, s, p) for r, s, p in rows} == expected
+            rng = random.Random(8)
+            for phase, server_id in enumerate(("race", "wide")):
+                players = [f"racer{phase}-{i:03d}" for i in range(CLIENTS)]
+                await asyncio.gather(*(bank.fund(p, 1000) for p in players))
+                server = config.server(server_id)
+                assert server is not None
+                choices = [(r, s) for r in server.room_ids() for s in range(server.seats)]
+                wins, refusals = await rush(stubs, players, choices, rng)
+                print(f"{server_id}: {len(wins)} seats given, refusals {dict(refusals)}")
+                assert max(Counter((r, s) for _, r, s in wins).values()) == 1
+                assert max(Counter(p for p, _, _ in wins).values()) == 1
+                assert len(wins) + sum(refusals.values()) == 2 * CLIENTS
+                assert set(refusals) <= {"seat_taken", "already_seated"}, refusals
+                # There was a race: for seats in phase 1, for players in phase 2.
+                assert refusals["seat_taken" if phase == 0 else "already_seated"] > 0
+                await check_state(stubs, database_url, server_id,
+                                  {(r, s, p) for p, r, s in wins})
+        finally:
             for c in channels:
                 await c.close()
-        finally:
             for lp in lobbies:
                 lp.stop()
 
