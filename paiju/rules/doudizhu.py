@@ -53,6 +53,7 @@ _ROBS = [Action(s, "rob") for s in range(SEATS)]
 _NO_ROBS = [Action(s, "no_rob") for s in range(SEATS)]
 _PLAY_CACHE: list[dict[tuple[str, ...], Action]] = [{} for _ in range(SEATS)]
 _PLAY_CACHE_MAX = 50_000
+_READINGS_CACHE: dict[tuple[int, ...], list[tuple[str, int]]] = {}
 _KICKERS = {
     dc.AIRPLANE_SINGLES: "singles", dc.FOUR_TWO_SINGLES: "singles",
     dc.AIRPLANE_PAIRS: "pairs", dc.FOUR_TWO_PAIRS: "pairs",
@@ -71,17 +72,24 @@ def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
     return v
 
 
+def _prefixes(group: list[str]) -> list[tuple[str, ...]]:
+    """``[(), g[:1], ..., g]`` as tuples: the first k cards of one rank."""
+    t = tuple(group)
+    return [(), t[:1], t[:2], t[:3], t[:4]][: len(t) + 1]
+
+
 def _new_play(cache: dict[tuple[str, ...], Action], seat: int, cards: tuple[str, ...]) -> Action:
     action = cache[cards] = Action(seat, "play", cards)
     return action
 
 
-def _entry(play: dict[str, Any]) -> dict[str, Any]:
-    """A JSON-able copy of a trick entry (cards as a list)."""
-    out = dict(play)
-    if "cards" in out:
-        out["cards"] = list(out["cards"])
-    return out
+def _entry(play: tuple[int, tuple[str, ...], str]) -> dict[str, Any]:
+    """The JSON form of a trick entry ``(seat, cards, combination)``; a pass has
+    no cards and the combination ``""``."""
+    seat, cards, name = play
+    if not cards:
+        return {"seat": seat, "pass": True}
+    return {"seat": seat, "cards": list(cards), "combination": name}
 
 
 def _main(reading: dc.Reading) -> int:
@@ -131,8 +139,10 @@ class Doudizhu(Game):
         self._standing: tuple[str, int, int] | None = None  # (kind, n, main)
         self._standing_seat = -1
         self._passes = 0
-        self.trick: list[dict[str, Any]] = []
-        self.last_trick: list[dict[str, Any]] = []
+        #: plays of the current / last trick: (seat, cards, combination); a pass is
+        #: (seat, (), "")
+        self.trick: list[tuple[int, tuple[str, ...], str]] = []
+        self.last_trick: list[tuple[int, tuple[str, ...], str]] = []
         self.tricks_done = 0
         self.plays_by: list[int] = [0, 0, 0]
         self.bombs = 0
@@ -215,19 +225,24 @@ class Doudizhu(Game):
     # -- hand bookkeeping ------------------------------------------------------------
 
     def _add(self, seat: int, cards: list[str]) -> None:
-        groups, counts, pre = self._groups[seat], self._counts[seat], self._pre[seat]
+        """Give ``cards`` to ``seat`` (the deal, the kitty)."""
+        hand = sorted([*self._hands[seat], *cards], key=dc.CARD_KEY.__getitem__)
         rank_of = dc.CARD_RANK
-        for card in cards:
+        groups: list[list[str]] = [[] for _ in _RANGE]
+        for card in hand:
             groups[rank_of[card]].append(card)
-        key = dc.CARD_KEY.__getitem__
-        for r in {rank_of[card] for card in cards}:
-            g = groups[r]
-            g.sort(key=key)
-            t = tuple(g)
-            counts[r] = len(t)
-            pre[r] = [t[:k] for k in range(len(t) + 1)]
-        self._sizes[seat] += len(cards)
-        self._hands[seat] = [card for g in groups for card in g]
+        counts = [0] * dc.NRANKS
+        pre = [_EMPTY_PRE] * dc.NRANKS
+        for r, g in enumerate(groups):
+            if g:
+                t = tuple(g)
+                counts[r] = len(t)
+                pre[r] = [(), t[:1], t[:2], t[:3], t[:4]][: len(t) + 1]
+        self._hands[seat] = hand
+        self._groups[seat] = groups
+        self._counts[seat] = counts
+        self._pre[seat] = pre
+        self._sizes[seat] = len(hand)
 
     def hand(self, seat: int) -> list[str]:
         """``seat``'s cards in doudizhu order (3 low .. 2, SJ, BJ; suits S H C D)."""
@@ -413,6 +428,18 @@ class Doudizhu(Game):
 
     # -- play ----------------------------------------------------------------------------
 
+    def _readings(self, pc: list[int]) -> list[dc.Reading]:
+        """:func:`dc.readings` under this game's options, memoised by rank counts."""
+        key = (self.jokers_as_wings, self.pair_as_two_singles, *pc)
+        got = _READINGS_CACHE.get(key)
+        if got is None:
+            if len(_READINGS_CACHE) > _PLAY_CACHE_MAX:
+                _READINGS_CACHE.clear()
+            got = _READINGS_CACHE[key] = dc.readings(
+                pc, self.jokers_as_wings, self.pair_as_two_singles
+            )
+        return got
+
     def classify(self, cards: tuple[str, ...] | list[str]) -> list[dc.Reading]:
         """Every reading ``(kind, main)`` of ``cards`` under this game's options."""
         pc = [0] * dc.NRANKS
@@ -451,10 +478,7 @@ class Doudizhu(Game):
             pc[r] += 1
         if len(set(cards)) != n:
             raise RulesError("cards_not_in_hand", "the same card twice")
-        if n == 2 and r < dc.SJ_RANK and pc[r] == 2:
-            rs = [(dc.PAIR, r)]
-        else:
-            rs = dc.readings(pc, self.jokers_as_wings, self.pair_as_two_singles)
+        rs = self._readings(pc)
         if not rs:
             raise RulesError("invalid_combination", f"{list(cards)} is no combination")
         if standing is None:
@@ -480,10 +504,10 @@ class Doudizhu(Game):
         for card in played:
             groups[rank_of[card]].remove(card)
             hand.remove(card)
-        for rr in {rank_of[card] for card in played} if n > 1 else (main,):
-            t = tuple(groups[rr])
-            counts[rr] = len(t)
-            pre[rr] = [t[:k] for k in range(len(t) + 1)]
+        for rr in dict.fromkeys(map(rank_of.__getitem__, played)) if n > 1 else (main,):
+            g = groups[rr]
+            counts[rr] = len(g)
+            pre[rr] = _prefixes(g)
         self._sizes[seat] -= n
         self._standing = (kind, n, main)
         self._standing_seat = seat
@@ -494,7 +518,7 @@ class Doudizhu(Game):
             if self.bomb_doubles:
                 self.multiplier *= 2
         name = dc.PUBLIC_NAME[kind]
-        self.trick.append({"seat": seat, "cards": played, "combination": name})
+        self.trick.append((seat, played, name))
         data: dict[str, Any] = {
             "seat": seat, "cards": list(played), "combination": name, "trick": self.tricks_done,
         }
@@ -515,7 +539,7 @@ class Doudizhu(Game):
         if self._standing is None:
             raise RulesError("cannot_pass", "the leader of a trick must play")
         self._passes += 1
-        self.trick.append({"seat": seat, "pass": True})
+        self.trick.append((seat, (), ""))
         events = [Event("passed", {"seat": seat})]
         if self._passes == SEATS - 1:
             leader = self._standing_seat

@@ -420,8 +420,13 @@ def follow_plays(
     if kind == BOMB:
         _bombs(out, c, pre, main)
         return out
-    if kind == SINGLE:
+    if kind == SINGLE:  # the common case, inline
         out = [pre[r][1] for r in range(main + 1, NRANKS) if c[r]]
+        if 4 in c:
+            out += [pre[r][4] for r in range(TWO_RANK + 1) if c[r] == 4]
+        if c[SJ_RANK] and c[BJ_RANK]:
+            out.append(pre[SJ_RANK][1] + pre[BJ_RANK][1])
+        return out
     elif kind == PAIR:
         _groups(out, c, pre, 2, main)
     elif kind == TRIO:
