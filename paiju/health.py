@@ -12,12 +12,17 @@ from __future__ import annotations
 import logging
 
 from grpc_health.v1 import health, health_pb2
+from prometheus_client import Gauge
 
 LIVENESS = "liveness"
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 log = logging.getLogger("paiju.health")
+
+DEPENDENCY_UP = Gauge("paiju_dependency_up",
+                      "1 while a dependency of this process (nats, database) is reachable.",
+                      ["dependency"])
 
 
 class Health:
@@ -40,6 +45,7 @@ class Health:
             log.info("dependency %s %s", dependency, "up" if up else "down",
                      extra={"dependency": dependency, "up": up})
         self.deps[dependency] = up
+        DEPENDENCY_UP.labels(dependency).set(1 if up else 0)
         await self.publish()
 
     async def stop(self) -> None:
