@@ -77,6 +77,7 @@ PUBLIC_NAME[FOUR_TWO_PAIRS] = "four_two"
 NO_KICKER = frozenset({SINGLE, PAIR, TRIO, CHAIN, PAIR_CHAIN, AIRPLANE})
 
 Reading = tuple[str, int]
+_GROUP_SIZE = {SINGLE: 1, PAIR: 2, TRIO: 3}
 Pre = Sequence[Sequence[tuple[str, ...]]]
 
 
@@ -381,29 +382,38 @@ def lead_plays(
     """Every distinct play a leader holding rank counts ``c`` may make, one canonical
     card tuple per rank multiset (``pre[r][k]`` = the first ``k`` cards of rank ``r``
     in the hand, sorted). Each tuple is sorted in doudizhu order."""
-    out = [pre[r][1] for r in range(NRANKS) if c[r]]
-    top = max(c)
-    if len(out) >= 5:
+    ranks = [r for r in range(NRANKS) if c[r]]
+    out = [pre[r][1] for r in ranks]
+    if len(ranks) >= 5:
         _chains(out, c, pre, 1, 5, 0, -1)
-    if top >= 2:
-        _groups(out, c, pre, 2, -1)
+    pairs = [r for r in ranks if c[r] >= 2]
+    if not pairs:
+        if c[SJ_RANK] and c[BJ_RANK]:
+            out.append(pre[SJ_RANK][1] + pre[BJ_RANK][1])
+        return out
+    out += [pre[r][2] for r in pairs]
+    if len(pairs) >= 3:
         _chains(out, c, pre, 2, 3, 0, -1)
-    if top >= 3:
-        _groups(out, c, pre, 3, -1)
-        _trio_kickers(out, c, pre, 1, -1)
-        _trio_kickers(out, c, pre, 2, -1)
+    trios = [r for r in pairs if c[r] >= 3]
+    for t in trios:  # trio, trio + single, trio + pair
+        p3 = pre[t][3]
+        out.append(p3)
+        out += [pre[s][1] + p3 if s < t else p3 + pre[s][1] for s in ranks if s != t]
+        out += [pre[s][2] + p3 if s < t else p3 + pre[s][2] for s in pairs if s != t]
     _bombs(out, c, pre, -1)
-    if top >= 3:
+    if len(trios) >= 2:
         start = len(out)
         _chains(out, c, pre, 3, 2, 0, -1)
         if len(out) > start:  # there is a trio chain: airplanes with wings
             _airplane_wings(out, c, pre, False, 0, -1, jokers_as_wings)
             _airplane_wings(out, c, pre, True, 0, -1, jokers_as_wings)
-        if top == 4:
-            _four_two(out, c, pre, False, -1, jokers_as_wings, pair_as_two_singles)
-            _four_two(out, c, pre, True, -1, jokers_as_wings, pair_as_two_singles)
-        if len(out) - start > 1:
-            out[start:] = dict.fromkeys(out[start:])
+    else:
+        start = len(out)
+    if 4 in c:
+        _four_two(out, c, pre, False, -1, jokers_as_wings, pair_as_two_singles)
+        _four_two(out, c, pre, True, -1, jokers_as_wings, pair_as_two_singles)
+    if len(out) - start > 1:
+        out[start:] = dict.fromkeys(out[start:])
     return out
 
 
@@ -417,21 +427,18 @@ def follow_plays(
     out: list[tuple[str, ...]] = []
     if kind == ROCKET:
         return out
-    if kind == BOMB:
-        _bombs(out, c, pre, main)
-        return out
-    if kind == SINGLE:  # the common case, inline
-        out = [pre[r][1] for r in range(main + 1, NRANKS) if c[r]]
+    k = _GROUP_SIZE.get(kind)
+    if k:  # single, pair, trio: the common cases, inline
+        out = [pre[r][k] for r in range(main + 1, NRANKS) if c[r] >= k]
         if 4 in c:
             out += [pre[r][4] for r in range(TWO_RANK + 1) if c[r] == 4]
         if c[SJ_RANK] and c[BJ_RANK]:
             out.append(pre[SJ_RANK][1] + pre[BJ_RANK][1])
         return out
-    elif kind == PAIR:
-        _groups(out, c, pre, 2, main)
-    elif kind == TRIO:
-        _groups(out, c, pre, 3, main)
-    elif kind == TRIO_SINGLE:
+    if kind == BOMB:
+        _bombs(out, c, pre, main)
+        return out
+    if kind == TRIO_SINGLE:
         _trio_kickers(out, c, pre, 1, main)
     elif kind == TRIO_PAIR:
         _trio_kickers(out, c, pre, 2, main)
