@@ -32,6 +32,8 @@ from websockets.asyncio.client import ClientConnection
 
 #: Public events that answer a seat's own action (for the round trip).
 ACTION_EVENTS = {"played", "passed", "bid", "declared", "revealed", "taken_back"}
+#: Commands per second a bot sends at most (the gateway allows 20).
+BOT_RATE = 15.0
 #: Seats per game.
 SEATS = {"doudizhu": 3, "hunzhan": 4, "shengji": 4, "daa": 5}
 GAMES = tuple(SEATS)
@@ -82,6 +84,7 @@ class Client:
         self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.reader: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()
+        self.next_send = 0.0
 
     async def connect(self) -> None:
         """Open the connection and start reading."""
@@ -115,6 +118,11 @@ class Client:
         refusal and ``ConnectionError`` when the connection drops."""
         if self.ws is None or self.closed.is_set():
             raise ConnectionError("not connected")
+        # Keep under the gateway's rate limit, as a well-behaved client does.
+        now = time.monotonic()
+        if self.next_send > now:
+            await asyncio.sleep(self.next_send - now)
+        self.next_send = max(now, self.next_send) + 1 / BOT_RATE
         cid = next(self.ids)
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[cid] = fut
