@@ -70,7 +70,9 @@ def test_every_game_is_settled_once_and_the_ledger_balances(
 
     async def audit() -> ledger_pb2.AuditResponse:
         async with grpc.aio.insecure_channel(p.addr("ledger")) as ch:
-            return await ledger_pb2_grpc.LedgerServiceStub(ch).Audit(ledger_pb2.AuditRequest())
+            reply: ledger_pb2.AuditResponse = await ledger_pb2_grpc.LedgerServiceStub(ch).Audit(
+                ledger_pb2.AuditRequest())
+            return reply
 
     import asyncio
 
