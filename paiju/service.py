@@ -16,8 +16,10 @@ import contextlib
 import dataclasses
 import logging
 import signal
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -66,9 +68,13 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
     """
     log = logging.getLogger(f"paiju.{config.service}")
     server = grpc.aio.server(interceptors=[MetricsInterceptor()])
-    port = server.add_insecure_port(f"{config.host}:{config.grpc_port}")
+    where = f"{config.host}:{config.grpc_port}"
+    try:
+        port = server.add_insecure_port(where)
+    except RuntimeError as e:  # grpc's own "Failed to bind"
+        raise RuntimeError(f"cannot bind gRPC port {where} (in use?)") from e
     if port == 0:
-        raise RuntimeError(f"cannot bind gRPC port {config.host}:{config.grpc_port}")
+        raise RuntimeError(f"cannot bind gRPC port {where} (in use?)")
     if config.grpc_port != port:
         instance = config.instance
         if not instance or instance == f"{config.service}-{config.grpc_port}":
@@ -82,7 +88,10 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
             for sig in _SIGNALS:
                 loop.add_signal_handler(sig, ctx.stopping.set)
                 installed.append(sig)
-        names = list(await setup(ctx))
+        names = await _setup_unless_stopped(setup, ctx)
+        if names is None:
+            log.info("stopped before serving")
+            return
         ctx.health.services += names
         health_pb2_grpc.add_HealthServicer_to_server(ctx.health.servicer, server)
         reflection.enable_server_reflection(
@@ -104,6 +113,24 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
             loop.remove_signal_handler(sig)
 
 
+async def _setup_unless_stopped(setup: Setup, ctx: Context) -> list[str] | None:
+    """``setup(ctx)``'s service names, or None if the stop event came first
+    (setup may wait for a dependency for ever: SIGTERM must still stop it)."""
+    setup_task: asyncio.Future[Any] = asyncio.ensure_future(setup(ctx))
+    stop_task: asyncio.Future[Any] = asyncio.ensure_future(ctx.stopping.wait())
+    try:
+        await asyncio.wait([setup_task, stop_task], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop_task.cancel()
+        if not setup_task.done():
+            setup_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await setup_task
+    if setup_task.cancelled():
+        return None
+    return list(setup_task.result())
+
+
 async def _shutdown(ctx: Context) -> None:
     """NOT_SERVING, drain the gRPC server, stop callbacks, cancel tasks."""
     grace = ctx.config.drain_seconds
@@ -123,8 +150,18 @@ async def _shutdown(ctx: Context) -> None:
 
 def run(service: str, setup: Setup) -> None:
     """The ``main()`` of a service process: configuration from the environment,
-    logs, metrics, then :func:`serve` until SIGTERM or SIGINT (exit status 0)."""
-    config = load(service)
-    logsetup.setup(service, config.log_level)
-    serve_metrics(config.metrics_port, config.host)
-    asyncio.run(serve(config, setup))
+    logs, metrics, then :func:`serve` until SIGTERM or SIGINT. Exit status 0
+    after a graceful stop, 1 if it failed (logged as JSON), 2 for a malformed
+    ``PAIJU_*`` variable."""
+    try:
+        config = load(service)
+    except ValueError as e:
+        print(f"paiju {service}: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    log = logsetup.setup(service, config.log_level)
+    try:
+        serve_metrics(config.metrics_port, config.host)
+        asyncio.run(serve(config, setup))
+    except Exception:
+        log.exception("failed")  # one JSON line with the traceback in "exc"
+        raise SystemExit(1) from None

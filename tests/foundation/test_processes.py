@@ -236,3 +236,30 @@ def test_up_refuses_a_busy_port_and_says_which(tmp_path: Path) -> None:
                               stdin=subprocess.DEVNULL)
     assert done.returncode == 1
     assert f"ledger gRPC {base + 3}" in done.stderr.decode()
+
+
+def test_a_service_that_cannot_start_exits_1_with_a_json_error(tmp_path: Path) -> None:
+    import json
+    import socket
+
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        busy = blocker.getsockname()[1]
+        env, _, _ = alone_env("ledger", f"nats://127.0.0.1:{free_port()}", tmp_path)
+        env["PAIJU_GRPC_PORT"] = str(busy)
+        done = subprocess.run([sys.executable, "-m", "paiju.cli", "ledger"], env=env, cwd=REPO,
+                              capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in done.stdout.decode().splitlines()
+             if line.startswith("{")]
+    assert lines[-1]["level"] == "error" and lines[-1]["service"] == "ledger"
+    assert f"cannot bind gRPC port 127.0.0.1:{busy}" in lines[-1]["exc"]
+
+
+def test_a_malformed_setting_exits_2_naming_it(tmp_path: Path) -> None:
+    env = service_env(METRICS_PORT="ninety", DATA_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "paiju.cli", "table"], env=env, cwd=REPO,
+                          capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert "PAIJU_METRICS_PORT='ninety' is not a port number" in done.stderr.decode()

@@ -11,8 +11,14 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import REGISTRY
 
 from paiju.natsconn import connect
-from paiju.service import Context
-from tests.fixtures import NatsServer, health_status, running_service, wait_health
+from paiju.service import Context, serve
+from tests.fixtures import (
+    NatsServer,
+    health_status,
+    running_service,
+    service_config,
+    wait_health,
+)
 
 SERVICE = "paiju.test.v1.Probe"
 
@@ -167,3 +173,24 @@ async def test_setup_failure_is_raised_and_nothing_keeps_serving() -> None:
         assert str(e) == "no database"
     else:
         raise AssertionError("no error")
+
+
+async def test_stop_while_setup_waits_for_a_dependency() -> None:
+    entered, never = asyncio.Event(), asyncio.Event()
+    cancelled: list[bool] = []
+
+    async def setup(ctx: Context) -> list[str]:
+        entered.set()
+        try:
+            await never.wait()  # e.g. a dependency that never answers
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return []
+
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(service_config("lobby"), setup, stop=stop, signals=False))
+    await entered.wait()
+    stop.set()
+    await asyncio.wait_for(task, timeout=10)
+    assert cancelled == [True]
