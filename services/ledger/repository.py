@@ -302,7 +302,8 @@ class Ledger:
                     player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
                     ) -> dict[str, int]:
         """Apply the deltas (players in account order, then house accounts) and
-        write the entries; returns each player's balance after."""
+        write the entries; returns each player's balance after. Called last in
+        a unit of work: the hot house rows stay locked only until the commit."""
         deltas = {player_account(p): d for p, d in player_deltas.items() if d}
         deltas.update({a: d for a, d in house_deltas.items() if d})
         if sum(deltas.values()) != 0:
@@ -415,12 +416,11 @@ class Ledger:
         async def work(conn: AsyncConnection) -> None:
             txid = await self._begin_transaction(conn, "grant", grant_id, digest, reason=reason)
             balances = await self._lock_players(conn, [player])
-            after = await self._post(conn, txid, balances, {player: coins},
-                                     {HOUSE_GRANTS: -coins})
             await conn.execute(update(transactions).where(transactions.c.id == txid)
                                .values(result_json=json.dumps({"coins": coins})))
-            await self._events(conn, [{"player": player, "coins": after[player], "delta": coins,
-                                       "reason": reason, "game_id": ""}])
+            await self._events(conn, [{"player": player, "coins": balances[player] + coins,
+                                       "delta": coins, "reason": reason, "game_id": ""}])
+            await self._post(conn, txid, balances, {player: coins}, {HOUSE_GRANTS: -coins})
 
         try:
             await self._unit("grant", work)
@@ -455,15 +455,14 @@ class Ledger:
             txid = await self._begin_transaction(conn, "settle", game_id, digest, game, reason)
             balances = await self._lock_players(conn, [s.player for s in seats])
             result = rules.settle(terms, seats, balances)
-            after = await self._post(conn, txid, balances,
-                                     {r.player: r.coins for r in result.rows},
-                                     {HOUSE_FEES: result.fees, HOUSE_PENALTIES: result.remainder})
             await conn.execute(update(transactions).where(transactions.c.id == txid).values(
                 result_json=_rows_json(result.rows, result.fees, result.remainder)))
             await self._events(conn, [
-                {"player": r.player, "coins": after[r.player], "delta": r.coins,
+                {"player": r.player, "coins": balances[r.player] + r.coins, "delta": r.coins,
                  "reason": "settlement", "game_id": game_id, "points": r.points, "fee": r.fee}
                 for r in result.rows])
+            await self._post(conn, txid, balances, {r.player: r.coins for r in result.rows},
+                             {HOUSE_FEES: result.fees, HOUSE_PENALTIES: result.remainder})
             return SettleOutcome(game_id, result.rows, result.fees, result.remainder, False)
 
         try:
@@ -500,14 +499,14 @@ class Ledger:
             txid = await self._begin_transaction(conn, "fee", charge_id, digest, reason=reason)
             balances = await self._lock_players(conn, players)
             taken = {p: rules.charge(coins, balances[p]) for p in players}
-            after = await self._post(conn, txid, balances, {p: -t for p, t in taken.items()},
-                                     {HOUSE_ROOM_FEES: sum(taken.values())})
             rows = tuple(rules.Row(p, i, 0, -taken[p], taken[p]) for i, p in enumerate(players))
             await conn.execute(update(transactions).where(transactions.c.id == txid)
                                .values(result_json=_rows_json(rows, sum(taken.values()), 0)))
             await self._events(conn, [
-                {"player": p, "coins": after[p], "delta": -taken[p], "reason": reason,
-                 "game_id": game_id} for p in players])
+                {"player": p, "coins": balances[p] - taken[p], "delta": -taken[p],
+                 "reason": reason, "game_id": game_id} for p in players])
+            await self._post(conn, txid, balances, {p: -t for p, t in taken.items()},
+                             {HOUSE_ROOM_FEES: sum(taken.values())})
             return SettleOutcome(charge_id, rows, sum(taken.values()), 0, False)
 
         try:
