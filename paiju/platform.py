@@ -172,16 +172,24 @@ def nats_server_binary() -> str:
 
 
 def die_with_parent(parent: int) -> Callable[[], None]:
-    """A ``preexec_fn``: the child gets SIGTERM when ``paiju up`` dies (Linux)."""
+    """A ``preexec_fn``: the child gets SIGTERM when ``parent`` (``paiju up``,
+    a test run) dies, however it dies (Linux ``PR_SET_PDEATHSIG``; elsewhere
+    a no-op). Everything is prepared here, in the parent: the child only makes
+    two system calls (a forked child of a threaded process must not import).
+    Start the child from a thread that outlives it, e.g. the main thread: Linux
+    sends the signal when the *thread* that forked it ends."""
+    prctl: Callable[[int, int], int] | None = None
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    getppid, exit_now, sigterm = os.getppid, os._exit, int(signal.SIGTERM)
 
     def preexec() -> None:
-        if sys.platform.startswith("linux"):
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # the parent died before prctl took effect
-            os._exit(1)
+        if prctl is not None:
+            prctl(1, sigterm)  # PR_SET_PDEATHSIG
+        if getppid() != parent:  # the parent died before prctl took effect
+            exit_now(1)
 
     return preexec
 
