@@ -50,8 +50,77 @@ DEFAULT_BIG_SUIT = "H"
 #: them per game is the hot spot of random self-play). Cleared when large.
 _PLAY_ACTIONS: list[dict[tuple[Card, ...], Action]] = [{} for _ in range(SEATS)]
 _PLAY_ACTIONS_MAX = 30_000
+#: Plays of more cards than this rarely repeat: they are not interned.
+_INTERN_UP_TO = 4
+_new: Any = object.__new__
+_set_a_seat: Any = vars(Action)["seat"].__set__
+_set_a_type: Any = vars(Action)["type"].__set__
+_set_a_cards: Any = vars(Action)["cards"].__set__
+_set_a_dealt: Any = vars(Action)["dealt"].__set__
+_set_e_type: Any = vars(Event)["type"].__set__
+_set_e_data: Any = vars(Event)["data"].__set__
+_set_e_to: Any = vars(Event)["to"].__set__
+
+
+def _play_action(seat: int, cards: tuple[Card, ...]) -> Action:
+    """``Action(seat, "play", cards)``, built without the frozen dataclass's
+    ``__init__`` (the same object, made several times faster: legal_actions
+    builds thousands of them per game)."""
+    a: Action = _new(Action)
+    _set_a_seat(a, seat)
+    _set_a_type(a, "play")
+    _set_a_cards(a, cards)
+    _set_a_dealt(a, None)
+    return a
+
+
+def _play_actions(seat: int, plays: list[tuple[Card, ...]]) -> list[Action]:
+    """The play actions of ``plays``: short plays interned per seat, long ones
+    built fresh (:func:`_play_action`)."""
+    cache = _PLAY_ACTIONS[seat]
+    if len(cache) > _PLAY_ACTIONS_MAX:
+        cache.clear()
+    get = cache.get
+    new, set_seat, set_type, set_cards, set_dealt = (
+        _new, _set_a_seat, _set_a_type, _set_a_cards, _set_a_dealt)
+    out: list[Action] = []
+    append = out.append
+    for cards in plays:
+        if len(cards) <= _INTERN_UP_TO:
+            a = get(cards)
+            if a is not None:
+                append(a)
+                continue
+        a = new(Action)
+        set_seat(a, seat)
+        set_type(a, "play")
+        set_cards(a, cards)
+        set_dealt(a, None)
+        if len(cards) <= _INTERN_UP_TO:
+            cache[cards] = a
+        append(a)
+    return out
+
+
+def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
+    """``Event(typ, data, to)``, built as :func:`_play_action` is."""
+    e: Event = _new(Event)
+    _set_e_type(e, typ)
+    _set_e_data(e, data)
+    _set_e_to(e, to)
+    return e
+
+
 _PASS: list[Action] = [Action(s, "pass") for s in range(SEATS)]
 _REVEAL: list[Action] = [Action(s, "reveal") for s in range(SEATS)]
+
+
+def _cards(items: object) -> list[Card]:
+    """Parse a card list, with a fast path for canonical cards (a deal is
+    parsed at every game start). Raises ``malformed_cards``."""
+    if isinstance(items, list) and all(isinstance(c, str) and c in CARD_ORDER for c in items):
+        return list(items)
+    return parse_cards(items)
 
 
 def hand_sizes(first: int) -> list[int]:
@@ -121,7 +190,7 @@ class Daa(Game):
             raw = deal.get("hands")
             if not isinstance(raw, list) or len(raw) != SEATS:
                 raise RulesError("bad_deal", "daa deals 5 hands")
-            hands = [parse_cards(h) for h in raw]
+            hands = [_cards(h) for h in raw]
             bottom = parse_cards(deal.get("bottom") or [])
             if bottom:
                 raise RulesError("bad_deal", "daa has no kitty")
@@ -132,7 +201,7 @@ class Daa(Game):
             order_raw = deal.get("order")
             self.order: list[Card] | None = None
             if order_raw is not None:
-                order = parse_cards(order_raw)
+                order = _cards(order_raw)
                 if len(order) != len(DECK):
                     raise RulesError("bad_deal", "order must list all 108 cards")
                 for s in range(SEATS):
@@ -341,7 +410,12 @@ class Daa(Game):
         if not cards:
             raise RulesError("invalid_combination", "play at least one card")
         hand = self.hands[seat]
-        if not (hand[cards[0]] > 0 if len(cards) == 1 else holds(hand, cards)):
+        if len(cards) == 1:
+            held = hand[cards[0]] > 0
+        else:
+            count = cards.count
+            held = all(hand[c] >= count(c) for c in set(cards))
+        if not held:
             raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
         st = self.standing
         if st is not None and st[0] in TAKEABLE and len(cards) == st[1] - 1 and all(
@@ -364,15 +438,17 @@ class Daa(Game):
         remove(hand, cards)
         info = self._info[seat]
         self._info[seat] = None if take or info is None else info.without(cards)
-        self.table.update(cards)
+        table = self.table
+        for c in cards:
+            table[c] += 1
         self.played_any = True
         if self.big_card in cards:
             self.big_a_shown.add(seat)
         name = KIND_NAMES[combo[0]]
-        self.trick.append({"seat": seat, "type": "play", "cards": list(cards),
-                           "combination": name})
-        events = [Event("played", {"seat": seat, "cards": list(cards), "combination": name,
-                                   "trick": self.trick_no})]
+        shown = list(cards)
+        self.trick.append({"seat": seat, "type": "play", "cards": shown, "combination": name})
+        events = [_event("played", {"seat": seat, "cards": list(shown), "combination": name,
+                                    "trick": self.trick_no})]
         if take:
             taken = self.standing_cards
             hand.update(taken)
@@ -381,12 +457,12 @@ class Daa(Game):
             events.append(Event("taken_back", {"seat": seat, "cards": list(taken)}))
         info = self._info[seat]
         sorted_hand = sort_cards(hand.elements()) if info is None else info.sorted_cards()
-        events.append(Event("hand", {"cards": sorted_hand}, seat))
+        events.append(_event("hand", {"cards": sorted_hand}, seat))
         self.standing, self.standing_seat, self.standing_cards = combo, seat, cards
         self.passes = 0
         if not hand:
             self.finish_order.append(seat)
-            events.append(Event("player_out", {"seat": seat, "place": len(self.finish_order)}))
+            events.append(_event("player_out", {"seat": seat, "place": len(self.finish_order)}))
             if self._side_out():
                 self._phase = "finished"
                 return events
@@ -397,7 +473,7 @@ class Daa(Game):
         self._check_turn(seat)
         if self.standing is None:
             raise RulesError("cannot_pass", "the leader must play")
-        events = [Event("passed", {"seat": seat})]
+        events = [_event("passed", {"seat": seat})]
         self.trick.append({"seat": seat, "type": "pass"})
         self.passes += 1
         winner = self.standing_seat
@@ -408,7 +484,7 @@ class Daa(Game):
             self.turn = self._next_with_cards(seat)
             return events
         leader = winner if self.hands[winner] else self._push_wind(winner)
-        events.append(Event("trick_won", {"seat": winner, "next_leader": leader}))
+        events.append(_event("trick_won", {"seat": winner, "next_leader": leader}))
         self.last_trick = self.trick
         self.trick = []
         self.trick_no += 1
@@ -463,12 +539,7 @@ class Daa(Game):
             return self.declare_options(seat)
         if self._phase != "play" or seat != self.turn:
             return []
-        cache = _PLAY_ACTIONS[seat]
-        if len(cache) > _PLAY_ACTIONS_MAX:
-            cache.clear()
-        get = cache.get
-        out = [get(cards) or cache.setdefault(cards, Action(seat, "play", cards))
-               for cards in self.legal_plays(seat)]
+        out = _play_actions(seat, self.legal_plays(seat))
         if self.standing is not None:
             out.append(_PASS[seat])
         if not self.named and self._can_reveal(seat):

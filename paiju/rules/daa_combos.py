@@ -21,7 +21,6 @@ where ``c`` is the power class of the n-of-a-kind that the 4s took.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import combinations, product
@@ -183,7 +182,10 @@ def classify(cards: Sequence[Card], big_a: Card) -> Combo | None:
     if n == 1:
         c = cards[0]
         return (KIND_SINGLE, 1, KEY_BIG_A if c == big_a else POWER[c[0]])
-    counts = Counter(c[0] for c in cards)
+    counts: dict[str, int] = {}
+    for c in cards:
+        r = c[0]
+        counts[r] = counts.get(r, 0) + 1
     if len(counts) == 1:
         p = POWER[cards[0][0]]
         if n == 2:
@@ -268,7 +270,7 @@ class HandInfo:
     card list).
     """
 
-    __slots__ = ("_streaks", "big_a", "by_rank", "counts", "high", "jokers")
+    __slots__ = ("_singles", "_streaks", "big_a", "by_rank", "counts", "high", "jokers")
 
     def __init__(self, hand: Iterable[Card], big_a: Card) -> None:
         ranks: list[list[Card]] = [[] for _ in range(13)]
@@ -311,15 +313,14 @@ class HandInfo:
         self.big_a = big_a
         self.by_rank = by_rank
         self.jokers = jokers
-        ranks = by_rank
-        sizes = [len(r) for r in ranks]
-        self.counts = [0, *(sizes[p] for p in _POWER_OF_POS[1:])]
+        sizes = [len(r) for r in by_rank]
+        self.counts = [0, sizes[10], sizes[11], sizes[12], *sizes[:11]]
         self._streaks: dict[int, list[int]] = {}
+        self._singles: list[tuple[int, tuple[Card]]] | None = None
         high: list[tuple[Combo, int, tuple[Any, ...]]] = []
         threes = 0
         fours = 0
-        for p in range(13):
-            n_p = sizes[p]
+        for p, n_p in enumerate(sizes):
             if n_p >= 3:
                 threes += 1
                 if n_p >= 4:
@@ -328,9 +329,10 @@ class HandInfo:
                     high.append(((SAME_KIND[n], n, p), n, (p,)))
         if sizes[10] >= 2 and by_rank[10].count(big_a) == 2:
             high.append(((KIND_BIG_A_PAIR, 2, 0), 0, (big_a, big_a)))
-        for n in range(2, len(self.jokers) + 1):
-            for t in sub_multisets(self.jokers, n):
-                high.append(((JOKER_KIND[n], n, 0), 0, t))
+        if len(jokers) >= 2:
+            for n in range(2, len(jokers) + 1):
+                for t in sub_multisets(jokers, n):
+                    high.append(((JOKER_KIND[n], n, 0), 0, t))
         if threes >= 3:
             row3 = self.streak(3)
             for m, kind in CHAIN_KIND.items():
@@ -344,6 +346,29 @@ class HandInfo:
                     if row[hi] >= 2:
                         high.append(((kind, 2, hi), each, _SPAN_POWERS[hi - 1, hi]))
         self.high = high
+
+    def singles(self) -> list[tuple[int, tuple[Card]]]:
+        """Every distinct single play as ``(key, (card,))``, ascending by key
+        (ordinary ranks 0–12, SJ 13, BJ 14, the big A 15)."""
+        out = self._singles
+        if out is None:
+            out = []
+            big_a = self.big_a
+            last = ""
+            for p, cards in enumerate(self.by_rank):
+                for c in cards:
+                    if c != last and c != big_a:
+                        out.append((p, (c,)))
+                    last = c
+            last = ""
+            for c in self.jokers:
+                if c != last:
+                    out.append((POWER_BJ if c == BIG_JOKER else POWER_SJ, (c,)))
+                last = c
+            if big_a in self.by_rank[10]:
+                out.append((KEY_BIG_A, (big_a,)))
+            self._singles = out
+        return out
 
     def streak(self, need: int) -> list[int]:
         """``streak(need)[x]``: how many consecutive natural positions up to
@@ -380,10 +405,9 @@ class HandInfo:
                 if need == 1:
                     out.extend(product(*[_distinct(by_rank[p]) for p in span]))
                 else:
-                    parts = [sub_multisets(by_rank[p], need) for p in span]
-                    res: list[tuple[Card, ...]] = list(parts[0])
-                    for opts in parts[1:]:
-                        res = [r + o for r in res for o in opts]
+                    res: list[tuple[Card, ...]] = [()]
+                    for p in span:
+                        res = [r + o for r in res for o in sub_multisets(by_rank[p], 2)]
                     out.extend(res)
         return out
 
@@ -420,14 +444,7 @@ def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
     sk, ssize, skey = standing if standing is not None else (-1, 0, -1)
     out: list[tuple[Card, ...]] = []
     if lead or sk == KIND_SINGLE:
-        for p in range(max(skey + 1, 0), 13):
-            if by_rank[p]:
-                out.extend(_singles(by_rank[p], big_a))
-        if skey < KEY_BIG_A and big_a in by_rank[10]:
-            out.append((big_a,))
-        if info.jokers:
-            out.extend(t for t in _singles(info.jokers, "")
-                       if (POWER_BJ if t[0] == BIG_JOKER else POWER_SJ) > skey)
+        out.extend([t for key, t in info.singles() if key > skey])
     elif sk == KIND_PAIR:
         for p in range(skey + 1, 13):
             if len(by_rank[p]) >= 2:
