@@ -435,7 +435,12 @@ class Daa(Game):
         if len(cards) > 1:
             cards = tuple(sort_cards(cards))
         hand = self.hands[seat]
-        remove(hand, cards)
+        for c in cards:  # cards.remove, with dict's own pop (Counter's del is slow)
+            n = hand[c] - 1
+            if n:
+                hand[c] = n
+            else:
+                hand.pop(c)
         info = self._info[seat]
         self._info[seat] = None if take or info is None else info.without(cards)
         table = self.table
