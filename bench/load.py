@@ -1,0 +1,554 @@
+"""The platform under load: bots at many tables at once, beside bare NATS and gRPC.
+
+usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2]
+                            [--procs 3] [--quick] [--profile DIR]
+
+For each table count it starts a fresh platform the way ``paiju up`` does
+(:mod:`paiju.platform`: a private NATS server and the four services as
+processes, SQLite in a temporary folder, ports moved with
+``PAIJU_UP_PORT_BASE``) with a rooms file of its own (``PAIJU_ROOMS_FILE``:
+servers of 6 rooms, the tables shared evenly among doudizhu, hunzhan,
+shengji (2 decks) and daa, so 4 clients per table on average). Bots
+(:class:`paiju.bots.Bot`: WebSocket clients that log in, sit, ready and play
+random legal moves got with ``hints``, thinking ``--think`` seconds per move)
+run in ``--procs`` worker processes, their logins spread over a ramp. Once
+every bot is seated, a window of ``--seconds`` is measured:
+
+- the action round trip (a bot sends ``act``, the table's public event of it
+  comes back) at p50 / p99, actions per second, errors by code;
+- the resident memory (RSS) and CPU share of every service process, NATS and
+  the bot processes;
+- beside them, in the same window and on the same machine, a bare NATS
+  request-reply and a bare gRPC unary call to a tiny echo server
+  (:mod:`bench.echo`), paced at 20 per second each; the platform's overhead
+  is the ratio of the round trips.
+
+``--quick``: 5 tables, one game each with no thinking, measured from start to
+end (a smoke run). ``--profile DIR``: py-spy records the gateway and table
+processes during the window (collapsed stacks, summarised on stderr).
+Prints one line per figure, then a JSON line with every number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import multiprocessing as mp
+import os
+import random
+import secrets
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+#: The game of each table, cyclically: 3 + 4 + 4 + 5 = 16 seats per 4 tables.
+MIX = ("doudizhu", "hunzhan", "shengji", "daa")
+SEATS = {"doudizhu": 3, "hunzhan": 4, "shengji": 4, "daa": 5}
+ROOMS_PER_SERVER = 6
+GOAL_P99_MS = 100.0
+GOAL_TABLES = 500
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# -- the rooms file ----------------------------------------------------------------------
+
+
+def rooms_file(tables: int, path: Path) -> list[tuple[str, str, int]]:
+    """Write a rooms file with enough servers for ``tables`` tables of the
+    :data:`MIX`; returns the rooms to fill: ``[(room, game, seats)]``."""
+    from services.lobby import rooms as lobby_rooms
+
+    per_game = Counter(MIX[i % len(MIX)] for i in range(tables))
+    servers = []
+    for game in MIX:
+        for k in range(max(1, math.ceil(per_game[game] / ROOMS_PER_SERVER))):
+            entry: dict[str, Any] = {"server": f"b{game[:3]}{k:03d}", "game": game,
+                                     "base": 1, "min_coins": 0, "rooms": ROOMS_PER_SERVER}
+            if game == "shengji":
+                entry["options"] = {"decks": 2}
+            servers.append(entry)
+    text = json.dumps({"defaults": {"fee_rate": 0.02, "ready_seconds": 20},
+                       "servers": servers}, indent=1)  # JSON is YAML
+    path.write_text(text, encoding="utf-8")
+    config = lobby_rooms.parse(text)
+    free = {g: [r for r, s in config.all_rooms() if s.game == g] for g in MIX}
+    out = []
+    for i in range(tables):
+        game = MIX[i % len(MIX)]
+        out.append((free[game].pop(0), game, SEATS[game]))
+    return out
+
+
+# -- the bot workers ---------------------------------------------------------------------
+
+
+def _worker(url: str, rooms: list[tuple[str, str, int]], think: tuple[float, float],
+            games: int, seed: int, ramp: float, flags: dict[str, Any], queue: Any) -> None:
+    """A bot process: plays ``rooms`` (see :func:`_worker_async`)."""
+    try:
+        asyncio.run(_worker_async(url, rooms, think, games, seed, ramp, flags, queue))
+    except KeyboardInterrupt:
+        pass
+
+
+async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
+                        think: tuple[float, float], games: int, seed: int, ramp: float,
+                        flags: dict[str, Any], queue: Any) -> None:
+    from paiju.bots import Bot, Stats
+
+    class BenchBot(Bot):
+        seated = False
+
+        async def _sit(self) -> None:
+            await super()._sit()
+            self.seated = True
+
+        async def _act(self, action: dict[str, Any]) -> None:
+            # The client paces its commands (paiju.bots.BOT_RATE); wait that out
+            # first so that the round trip starts when the action is sent.
+            wait = getattr(self.client, "next_send", 0.0) - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            await super()._act(action)
+
+    stats = Stats()
+    rng = random.Random(seed)
+    run = secrets.token_hex(3)
+    bots: list[BenchBot] = []
+    for room, game, seats in rooms:
+        for seat in range(seats):
+            bots.append(BenchBot(url, f"b{run}-{room[1:]}-{seat}"[:24], game, room, seat,
+                                 games, think, stats, random.Random(rng.random())))
+    crashes: Counter[str] = Counter()
+
+    async def life(bot: BenchBot, delay: float) -> None:
+        await asyncio.sleep(delay)
+        try:
+            await bot.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a bot that died is an error of the run
+            crashes[f"bot_died:{type(e).__name__}"] += 1
+
+    tasks = [asyncio.create_task(life(b, rng.uniform(0, ramp))) for b in bots]
+    marks: dict[str, tuple[int, int, float, Counter[str]]] = {}
+
+    def mark() -> tuple[int, int, float, Counter[str]]:
+        return len(stats.rtts), stats.actions, time.perf_counter(), stats.errors + crashes
+
+    def cpu() -> float:
+        t = os.times()
+        return t.user + t.system
+
+    cpu0 = cpu()
+    marks["begin"] = mark()
+    while True:
+        await asyncio.sleep(0.25)
+        for name in ("start", "stop"):
+            if flags[name].is_set() and name not in marks:
+                marks[name] = mark()
+                if name == "start":
+                    cpu0 = cpu()
+        done = all(t.done() for t in tasks)
+        queue.put(("progress", seed, sum(b.seated for b in bots), len(bots), stats.actions,
+                   sum(stats.games.values())))
+        if done or flags["quit"].is_set():
+            break
+    cpu1 = cpu()
+    end = mark()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for b in bots:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(b.client.close(), 2)
+    start = marks.get("start", marks["begin"])
+    stop = marks.get("stop", end)
+    window_errors = stop[3] - start[3]
+    queue.put(("result", seed, {
+        "rtts": stats.rtts[start[0]:stop[0]], "actions": stop[1] - start[1],
+        "seconds": stop[2] - start[2], "errors": dict(stats.errors + crashes),
+        "window_errors": dict(window_errors), "games": dict(stats.games),
+        "reconnects": stats.reconnects, "cpu_seconds": cpu1 - cpu0, "pid": os.getpid()}))
+
+
+# -- processes: memory, CPU, profiles ----------------------------------------------------
+
+
+def rss_mb(pid: int) -> float | None:
+    """Resident memory of ``pid`` in MiB (``None`` once it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def summarise_profile(path: Path, top: int = 12) -> list[str]:
+    """The hottest functions of a py-spy ``raw`` (collapsed stacks) file: own
+    samples (the leaf frame) and inclusive samples, as text lines."""
+    own: Counter[str] = Counter()
+    incl: Counter[str] = Counter()
+    total = 0
+    if not path.exists():
+        return [f"(no profile at {path})"]
+    for line in path.read_text(errors="replace").splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not stack or not n.isdigit():
+            continue
+        count = int(n)
+        total += count
+        frames = stack.split(";")
+        own[frames[-1]] += count
+        for f in set(frames):
+            incl[f] += count
+    if not total:
+        return ["(no samples)"]
+    lines = [f"{total} samples; own time:"]
+    lines += [f"  {100 * c / total:5.1f}%  {f}" for f, c in own.most_common(top)]
+    lines.append("inclusive:")
+    lines += [f"  {100 * c / total:5.1f}%  {f}" for f, c in incl.most_common(top * 2)
+              if "<module>" not in f and "run_forever" not in f and "_run_once" not in f][:top]
+    return lines
+
+
+# -- one size ----------------------------------------------------------------------------
+
+
+@dataclass
+class Size:
+    """What to run at one size."""
+
+    tables: int
+    think: tuple[float, float]
+    seconds: float | None  # None: play ``games`` games and measure all of it
+    games: int
+    procs: int
+    profile: Path | None
+
+
+def _free_base() -> int:
+    """A port base whose ports (base+1 .. base+99) look free."""
+    for _ in range(50):
+        base = random.randrange(20000, 60000, 100)
+        ok = True
+        for off in (1, 2, 3, 4, 11, 12, 13, 14, 22, 80):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", base + off))
+                except OSError:
+                    ok = False
+                    break
+        if ok:
+            return base
+    raise RuntimeError("no free port range")
+
+
+def _pct(values: list[float], q: int) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return round(values[0] * 1000, 2)
+    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1] * 1000, 2)
+
+
+def run_size(size: Size, show: bool) -> dict[str, Any]:
+    """Start a platform, load it with bots, measure; the figures of this size."""
+    from paiju import platform as up
+
+    data = Path(tempfile.mkdtemp(prefix="paiju-load-"))
+    rooms = rooms_file(size.tables, data / "rooms.yaml")
+    env_keep = {k: os.environ.get(k) for k in ("PAIJU_ROOMS_FILE", "PAIJU_LOG_LEVEL")}
+    os.environ["PAIJU_ROOMS_FILE"] = str(data / "rooms.yaml")
+    os.environ.setdefault("PAIJU_LOG_LEVEL", "INFO")
+    env = {"PAIJU_UP_PORT_BASE": str(_free_base()), "PAIJU_DATA_DIR": str(data / "data"),
+           "PAIJU_DRAIN_SECONDS": "2", "PAIJU_UP_TIMEOUT": "90"}
+    platform = up.Platform(up.plan(env), out=_log)
+    echo: subprocess.Popen[bytes] | None = None
+    workers: list[Any] = []
+    try:
+        platform.check_ports()
+        platform.start_nats()
+        platform.start_services()
+        platform.wait_serving(lambda: False)
+        pids = {c.name: c.proc.pid for c in platform.children}
+        if platform.nats is not None:
+            pids["nats"] = platform.nats.proc.pid
+        url = f"ws://{platform.plan.host}:{platform.plan.http_port}/ws"
+        echo_port = up.free_port(platform.plan.host)
+        echo = subprocess.Popen([sys.executable, str(ROOT / "bench" / "echo.py"),
+                                 "--nats", platform.nats_url, "--grpc-port", str(echo_port)],
+                                stdout=subprocess.PIPE)
+        assert echo.stdout is not None
+        echo.stdout.readline()  # "ready"
+        result = _load(size, url, rooms, pids, platform.nats_url,
+                       f"127.0.0.1:{echo_port}", show, workers)
+        platform.check_alive()
+        return result
+    finally:
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+            w.join(5)
+        if echo is not None:
+            echo.terminate()
+            echo.wait(10)
+        platform.stop()
+        for k, v in env_keep.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[str, int],
+          nats_url: str, grpc_addr: str, show: bool, workers: list[Any]) -> dict[str, Any]:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bench import echo
+
+    ctx = mp.get_context("spawn")
+    flags = {"start": ctx.Event(), "stop": ctx.Event(), "quit": ctx.Event()}
+    queue = ctx.Queue()
+    procs = max(1, min(size.procs, len(rooms)))
+    clients = sum(s for _, _, s in rooms)
+    ramp = max(1.0, clients / 150)  # logins spread: ~150 per second
+    games = size.games if size.seconds is None else 10**6
+    for i in range(procs):
+        w = ctx.Process(target=_worker, args=(url, rooms[i::procs], size.think, games, i,
+                                              ramp, flags, queue), daemon=True)
+        w.start()
+        workers.append(w)
+    progress_of: dict[int, tuple[int, int, int, int]] = {}
+    results: dict[int, dict[str, Any]] = {}
+
+    def drain(timeout: float) -> None:
+        with contextlib.suppress(Exception):
+            msg = queue.get(timeout=timeout)
+            if msg[0] == "progress":
+                progress_of[msg[1]] = msg[2:]
+            else:
+                results[msg[1]] = msg[2]
+
+    def totals() -> tuple[int, int, int, int]:
+        vals = list(progress_of.values())
+        return tuple(sum(v[i] for v in vals) for i in range(4))  # type: ignore[return-value]
+
+    def alive() -> bool:
+        return any(w.is_alive() for w in workers) or not queue.empty()
+
+    console = Console(stderr=True)
+    label = f"{size.tables} tables"
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(),
+                  console=console, disable=not show, transient=True) as progress:
+        task = progress.add_task(f"{label}: seating", total=clients, info="")
+        deadline = time.monotonic() + ramp + 120
+        while time.monotonic() < deadline and alive():
+            drain(0.5)
+            seated, total, actions, done = totals()
+            progress.update(task, completed=seated, info=f"{seated}/{clients} seated, "
+                            f"{actions} actions, {done} games")
+            if size.seconds is None or (len(progress_of) == procs and seated >= clients):
+                break
+        t_start = time.perf_counter()
+        cpu0 = {n: cpu_seconds(p) for n, p in pids.items()}
+        bots_cpu0 = {w.pid: cpu_seconds(w.pid) for w in workers}
+        flags["start"].set()
+        profilers = _start_profiles(size, pids)
+        rss_peak: dict[str, float] = {}
+
+        async def window() -> dict[str, list[float]]:
+            stop = asyncio.Event()
+            count = 10**6 if size.seconds is not None else 200
+            base = asyncio.create_task(echo.measure(nats_url, grpc_addr, count, 0.05, stop))
+            total_s = size.seconds if size.seconds is not None else 600.0
+            progress.update(task, description=f"{label}: measuring", total=total_s,
+                            completed=0)
+            while time.perf_counter() - t_start < total_s:
+                await asyncio.sleep(0.5)
+                while not queue.empty():
+                    drain(0)
+                for n, p in pids.items():
+                    r = rss_mb(p)
+                    if r is not None:
+                        rss_peak[n] = max(rss_peak.get(n, 0.0), r)
+                _, _, actions, done = totals()
+                progress.update(task, completed=time.perf_counter() - t_start,
+                                info=f"{actions} actions, {done} games")
+                if size.seconds is None and (len(results) == procs or not alive()):
+                    break
+            stop.set()
+            return await base
+
+        baseline = asyncio.run(window())
+        flags["stop"].set()
+        elapsed = time.perf_counter() - t_start
+        cpu = {n: round(100 * (cpu_seconds(p) - cpu0[n]) / elapsed, 1) for n, p in pids.items()}
+        bots_cpu = round(100 * sum(cpu_seconds(p) - c for p, c in bots_cpu0.items()) / elapsed, 1)
+        rss = {n: rss_mb(p) for n, p in pids.items()}
+        flags["quit"].set()
+        deadline = time.monotonic() + 30
+        while len(results) < procs and time.monotonic() < deadline and alive():
+            drain(0.5)
+    profiles = _stop_profiles(profilers)
+    rtts = [r for res in results.values() for r in res["rtts"]]
+    actions = sum(res["actions"] for res in results.values())
+    errors: Counter[str] = Counter()
+    window_errors: Counter[str] = Counter()
+    games_done: Counter[str] = Counter()
+    for res in results.values():
+        errors.update(res["errors"])
+        window_errors.update(res["window_errors"])
+        games_done.update(res["games"])
+    if len(results) < procs:
+        errors["bot_process_lost"] += procs - len(results)
+    seconds = max((res["seconds"] for res in results.values()), default=elapsed)
+    return {
+        "tables": size.tables, "clients": clients, "bot_processes": procs,
+        "think_s": list(size.think), "window_s": round(seconds, 1),
+        "rtt_ms": {"p50": _pct(rtts, 50), "p99": _pct(rtts, 99), "n": len(rtts)},
+        "actions_per_s": round(actions / seconds, 1) if seconds > 0 else 0.0,
+        "errors": dict(errors), "window_errors": dict(window_errors),
+        "games_finished": dict(games_done),
+        "reconnects": sum(res["reconnects"] for res in results.values()),
+        "rss_mb": rss, "rss_peak_mb": rss_peak, "cpu_percent": cpu,
+        "bots_cpu_percent": bots_cpu,
+        "nats_rtt_ms": {"p50": _pct(baseline["nats"], 50), "p99": _pct(baseline["nats"], 99),
+                        "n": len(baseline["nats"])},
+        "grpc_rtt_ms": {"p50": _pct(baseline["grpc"], 50), "p99": _pct(baseline["grpc"], 99),
+                        "n": len(baseline["grpc"])},
+        "profiles": profiles,
+    }
+
+
+def _start_profiles(size: Size, pids: dict[str, int]) -> list[tuple[str, Path, Any]]:
+    if size.profile is None:
+        return []
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    size.profile.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name in ("gateway", "table", "lobby"):
+        path = size.profile / f"{name}-{size.tables}.txt"
+        duration = int(size.seconds or 30)
+        proc = subprocess.Popen([spy, "record", "--pid", str(pids[name]), "--format", "raw",
+                                 "--rate", "50", "--nonblocking", "--duration",
+                                 str(max(1, duration - 1)), "--output", str(path)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out.append((name, path, proc))
+    return out
+
+
+def _stop_profiles(profilers: list[tuple[str, Path, Any]]) -> dict[str, str]:
+    out = {}
+    for name, path, proc in profilers:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+            proc.wait(10)
+        _log(f"--- profile of {name} ({path}) ---")
+        for line in summarise_profile(path):
+            _log(line)
+        out[name] = str(path)
+    return out
+
+
+# -- output ------------------------------------------------------------------------------
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.0f}×" if a is not None and b else "n/a"
+
+
+def report(r: dict[str, Any]) -> list[str]:
+    """The printed lines of one size."""
+    rtt, nats_rtt, grpc_rtt = r["rtt_ms"], r["nats_rtt_ms"], r["grpc_rtt_ms"]
+    errs = sum(r["errors"].values())
+    think = "–".join(f"{t:g}" for t in r["think_s"])
+    ok = (rtt["p99"] is not None and rtt["p99"] < GOAL_P99_MS and errs == 0)
+    lines = [
+        f"platform {r['tables']} tables ({r['clients']} clients, think {think} s): "
+        f"act round trip p50 {rtt['p50']} ms, p99 {rtt['p99']} ms "
+        f"(goal p99 < {GOAL_P99_MS:.0f} ms: {'met' if ok else 'NOT met'}); "
+        f"{r['actions_per_s']} actions/s; errors {errs} {r['errors'] or ''}".rstrip(),
+        f"  baseline bare NATS request-reply p50 {nats_rtt['p50']} ms p99 {nats_rtt['p99']} ms; "
+        f"bare gRPC unary p50 {grpc_rtt['p50']} ms p99 {grpc_rtt['p99']} ms; "
+        f"ratio platform/NATS p50 {_ratio(rtt['p50'], nats_rtt['p50'])} "
+        f"p99 {_ratio(rtt['p99'], nats_rtt['p99'])}, platform/gRPC p50 "
+        f"{_ratio(rtt['p50'], grpc_rtt['p50'])} p99 {_ratio(rtt['p99'], grpc_rtt['p99'])}",
+        "  RSS MiB " + ", ".join(f"{n} {v}" for n, v in r["rss_mb"].items())
+        + "; CPU % " + ", ".join(f"{n} {v}" for n, v in r["cpu_percent"].items())
+        + f", bots {r['bots_cpu_percent']} (of 200 on 2 cores)",
+    ]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the load benchmark at every size; exit status 0 (numbers are the output)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", default=None, help="table counts (50,200,500)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured window")
+    parser.add_argument("--think", default="0.5,2", help="think time range, seconds")
+    parser.add_argument("--procs", type=int, default=3, help="bot processes")
+    parser.add_argument("--games", type=int, default=1, help="games per table (--quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help="5 tables, 1 game each, think 0, whole run measured")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="py-spy the gateway, table and lobby into this folder")
+    args = parser.parse_args(argv)
+    show = sys.stderr.isatty()
+    if args.quick:
+        sizes = [Size(int(args.tables or 5), (0.0, 0.0), None, args.games, 2, args.profile)]
+    else:
+        think = tuple(float(x) for x in args.think.split(","))
+        sizes = [Size(int(t), (think[0], think[-1]), args.seconds, args.games, args.procs,
+                      args.profile) for t in (args.tables or "50,200,500").split(",")]
+    out = []
+    for size in sizes:
+        _log(f"== platform load: {size.tables} tables ==")
+        try:
+            r = run_size(size, show)
+        except Exception as e:  # a size that could not run is a figure too
+            r = {"tables": size.tables, "failed": f"{type(e).__name__}: {e}"}
+            print(f"platform {size.tables} tables: FAILED ({r['failed']})", flush=True)
+        else:
+            for line in report(r):
+                print(line, flush=True)
+        out.append(r)
+    print(json.dumps({"bench": "platform", "results": out}, ensure_ascii=False), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
