@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from itertools import groupby
 from typing import Any, ClassVar
 
 from paiju.rules import doudizhu_combos as dc
@@ -44,7 +45,6 @@ _BOOL_OPTIONS = ("jokers_as_wings", "pair_as_two_singles", "bomb_doubles", "spri
 _ROOM_OPTIONS = ("reconnect_seconds", "base")
 
 _DECK_SET = frozenset(deck(1))
-_RANGE = range(15)
 #: Immutable actions shared across games (a speed-up of ``legal_actions`` only).
 _PASS = [Action(s, "pass") for s in range(SEATS)]
 _CALLS = [Action(s, "call") for s in range(SEATS)]
@@ -53,6 +53,7 @@ _ROBS = [Action(s, "rob") for s in range(SEATS)]
 _NO_ROBS = [Action(s, "no_rob") for s in range(SEATS)]
 _PLAY_CACHE: list[dict[tuple[str, ...], Action]] = [{} for _ in range(SEATS)]
 _PLAY_CACHE_MAX = 50_000
+_GROUP_SIZE = {dc.SINGLE: 1, dc.PAIR: 2, dc.TRIO: 3}
 _READINGS_CACHE: dict[tuple[int, ...], list[tuple[str, int]]] = {}
 _KICKERS = {
     dc.AIRPLANE_SINGLES: "singles", dc.FOUR_TWO_SINGLES: "singles",
@@ -70,12 +71,6 @@ def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < low:
         raise RulesError("bad_options", f"option {key!r} must be an integer >= {low}, not {v!r}")
     return v
-
-
-def _prefixes(group: list[str]) -> list[tuple[str, ...]]:
-    """``[(), g[:1], ..., g]`` as tuples: the first k cards of one rank."""
-    t = tuple(group)
-    return [(), t[:1], t[:2], t[:3], t[:4]][: len(t) + 1]
 
 
 def _new_play(cache: dict[tuple[str, ...], Action], seat: int, cards: tuple[str, ...]) -> Action:
@@ -119,11 +114,11 @@ class Doudizhu(Game):
         self.first: int = first
         self.bottom: list[str] = bottom
         # per seat: cards by rank index (sorted S H C D), rank counts, prefix tuples
-        self._groups: list[list[list[str]]] = [[[] for _ in _RANGE] for _ in hands]
+        self._held: list[set[str]] = [set(), set(), set()]
         self._counts: list[list[int]] = [[0] * dc.NRANKS for _ in hands]
         self._pre: list[list[list[tuple[str, ...]]]] = [[_EMPTY_PRE] * dc.NRANKS for _ in hands]
         self._sizes: list[int] = [0, 0, 0]
-        self._hands: list[list[str]] = [[], [], []]  # sorted, kept in step with _groups
+        self._hands: list[list[str]] = [[], [], []]  # sorted, kept in step with _pre
         for seat, h in enumerate(hands):
             self._add(seat, h)
         self._phase = "bidding"
@@ -227,19 +222,14 @@ class Doudizhu(Game):
     def _add(self, seat: int, cards: list[str]) -> None:
         """Give ``cards`` to ``seat`` (the deal, the kitty)."""
         hand = sorted([*self._hands[seat], *cards], key=dc.CARD_KEY.__getitem__)
-        rank_of = dc.CARD_RANK
-        groups: list[list[str]] = [[] for _ in _RANGE]
-        for card in hand:
-            groups[rank_of[card]].append(card)
         counts = [0] * dc.NRANKS
         pre = [_EMPTY_PRE] * dc.NRANKS
-        for r, g in enumerate(groups):
-            if g:
-                t = tuple(g)
-                counts[r] = len(t)
-                pre[r] = [(), t[:1], t[:2], t[:3], t[:4]][: len(t) + 1]
+        for r, grp in groupby(hand, key=dc.CARD_RANK.__getitem__):
+            t = tuple(grp)
+            counts[r] = len(t)
+            pre[r] = [(), t[:1], t[:2], t[:3], t[:4]][: len(t) + 1]
         self._hands[seat] = hand
-        self._groups[seat] = groups
+        self._held[seat] = set(hand)
         self._counts[seat] = counts
         self._pre[seat] = pre
         self._sizes[seat] = len(hand)
@@ -294,25 +284,36 @@ class Doudizhu(Game):
         """Every legal action of ``seat`` now: ``call``/``no_call`` in bidding,
         ``rob``/``no_rob`` in robbing, and in play ``pass`` (not for a leader) and
         one ``play`` per distinct rank multiset that is legal (canonical suits)."""
-        if self.escaped is not None or seat != self._turn:
+        if seat != self._turn or self.escaped is not None:
             return []
-        phase = self._phase
-        if phase == "play":
+        if self._phase == "play":
             counts, pre = self._counts[seat], self._pre[seat]
-            if self._standing is None:
-                plays = dc.lead_plays(counts, pre, self.jokers_as_wings, self.pair_as_two_singles)
-                out = []
-            else:
-                plays = dc.follow_plays(
-                    counts, pre, self._standing, self.jokers_as_wings, self.pair_as_two_singles
-                )
-                out = [_PASS[seat]]
             cache = _PLAY_CACHE[seat]
             if len(cache) > _PLAY_CACHE_MAX:
                 cache.clear()
             get = cache.get
+            standing = self._standing
+            if standing is None:
+                plays = dc.lead_plays(counts, pre, self.jokers_as_wings, self.pair_as_two_singles)
+                return [get(p) or _new_play(cache, seat, p) for p in plays]
+            out = [_PASS[seat]]
+            k = _GROUP_SIZE.get(standing[0])
+            if k:  # single, pair, trio: the common case, in one pass
+                out += [
+                    get(pre[r][k]) or _new_play(cache, seat, pre[r][k])
+                    for r in range(standing[2] + 1, dc.NRANKS) if counts[r] >= k
+                ]
+                if 4 in counts or (counts[dc.SJ_RANK] and counts[dc.BJ_RANK]):
+                    bombs: list[tuple[str, ...]] = []
+                    dc.add_bombs(bombs, counts, pre)
+                    out += [get(p) or _new_play(cache, seat, p) for p in bombs]
+                return out
+            plays = dc.follow_plays(
+                counts, pre, standing, self.jokers_as_wings, self.pair_as_two_singles
+            )
             out += [get(p) or _new_play(cache, seat, p) for p in plays]
             return out
+        phase = self._phase
         if phase == "bidding":
             return [_CALLS[seat], _NO_CALLS[seat]]
         if phase == "robbing":
@@ -330,10 +331,7 @@ class Doudizhu(Game):
             return Action(seat, "no_rob")
         if phase == "play" and self._standing is not None:
             return Action(seat, "pass")
-        for g in self._groups[seat]:
-            if g:
-                return Action(seat, "play", (g[0],))
-        raise RulesError("wrong_phase", "no default action now")  # pragma: no cover
+        return Action(seat, "play", (self._hands[seat][0],))
 
     def _apply(self, action: Action) -> list[Event]:
         typ = action.type
@@ -451,7 +449,7 @@ class Doudizhu(Game):
         n = len(cards)
         if not n:
             raise RulesError("invalid_combination", "a play needs cards")
-        groups = self._groups[seat]
+        held = self._held[seat]
         rank_of = dc.CARD_RANK
         standing = self._standing
         if n == 1:  # fast path: a single
@@ -459,7 +457,7 @@ class Doudizhu(Game):
             r = rank_of.get(card, -1)
             if r < 0:
                 raise RulesError("malformed_cards", f"not a card: {card!r}")
-            if card not in groups[r]:
+            if card not in held:
                 raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {card}")
             if standing is not None and not (standing[0] == dc.SINGLE and r > standing[2]):
                 if standing[0] == dc.SINGLE or standing[0] in (dc.BOMB, dc.ROCKET):
@@ -473,7 +471,7 @@ class Doudizhu(Game):
             r = rank_of.get(card, -1)
             if r < 0:
                 raise RulesError("malformed_cards", f"not a card: {card!r}")
-            if card not in groups[r]:
+            if card not in held:
                 raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {card}")
             pc[r] += 1
         if len(set(cards)) != n:
@@ -497,17 +495,22 @@ class Doudizhu(Game):
     def _commit(self, seat: int, played: tuple[str, ...], kind: str, main: int) -> list[Event]:
         """Apply a checked play (``played`` sorted) read as ``(kind, main)``."""
         n = len(played)
-        rank_of = dc.CARD_RANK
-        # remove the cards from the hand (groups, counts, prefix tuples, sorted hand)
-        groups, counts, pre = self._groups[seat], self._counts[seat], self._pre[seat]
-        hand = self._hands[seat]
+        # remove the cards from the hand (sorted hand, held set, counts, prefixes)
+        counts, pre, hand = self._counts[seat], self._pre[seat], self._hands[seat]
+        held = self._held[seat]
         for card in played:
-            groups[rank_of[card]].remove(card)
             hand.remove(card)
-        for rr in dict.fromkeys(map(rank_of.__getitem__, played)) if n > 1 else (main,):
-            g = groups[rr]
-            counts[rr] = len(g)
-            pre[rr] = _prefixes(g)
+        held.difference_update(played)
+        if n == 1:
+            t = pre[main][-1]
+            t = t[1:] if t[0] == played[0] else tuple([x for x in t if x in held])
+            counts[main] = len(t)
+            pre[main] = [(), t[:1], t[:2], t[:3]][: len(t) + 1]
+        else:
+            for rr in dict.fromkeys(map(dc.CARD_RANK.__getitem__, played)):
+                t = tuple([x for x in pre[rr][-1] if x in held])
+                counts[rr] = len(t)
+                pre[rr] = [(), t[:1], t[:2], t[:3], t[:4]][: len(t) + 1]
         self._sizes[seat] -= n
         self._standing = (kind, n, main)
         self._standing_seat = seat

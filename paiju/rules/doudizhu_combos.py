@@ -34,6 +34,7 @@ TWO_RANK = 12
 #: The highest rank that may stand in a chain (A); 2s and jokers never do.
 CHAIN_TOP = 11
 NRANKS = 15
+_CHAIN_RANKS = range(12)  # 3 .. A
 
 _SUIT_ORDER = "SHCD"
 
@@ -265,33 +266,40 @@ def _chains(
 ) -> None:
     """Chains of ``unit`` cards per rank, at least ``min_len`` long (exactly
     ``only_len`` when non-zero), whose top rank is above ``min_main``."""
-    s = 0
-    while s <= CHAIN_TOP:
-        if c[s] < unit:
-            s += 1
+    run = 0
+    for r in _CHAIN_RANKS:
+        if c[r] >= unit:
+            run += 1
+            if r < CHAIN_TOP:
+                continue
+            r += 1
+        if run >= min_len:
+            _run_chains(out, pre, unit, r - run, r - 1, min_len, only_len, min_main)
+        run = 0
+
+
+def _run_chains(
+    out: list[tuple[str, ...]], pre: Pre, unit: int, s: int, e: int, min_len: int,
+    only_len: int, min_main: int,
+) -> None:
+    """The chains inside the maximal run of ranks ``s..e``."""
+    for a in range(s, e - min_len + 2):
+        acc: tuple[str, ...] = ()
+        for r in range(a, a + min_len - 1):
+            acc += pre[r][unit]
+        if only_len:
+            top = a + only_len - 1
+            if top > e:
+                break
+            for r in range(a + min_len - 1, top + 1):
+                acc += pre[r][unit]
+            if top > min_main:
+                out.append(acc)
             continue
-        e = s  # the maximal run s..e
-        while e < CHAIN_TOP and c[e + 1] >= unit:
-            e += 1
-        if e - s + 1 >= min_len:
-            for a in range(s, e - min_len + 2):
-                acc: tuple[str, ...] = ()
-                for r in range(a, a + min_len - 1):
-                    acc += pre[r][unit]
-                if only_len:
-                    top = a + only_len - 1
-                    if top > e:
-                        break
-                    for r in range(a + min_len - 1, top + 1):
-                        acc += pre[r][unit]
-                    if top > min_main:
-                        out.append(acc)
-                    continue
-                for r in range(a + min_len - 1, e + 1):
-                    acc += pre[r][unit]
-                    if r > min_main:
-                        out.append(acc)
-        s = e + 1
+        for r in range(a + min_len - 1, e + 1):
+            acc += pre[r][unit]
+            if r > min_main:
+                out.append(acc)
 
 
 def _trio_kickers(
@@ -374,6 +382,11 @@ def _bombs(out: list[tuple[str, ...]], c: Sequence[int], pre: Pre, min_main: int
                 out.append(pre[r][4])
     if c[SJ_RANK] and c[BJ_RANK]:
         out.append(pre[SJ_RANK][1] + pre[BJ_RANK][1])
+
+
+def add_bombs(out: list[tuple[str, ...]], c: Sequence[int], pre: Pre) -> None:
+    """Append every bomb and the rocket of a hand (rank counts ``c``) to ``out``."""
+    _bombs(out, c, pre, -1)
 
 
 def lead_plays(
