@@ -388,3 +388,24 @@ def test_game_over_refuses_actions() -> None:
     with pytest.raises(RulesError) as e:
         g.apply(Action(0, "pass"))
     assert e.value.code == "game_over"
+
+
+def test_legal_play_actions_are_plain_actions() -> None:
+    g = settled({0: "AH 5S 5D", 1: "AH"})
+    plays = [a for a in g.legal_actions(0) if a.type == "play"]
+    for a in plays:
+        same = Action(0, "play", a.cards)
+        assert a == same and hash(a) == hash(same) and type(a) is Action
+    assert Action(0, "play", ("5S", "5D")) in plays
+    assert Action(0, "pass") not in g.legal_actions(0)  # the leader must play
+
+
+def test_view_shows_the_partner_only_once_revealed() -> None:
+    g = settled({0: "AH 5S", 2: "AH"})
+    assert all(g.view(s)["revealed"] is None for s in range(5))
+    act(g, 0, "play", "5S")
+    act(g, 1, "pass")
+    act(g, 2, "reveal")
+    assert all(g.view(s)["revealed"] == 2 for s in range(5))
+    v = g.view(3)
+    assert "team" not in v and v["big_a"] == "H" and v["declarer"] == 0
