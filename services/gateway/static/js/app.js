@@ -297,6 +297,7 @@ const HANDLERS = {
     g.my = { phase: ev.phase, deadline: ev.deadline, can_pass: !!ev.can_pass,
       declare_options: ev.declare_options || [] };
     g.hints = [];
+    g.hintsReady = false;
     g.hintIdx = 0;
     if (ev.phase !== "declaring") {
       g.phase = ev.phase;
@@ -376,6 +377,7 @@ async function fetchHints() {
   const r = await call("hints");
   if (S.game !== g) return;
   g.hints = r.ok ? r.actions : [];
+  g.hintsReady = true;
   if (g.my && g.my.phase === "declaring") {
     g.my.declare_options = g.hints.filter((a) => a.type === "declare").map((a) => a.cards);
   } else if (g.my && r.ok) {
