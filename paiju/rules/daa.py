@@ -46,12 +46,6 @@ ESCAPE_POINTS = 3
 SOLO_NAMED = 16
 SOLO_HIDDEN = 8
 DEFAULT_BIG_SUIT = "H"
-#: Interned play actions per seat (Action is immutable; building thousands of
-#: them per game is the hot spot of random self-play). Cleared when large.
-_PLAY_ACTIONS: list[dict[tuple[Card, ...], Action]] = [{} for _ in range(SEATS)]
-_PLAY_ACTIONS_MAX = 30_000
-#: Plays of more cards than this rarely repeat: they are not interned.
-_INTERN_UP_TO = 4
 _new: Any = object.__new__
 _set_a_seat: Any = vars(Action)["seat"].__set__
 _set_a_type: Any = vars(Action)["type"].__set__
@@ -62,48 +56,26 @@ _set_e_data: Any = vars(Event)["data"].__set__
 _set_e_to: Any = vars(Event)["to"].__set__
 
 
-def _play_action(seat: int, cards: tuple[Card, ...]) -> Action:
-    """``Action(seat, "play", cards)``, built without the frozen dataclass's
-    ``__init__`` (the same object, made several times faster: legal_actions
-    builds thousands of them per game)."""
-    a: Action = _new(Action)
-    _set_a_seat(a, seat)
-    _set_a_type(a, "play")
-    _set_a_cards(a, cards)
-    _set_a_dealt(a, None)
-    return a
-
-
 def _play_actions(seat: int, plays: list[tuple[Card, ...]]) -> list[Action]:
-    """The play actions of ``plays``: short plays interned per seat, long ones
-    built fresh (:func:`_play_action`)."""
-    cache = _PLAY_ACTIONS[seat]
-    if len(cache) > _PLAY_ACTIONS_MAX:
-        cache.clear()
-    get = cache.get
+    """``[Action(seat, "play", cards) for cards in plays]``, built without the
+    frozen dataclass's ``__init__``: the same objects, several times faster
+    (legal_actions builds a thousand of them per game)."""
     new, set_seat, set_type, set_cards, set_dealt = (
         _new, _set_a_seat, _set_a_type, _set_a_cards, _set_a_dealt)
     out: list[Action] = []
     append = out.append
     for cards in plays:
-        if len(cards) <= _INTERN_UP_TO:
-            a = get(cards)
-            if a is not None:
-                append(a)
-                continue
         a = new(Action)
         set_seat(a, seat)
         set_type(a, "play")
         set_cards(a, cards)
         set_dealt(a, None)
-        if len(cards) <= _INTERN_UP_TO:
-            cache[cards] = a
         append(a)
     return out
 
 
 def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
-    """``Event(typ, data, to)``, built as :func:`_play_action` is."""
+    """``Event(typ, data, to)``, built as :func:`_play_actions` builds actions."""
     e: Event = _new(Event)
     _set_e_type(e, typ)
     _set_e_data(e, data)

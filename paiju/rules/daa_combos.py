@@ -413,12 +413,6 @@ class HandInfo:
 
 
 @lru_cache(maxsize=8192)
-def _singles(cards: tuple[Card, ...], big_a: Card) -> tuple[tuple[Card], ...]:
-    """The distinct single plays of one rank's cards, the big A left out."""
-    return tuple((c,) for c in dict.fromkeys(cards) if c != big_a)
-
-
-@lru_cache(maxsize=8192)
 def _pairs(cards: tuple[Card, ...], big_a: Card) -> tuple[tuple[Card, ...], ...]:
     """The distinct pairs of one rank's cards, the pair of big As left out."""
     return tuple(t for t in sub_multisets(cards, 2) if t != (big_a, big_a))
