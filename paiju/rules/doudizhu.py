@@ -45,13 +45,12 @@ _BOOL_OPTIONS = ("jokers_as_wings", "pair_as_two_singles", "bomb_doubles", "spri
 _ROOM_OPTIONS = ("reconnect_seconds", "base")
 
 _DECK_SET = frozenset(deck(1))
-#: Immutable actions shared across games (a speed-up of ``legal_actions`` only).
+#: Immutable actions shared across games.
 _PASS = [Action(s, "pass") for s in range(SEATS)]
 _CALLS = [Action(s, "call") for s in range(SEATS)]
 _NO_CALLS = [Action(s, "no_call") for s in range(SEATS)]
 _ROBS = [Action(s, "rob") for s in range(SEATS)]
 _NO_ROBS = [Action(s, "no_rob") for s in range(SEATS)]
-_PLAY_CACHE: list[dict[tuple[str, ...], Action]] = [{} for _ in range(SEATS)]
 _PLAY_CACHE_MAX = 50_000
 _GROUP_SIZE = {dc.SINGLE: 1, dc.PAIR: 2, dc.TRIO: 3}
 _READINGS_CACHE: dict[tuple[int, ...], list[tuple[str, int]]] = {}
@@ -71,11 +70,6 @@ def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < low:
         raise RulesError("bad_options", f"option {key!r} must be an integer >= {low}, not {v!r}")
     return v
-
-
-def _new_play(cache: dict[tuple[str, ...], Action], seat: int, cards: tuple[str, ...]) -> Action:
-    action = cache[cards] = Action(seat, "play", cards)
-    return action
 
 
 def _entry(play: tuple[int, tuple[str, ...], str]) -> dict[str, Any]:
@@ -288,30 +282,27 @@ class Doudizhu(Game):
             return []
         if self._phase == "play":
             counts, pre = self._counts[seat], self._pre[seat]
-            cache = _PLAY_CACHE[seat]
-            if len(cache) > _PLAY_CACHE_MAX:
-                cache.clear()
-            get = cache.get
+            act = Action
             standing = self._standing
             if standing is None:
                 plays = dc.lead_plays(counts, pre, self.jokers_as_wings, self.pair_as_two_singles)
-                return [get(p) or _new_play(cache, seat, p) for p in plays]
+                return [act(seat, "play", p) for p in plays]
             out = [_PASS[seat]]
             k = _GROUP_SIZE.get(standing[0])
             if k:  # single, pair, trio: the common case, in one pass
                 out += [
-                    get(pre[r][k]) or _new_play(cache, seat, pre[r][k])
+                    act(seat, "play", pre[r][k])
                     for r in range(standing[2] + 1, dc.NRANKS) if counts[r] >= k
                 ]
                 if 4 in counts or (counts[dc.SJ_RANK] and counts[dc.BJ_RANK]):
                     bombs: list[tuple[str, ...]] = []
                     dc.add_bombs(bombs, counts, pre)
-                    out += [get(p) or _new_play(cache, seat, p) for p in bombs]
+                    out += [act(seat, "play", p) for p in bombs]
                 return out
             plays = dc.follow_plays(
                 counts, pre, standing, self.jokers_as_wings, self.pair_as_two_singles
             )
-            out += [get(p) or _new_play(cache, seat, p) for p in plays]
+            out += [act(seat, "play", p) for p in plays]
             return out
         phase = self._phase
         if phase == "bidding":
