@@ -334,16 +334,13 @@ class HandInfo:
                 for t in sub_multisets(jokers, n):
                     high.append(((JOKER_KIND[n], n, 0), 0, t))
         if threes >= 3:
-            row3 = self.streak(3)
-            for m, kind in CHAIN_KIND.items():
-                for hi in range(m, 15):
-                    if row3[hi] >= m:
-                        high.append(((kind, m, hi), 3, _SPAN_POWERS[hi - m + 1, hi]))
+            for hi, run in enumerate(self.streak(3)):
+                for m in range(3, min(run, 7) + 1):
+                    high.append(((CHAIN_KIND[m], m, hi), 3, _SPAN_POWERS[hi - m + 1, hi]))
         if fours >= 2:
             for each, kind in FAKE_KIND.items():
-                row = self.streak(each)
-                for hi in range(2, 15):
-                    if row[hi] >= 2:
+                for hi, run in enumerate(self.streak(each)):
+                    if run >= 2:
                         high.append(((kind, 2, hi), each, _SPAN_POWERS[hi - 1, hi]))
         self.high = high
 
@@ -376,10 +373,10 @@ class HandInfo:
         row = self._streaks.get(need)
         if row is None:
             row = [0] * 15
-            counts = self.counts
-            for x in range(1, 15):
-                if counts[x] >= need:
-                    row[x] = row[x - 1] + 1
+            run = 0
+            for x, n in enumerate(self.counts):
+                run = run + 1 if n >= need else 0
+                row[x] = run
             self._streaks[need] = row
         return row
 
