@@ -218,6 +218,7 @@ async def my_turn(page: Any, artifacts: Path, prefix: str, s: dict[str, Any], do
                 shot = artifacts / f"{prefix}_game.png"
                 await page.screenshot(path=str(shot))
                 done.shots.append(shot.name)
+                await look_at_scores_and_last_trick(page, artifacts, prefix)
             if done.right_clicks == 0:
                 await page.click("#felt", button="right")  # the seed: right-click plays
                 done.right_clicks += 1
@@ -232,6 +233,17 @@ async def my_turn(page: Any, artifacts: Path, prefix: str, s: dict[str, Any], do
     except Exception as e:  # the turn moved on (a timeout) while clicking: go on
         if "Timeout" not in type(e).__name__:
             raise
+
+
+async def look_at_scores_and_last_trick(page: Any, artifacts: Path, prefix: str) -> None:
+    """看分 and 上一轮 open at any time (here: during the player's own turn)."""
+    for button, title in (("#btn-scores", "看分"), ("#btn-last", "上一轮")):
+        await page.click(button)
+        await page.wait_for_selector(".modal-box")
+        assert await page.inner_text(".modal-head b") == title
+        await page.screenshot(path=str(artifacts / f"{prefix}_{button[5:]}.png"))
+        await page.click(".modal-head .x")
+        await page.wait_for_selector(".modal-box", state="detached")
 
 
 async def check_settlement(page: Any, artifacts: Path, prefix: str, me: str,
@@ -253,6 +265,9 @@ async def check_settlement(page: Any, artifacts: Path, prefix: str, me: str,
         "() => [...document.querySelectorAll('#settlement th')].map((th) => th.textContent)")
     assert headers == ["用户名", "分数", "金币", "手续费"]
     assert await page.is_visible("#settlement #btn-ready")
+    log = await page.evaluate("() => window.paiju.S.log")
+    assert not [line for line in log if line.startswith(f"{me} 超时")], \
+        "the browser player acted on every turn of its own"
     return rows
 
 
@@ -353,6 +368,7 @@ async def test_every_error_code_is_shown_in_words(platform: Platform, browser: A
     codes = set(re.findall(r"`([a-z_]+)`", section))
     sit_row = doc[doc.index("| `sit`"):].split("\n")[0]
     codes |= set(re.findall(r"`([a-z_]+)`", sit_row[sit_row.index("Refusals"):]))
+    codes.discard("sit")  # "as listed under `sit`"
     assert {"not_enough_coins", "room_started", "rate_limited", "does_not_beat"} <= codes
     page = await open_page(browser, platform, DESKTOP, f"words{secrets.token_hex(2)}")
     words = json.loads(await page.evaluate(

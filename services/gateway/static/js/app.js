@@ -4,7 +4,7 @@
 // your_turn), never from a copy of the rules here.
 
 import { Conn } from "./conn.js";
-import { displaySort } from "./cards.js";
+import { displaySort, cardsText } from "./cards.js";
 import { errorText, BIDS, REASONS, GAME_NAMES } from "./text.js";
 import {
   newGame, gameFromView, seatOf, keepSelection, indicesOf, newCardOf, trickEntries,
@@ -38,7 +38,7 @@ export function toast(text, bad = true) { R.toast(text, bad); }
 
 function say(text) {
   S.log.push(text);
-  if (S.log.length > 40) S.log.shift();
+  if (S.log.length > 300) S.log.shift();
 }
 
 export function nameOf(seat) {
@@ -261,7 +261,7 @@ const HANDLERS = {
     if (g.game === "daa") g.bigA = ev.big_a ?? g.bigA;
     else { g.trump = ev.trump ?? null; g.noTrump = !!ev.no_trump; }
     g.plays = { [ev.seat]: { cards: ev.cards, note: g.game === "daa" ? "亮大A" : "叫主" } };
-    say(`${nameOf(ev.seat)} 叫主 ${ev.cards.map((c) => c).join(" ")}`);
+    say(`${nameOf(ev.seat)} ${g.game === "daa" ? "亮大A" : "叫主"} ${cardsText(ev.cards)}`);
   },
   declaring_closed(g, ev) {
     if (g.game === "daa") g.bigA = ev.big_a ?? g.bigA;
@@ -412,9 +412,12 @@ async function scheduleCheck() {
 
 async function act(action) {
   const g = S.game;
+  const my = g && g.my;
   const r = await call("act", { action });
   if (!r.ok) { toast(errorText(r)); return false; }
-  if (S.game === g && action.type !== "declare") {
+  // The events the action caused (maybe my next turn already) can come
+  // before its reply: only a turn that is still the one acted on ends here.
+  if (S.game === g && action.type !== "declare" && g.my === my) {
     g.my = null;
     g.sel = new Set();
     g.check = { state: "none", error: "" };

@@ -148,7 +148,7 @@ function renderRooms(S) {
   const rooms = [...S.rooms.values()].filter((r) => r.server === S.server).sort((a, b) => a.room.localeCompare(b.room));
   $("#screen-rooms").innerHTML = `<div class="bar"><button data-act="backToServers">← 服务器</button>` +
     `<h2>${esc(srv ? srv.name : S.server)}</h2><span class="terms">${srv ? esc(serverTerms(srv)) : ""}</span>` +
-    `<span class="legend"><i class="lg idle"></i>空闲 <i class="lg waiting"></i>等待 <i class="lg started"></i>已开始</span></div>` +
+    `<span class="legend"><i class="lgd idle"></i>空闲 <i class="lgd waiting"></i>等待 <i class="lgd started"></i>已开始</span></div>` +
     `<div class="rooms">${rooms.map((r) => roomTile(S, r)).join("")}</div>`;
 }
 
@@ -534,6 +534,7 @@ function fly(g, seat) {
     { transform: `translate(calc(-50% + ${to.x}px), calc(-50% + ${to.y}px)) scale(.5)`, opacity: 0.3 }],
   { duration: 320, easing: "ease-in" });
   a.onfinish = () => el.remove();
+  setTimeout(() => el.remove(), 500); // whatever the animation does
 }
 
 /** One card flies from the deck to each seat whose count grew (a paced deal). */
