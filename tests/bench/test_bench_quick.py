@@ -1,0 +1,87 @@
+"""The benchmark suite keeps working: ``python -m bench --quick`` runs every
+part and prints its figures with their baselines (no timing is asserted: the
+numbers are the suite's output, not a test's), plus the pure helpers of
+bench/load.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import load, run
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.mark.timeout(600)
+def test_quick_suite_runs_and_prints_every_figure(tmp_path: Path) -> None:
+    out_json = tmp_path / "bench.json"
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--json", str(out_json)],
+                          cwd=REPO, capture_output=True, text=True, timeout=580,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr[-3000:]
+    # engines: each game (shengji per deck count), doudizhu beside rlcard when installed
+    for label in ("doudizhu", "hunzhan", "shengji 1 deck", "shengji 2 decks",
+                  "shengji 3 decks", "shengji 4 decks", "daa"):
+        assert f"engine {label}: " in out
+    assert "games/s" in out and "redeals apart" in out
+    # the platform: the bots' round trip beside bare NATS and gRPC, memory of each service
+    assert "platform 5 tables (19 clients" in out
+    assert "baseline bare NATS request-reply" in out and "bare gRPC unary" in out
+    assert "RSS MiB ledger" in out and "gateway" in out
+    # the ledger: figures beside plain SQL, or the reason it was skipped
+    assert ("ledger  1 clients:" in out and "plain SQL" in out) or "ledger: skipped" in out
+    assert "== summary" in out
+    figures = json.loads(out_json.read_text())
+    platform = figures["platform"]["results"][0]
+    assert "failed" not in platform, platform
+    assert platform["tables"] == 5 and platform["clients"] == 19
+    # every table played its game to the end (2 doudizhu, one of each other game)
+    assert platform["games_finished"] == {"doudizhu": 2, "hunzhan": 1, "shengji": 1, "daa": 1}
+    assert platform["rtt_ms"]["n"] > 0
+    assert set(platform["rss_mb"]) == {"ledger", "table", "lobby", "gateway", "nats"}
+
+
+def test_rooms_file_shares_tables_among_the_games(tmp_path: Path) -> None:
+    rooms = load.rooms_file(5, tmp_path / "rooms.yaml")
+    assert rooms == [("bdou000-01", "doudizhu", 3), ("bhun000-01", "hunzhan", 4),
+                     ("bshe000-01", "shengji", 4), ("bdaa000-01", "daa", 5),
+                     ("bdou000-02", "doudizhu", 3)]
+    # 13 tables of one game need three servers of 6 rooms
+    many = load.rooms_file(52, tmp_path / "many.yaml")
+    assert [r for r, g, _ in many if g == "hunzhan"][-1] == "bhun002-01"
+    assert sum(s for _, _, s in many) == 13 * (3 + 4 + 4 + 5)
+
+
+def test_profile_summary_leaves_idle_samples_out(tmp_path: Path) -> None:
+    raw = tmp_path / "p.txt"
+    raw.write_text(
+        "main (a.py:1);EpollSelector.select (selectors.py:468) 70\n"
+        "main (a.py:1);Session.send (services/gateway/session.py:144) 20\n"
+        "main (a.py:1);Session.handle (services/gateway/session.py:167);"
+        "dumps (json/__init__.py:234) 10\n")
+    lines = load.summarise_profile(raw)
+    assert lines[0] == "30 busy samples (70 idle left out); own time:"
+    assert "   66.7%  Session.send (services/gateway/session.py:144)" in lines
+    assert "   33.3%  dumps (json/__init__.py:234)" in lines
+    assert "   33.3%  Session.handle (services/gateway/session.py:167)" in lines
+
+
+def test_summary_gives_each_figure_with_its_baseline() -> None:
+    lines = run.summary({
+        "engines": {"engines": {"doudizhu": {"games_per_s": 1500.0, "rlcard_games_per_s": 300.0,
+                                             "ratio_vs_rlcard": 5.0}}},
+        "ledger": {"results": [{"clients": 4, "ledger_per_s": 200.0,
+                                "plain_sql_per_s": 800.0, "ratio": 0.25}]},
+    })
+    assert lines == [
+        "engine doudizhu             1500 games/s (goal ≥ 500), rlcard 300/s, ratio 5.0× "
+        "(goal ≥ 5×)",
+        "ledger  4 clients: 200.0 settlements/s, plain SQL 800.0/s, ratio 0.25",
+    ]
