@@ -116,13 +116,21 @@ class Client:
     async def call(self, cmd: str, **args: Any) -> dict[str, Any]:
         """Send a command and wait for its reply; raises :class:`BotError` for a
         refusal and ``ConnectionError`` when the connection drops."""
-        if self.ws is None or self.closed.is_set():
-            raise ConnectionError("not connected")
-        # Keep under the gateway's rate limit, as a well-behaved client does.
+        await self.pace()
+        return await self.call_now(cmd, **args)
+
+    async def pace(self) -> None:
+        """Wait until one more command keeps under ``BOT_RATE`` (the gateway's
+        rate limit is respected, as a well-behaved client does)."""
         now = time.monotonic()
         if self.next_send > now:
             await asyncio.sleep(self.next_send - now)
         self.next_send = max(now, self.next_send) + 1 / BOT_RATE
+
+    async def call_now(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """:meth:`call` without pacing (after :meth:`pace`)."""
+        if self.ws is None or self.closed.is_set():
+            raise ConnectionError("not connected")
         cid = next(self.ids)
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[cid] = fut
@@ -146,13 +154,16 @@ class Client:
 
 
 class Bot:
-    """One player: sits at ``room`` seat ``seat`` and plays ``games`` games."""
+    """One player: sits at ``room`` seat ``seat`` and plays ``games`` games, or
+    until a game finishes after ``until_ms`` (unix ms, the server's clock as the
+    event's ``ts`` gives it, so that every bot of a table stops after the same game)."""
 
     def __init__(self, url: str, name: str, game: str, room: str, seat: int, games: int,
                  think: tuple[float, float], stats: Stats, rng: random.Random,
-                 progress: Any = None) -> None:
+                 progress: Any = None, until_ms: int | None = None) -> None:
         self.url, self.name, self.game, self.room, self.seat = url, name, game, room, seat
         self.games_left = games
+        self.until_ms = until_ms
         self.think = think
         self.stats = stats
         self.rng = rng
@@ -187,7 +198,8 @@ class Bot:
                     if self.progress is not None:
                         self.progress()
                 self.games_left -= 1
-                if self.games_left <= 0:
+                late = self.until_ms is not None and int(ev.get("ts", 0)) >= self.until_ms
+                if self.games_left <= 0 or late:
                     self.done.set()
             self.ready_sent = False
             self.wake.set()
@@ -274,10 +286,11 @@ class Bot:
         await self._act(self.rng.choice(actions))
 
     async def _act(self, action: dict[str, Any]) -> None:
+        await self.client.pace()
         self.sent_at = time.perf_counter()
         self.stats.actions += 1
         try:
-            await self.client.call("act", action=action)
+            await self.client.call_now("act", action=action)
         except BotError as e:
             self.sent_at = None
             self.stats.errors[e.code] += 1
@@ -303,17 +316,24 @@ async def rooms_for(url: str, game: str, tables: int) -> list[tuple[str, int]]:
         await probe.close()
 
 
-async def run_bots(url: str, games: list[str], per_table: int, tables: int,
+async def run_bots(url: str, games: list[str], per_table: int | None, tables: int,
                    think: tuple[float, float], seed: int | None = None,
-                   show_progress: bool = True) -> dict[str, Any]:
-    """Play ``per_table`` games at ``tables`` tables of each game; the summary."""
+                   show_progress: bool = True, duration: float | None = None
+                   ) -> dict[str, Any]:
+    """Play ``per_table`` games (``None``: no limit) at ``tables`` tables of each
+    game, stopping each table after the game that ends past ``duration`` seconds
+    (when given); returns the summary."""
     from rich.progress import Progress
 
+    if per_table is None and duration is None:
+        raise ValueError("give a number of games or a duration")
     stats = Stats()
     rng = random.Random(seed)
     run_id = secrets.token_hex(3)
     start = time.perf_counter()
-    total = per_table * tables * len(games)
+    until_ms = None if duration is None else int((time.time() + duration) * 1000)
+    per = per_table if per_table is not None else 10**9
+    total = per * tables * len(games) if per_table is not None else None
     with Progress(disable=not show_progress, transient=False) as progress:
         task = progress.add_task("games", total=total)
         bots: list[Bot] = []
@@ -321,8 +341,7 @@ async def run_bots(url: str, games: list[str], per_table: int, tables: int,
             for t, (room, seats) in enumerate(await rooms_for(url, game, tables)):
                 for seat in range(seats):
                     bots.append(Bot(url, f"bot-{run_id}-{game[:3]}{t}-{seat}", game, room,
-                                    seat, per_table, think, stats,
-                                    random.Random(rng.random()),
-                                    lambda: progress.advance(task)))
+                                    seat, per, think, stats, random.Random(rng.random()),
+                                    lambda: progress.advance(task), until_ms))
         await asyncio.gather(*(b.run() for b in bots))
     return stats.summary(time.perf_counter() - start)

@@ -77,7 +77,10 @@ def replay(
 @app.command()
 def bots(
     game: Annotated[str, typer.Option(help="doudizhu, hunzhan, daa, shengji or all")] = "all",
-    games: Annotated[int, typer.Option(help="games to play at each table")] = 1,
+    games: Annotated[int | None, typer.Option(
+        help="games to play at each table (default 1, or no limit with --duration)")] = None,
+    duration: Annotated[float | None, typer.Option(
+        help="seconds to play: each table stops after the game that ends past it")] = None,
     tables: Annotated[int, typer.Option(help="tables of each game played at once")] = 1,
     think: Annotated[str, typer.Option(help="seconds a bot thinks per move: MIN-MAX or 0")
                      ] = "0.2-0.6",
@@ -99,7 +102,9 @@ def bots(
         span = (float(lo), float(hi or lo))
     except ValueError as e:
         raise typer.BadParameter("--think is MIN-MAX seconds, e.g. 0.5-2") from e
-    summary = asyncio.run(run_bots(gateway, chosen, games, tables, span, seed, progress))
+    per_table = games if games is not None or duration is not None else 1
+    summary = asyncio.run(run_bots(gateway, chosen, per_table, tables, span, seed, progress,
+                                   duration))
     print(json.dumps(summary, ensure_ascii=False))
     if summary["errors"].get("internal"):
         raise typer.Exit(1)
