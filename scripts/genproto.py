@@ -19,6 +19,7 @@ from grpc_tools import protoc  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOS = ROOT / "protos"
+INIT = '"""Generated from protos/ (scripts/genproto.py)."""\n'
 
 
 def generate(out: Path) -> list[Path]:
@@ -34,12 +35,14 @@ def generate(out: Path) -> list[Path]:
         raise SystemExit("protoc failed")
     written = []
     for f in files:
-        pkg = out / Path(f).parent
-        for parent in [pkg, *pkg.relative_to(out).parents]:
-            init = out / parent if parent != Path(".") else None
-            if init is not None and init != out / "paiju" and not (init / "__init__.py").exists():
-                (init / "__init__.py").write_text('"""Generated from protos/ (scripts/genproto.py)."""\n')
-        written += sorted(pkg.glob("*_pb2*"))
+        rel = Path(f).parent  # paiju/ledger/v1
+        for folder in [rel, *rel.parents]:  # every package below paiju/ gets an __init__
+            if folder in (Path("."), Path("paiju")):
+                continue
+            init = out / folder / "__init__.py"
+            if not init.exists():
+                init.write_text(INIT)
+        written += sorted((out / rel).glob("*_pb2*"))
     return written
 
 
