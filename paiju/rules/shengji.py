@@ -235,7 +235,19 @@ def dealt_cards(order: Sequence[Card], first: int, seat: int, k: int) -> Hand:
     the kitty is set aside first; ``order`` lists the hand cards only, card
     ``i`` going to seat ``(first + i) % 4``.
     """
-    return Counter(order[i] for i in range((seat - first) % SEATS, min(k, len(order)), SEATS))
+    return Counter(order[(seat - first) % SEATS : min(k, len(order)) : SEATS])
+
+
+#: Every card of one deck, for the fast path of :func:`_cards`.
+_ONE_DECK: frozenset[Card] = frozenset(deck(1))
+
+
+def _cards(items: object) -> list[Card]:
+    """:func:`~paiju.rules.cards.parse_cards`, with a fast path for a list that
+    holds canonical cards only (every deal of :meth:`Shengji.random_deal`)."""
+    if type(items) is list and all(type(c) is str and c in _ONE_DECK for c in items):
+        return list(items)
+    return parse_cards(items)
 
 
 def _bad_options(msg: str) -> RulesError:
@@ -290,6 +302,9 @@ class Shengji(Game):
         self.last_winner: int | None = None
         self.captured = [0] * SEATS
         self.kitty_multiplier = 0
+        # each seat's hand in :meth:`_sorted` order, kept in step with its plays
+        # (None: to be sorted again, after the trump or the hand changed)
+        self._hand_lists: list[list[Card] | None] = [None] * SEATS
 
     # -- construction ---------------------------------------------------------------
 
@@ -319,9 +334,9 @@ class Shengji(Game):
             raw_hands = deal["hands"]
             if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
                 raise RulesError("bad_deal", "shengji deals 4 hands")
-            hands = [parse_cards(h) for h in raw_hands]
-            bottom = parse_cards(deal.get("bottom", []))
-            order = parse_cards(deal["order"]) if deal.get("order") is not None else None
+            hands = [_cards(h) for h in raw_hands]
+            bottom = _cards(deal.get("bottom", []))
+            order = _cards(deal["order"]) if deal.get("order") is not None else None
         except KeyError as e:
             raise RulesError("bad_deal", f"deal lacks {e}") from e
         except RulesError as e:
@@ -359,7 +374,7 @@ class Shengji(Game):
         rng.shuffle(cards)
         bottom, order = cards[:kitty_size], cards[kitty_size:]
         first = dealer if dealer is not None else rng.randrange(SEATS)
-        hands = [sorted(dealt_cards(order, first, s, len(order)).elements()) for s in range(SEATS)]
+        hands = [sorted(order[(s - first) % SEATS :: SEATS]) for s in range(SEATS)]
         return {"hands": hands, "bottom": sorted(bottom), "first": first, "order": order}
 
     # -- state queries ----------------------------------------------------------------
@@ -392,6 +407,13 @@ class Shengji(Game):
             return 0
         a, b = self.defenders()
         return self.captured[a] + self.captured[b]
+
+    def _hand_sorted(self, seat: int) -> list[Card]:
+        """``seat``'s hand, highest first (:meth:`_sorted`), a fresh list."""
+        cached = self._hand_lists[seat]
+        if cached is None:
+            cached = self._hand_lists[seat] = self._sorted(self.hands[seat].elements())
+        return list(cached)
 
     def _sorted(self, cards: Iterable[Card]) -> list[Card]:
         if not self.key:
@@ -472,15 +494,17 @@ class Shengji(Game):
         self._fix_trump(self.trump)
         dealer = self.dealer
         self.hands[dealer].update(self.kitty)
+        self._hand_lists[dealer] = None
         self._phase = "burying"
         return [
             Event("declaring_closed", {"trump": self.trump, "leader": dealer, "dealer": dealer}),
             Event("kitty_shown", {"cards": list(self.kitty)}),
             Event("kitty", {"cards": list(self.kitty)}, to=dealer),
-            Event("hand", {"cards": self._sorted(self.hands[dealer].elements())}, to=dealer),
+            Event("hand", {"cards": self._hand_sorted(dealer)}, to=dealer),
         ]
 
     def _fix_trump(self, trump: str) -> None:
+        self._hand_lists = [None] * SEATS  # the order changes with the trump
         for c in deck(1):
             self.power[c] = card_power(c, trump)
             self.cls[c] = card_class(c, trump)
@@ -496,11 +520,12 @@ class Shengji(Game):
         if not holds(hand, a.cards):
             raise RulesError("cards_not_in_hand", "the dealer does not hold these cards")
         remove(hand, a.cards)
+        self._hand_lists[self.dealer] = None
         self.buried = self._sorted(a.cards)
         self._phase = "play"
         self.leader = self.dealer
         self.trick_no = 1
-        return [Event("hand", {"cards": self._sorted(hand.elements())}, to=self.dealer)]
+        return [Event("hand", {"cards": self._hand_sorted(self.dealer)}, to=self.dealer)]
 
     def default_bury(self) -> tuple[Card, ...]:
         """The lowest ``kitty_size`` cards of the dealer's hand (rulings.md "Settlement":
@@ -537,14 +562,14 @@ class Shengji(Game):
                 raise RulesError(
                     "invalid_combination", "lead a single, pair, triple or quad of identical cards"
                 )
-            if not holds(hand, cards):
+            if hand[cards[0]] < len(cards):  # identical cards (group_size)
                 raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
             return
         lead = self.trick[0][1]
         n = len(lead)
         if len(cards) != n:
             raise RulesError("wrong_count", f"follow with {n} card(s)")
-        if not holds(hand, cards):
+        if not (hand[cards[0]] >= 1 if n == 1 else holds(hand, cards)):
             raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
         cls = self.cls
         led = cls[lead[0]]
@@ -565,6 +590,10 @@ class Shengji(Game):
         self._check_play(seat, a.cards)
         cards = a.cards
         remove(self.hands[seat], cards)
+        listed = self._hand_lists[seat]
+        if listed is not None:
+            for c in cards:
+                listed.remove(c)
         if self.trick:
             lead = self.trick[0][1]
             size = len(lead)
@@ -579,7 +608,7 @@ class Shengji(Game):
         events = [
             Event("played", {"seat": seat, "cards": list(cards), "combination": combo,
                              "trick": self.trick_no}),
-            Event("hand", {"cards": self._sorted(self.hands[seat].elements())}, to=seat),
+            Event("hand", {"cards": self._hand_sorted(seat)}, to=seat),
         ]
         if len(self.trick) == SEATS:
             events.extend(self._finish_trick())
@@ -735,7 +764,7 @@ class Shengji(Game):
             "phase": self._phase,
             "seat": seat,
             "decks": self.decks,
-            "hand": self._sorted(self.hands[seat].elements()),
+            "hand": self._hand_sorted(seat),
             "hand_counts": [sum(h.values()) for h in self.hands],
             "to_act": self.to_act(),
             "trump": self.trump,
