@@ -4,7 +4,7 @@ the WebSocket handler that gives each connection its :class:`Session`."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
 from nats.aio.client import Client as NATS
@@ -14,6 +14,7 @@ from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
 from services.gateway import auth
 from services.gateway.backends import Backends, call
+from services.gateway.fanout import Fanout
 from services.gateway.session import Session
 
 #: Coins a development login starts with (once per player).
@@ -29,6 +30,10 @@ class Gateway:
     config: Config
     nats: NATS
     backends: Backends
+    fanout: Fanout = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.fanout = Fanout(self.nats)
 
     async def handler(self, ws: ServerConnection) -> None:
         """Serve one WebSocket connection (``/ws``, optional ``?token=``)."""

@@ -93,6 +93,8 @@ class Session:
         self.identity: auth.Identity | None = None
         self.seat: Seat | None = None
         self.subs: dict[str, Subscription] = {}
+        #: Shared subscriptions followed (Fanout handles) by key.
+        self.follows: dict[str, tuple[str, int]] = {}
         self.closing = False
         self.replaced = False
 
@@ -123,6 +125,9 @@ class Session:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
         self.subs.clear()
+        for handle in list(self.follows.values()):
+            await self.gw.fanout.unfollow(handle)
+        self.follows.clear()
         if self.identity and self.seat and not self.replaced:
             with contextlib.suppress(ClientError):
                 await self._table_call("PlayerDisconnected", self._player_request)
@@ -138,10 +143,16 @@ class Session:
 
     def send(self, obj: dict[str, Any]) -> None:
         """Queue ``obj`` for the client; cut the client off when it is too slow."""
+        if not self.closing:
+            self.send_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+    def send_text(self, text: str) -> None:
+        """Queue the JSON ``text`` for the client; cut the client off when it is
+        too slow."""
         if self.closing:
             return
         try:
-            self.queue.put_nowait(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+            self.queue.put_nowait(text)
         except asyncio.QueueFull:
             self.closing = True
             metrics.SLOW_CLIENT_DISCONNECTS.inc()
@@ -200,26 +211,29 @@ class Session:
     async def subscribe(self, key: str, subject: str,
                         on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
         """Forward every event of ``subject`` to the client (replacing the
-        subscription held under ``key``)."""
-        old = self.subs.pop(key, None)
+        subscription held under ``key``). The gateway holds one NATS
+        subscription per subject, shared by the connections that follow it
+        (:class:`services.gateway.fanout.Fanout`)."""
+        old = self.follows.pop(key, None)
         if old is not None:
-            with contextlib.suppress(Exception):
-                await old.unsubscribe()
+            await self.gw.fanout.unfollow(old)
 
-        async def forward(msg: Msg) -> None:
-            event = natsconn.decode(msg.data)
+        def forward(event: dict[str, Any], text: str) -> None:
             if on_event is not None:
                 on_event(event)
-            self.send(event)
+            self.send_text(text)
 
-        self.subs[key] = await self.gw.nats.subscribe(subject, cb=forward)
+        handle = await self.gw.fanout.follow(subject, forward)
+        if self.closing:  # the connection ended while subscribing
+            await self.gw.fanout.unfollow(handle)
+            return
+        self.follows[key] = handle
 
     async def unsubscribe(self, key: str) -> None:
         """Drop the subscription held under ``key``, if any."""
-        sub = self.subs.pop(key, None)
-        if sub is not None:
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
+        handle = self.follows.pop(key, None)
+        if handle is not None:
+            await self.gw.fanout.unfollow(handle)
 
     async def sign_in(self, identity: auth.Identity) -> dict[str, Any]:
         """Make ``identity`` this connection's player: its private subjects,
