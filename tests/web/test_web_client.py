@@ -206,27 +206,30 @@ async def my_turn(page: Any, artifacts: Path, prefix: str, s: dict[str, Any], do
         done.reconnected = True
         return
     try:
-        await page.click("#btn-hint", timeout=3000)
-        await page.wait_for_function(
-            "() => { const b = document.querySelector('#btn-play');"
-            " return !b || ['legal', 'illegal'].includes(b.dataset.check)"
-            " || document.querySelector('#toast.show'); }", timeout=5000)
-        now = await page.evaluate(SNAPSHOT_JS)
-        if now["check"] == "legal":
-            assert now["disabled"] is False
-            if not done.shots and done.turns >= 3:
-                shot = artifacts / f"{prefix}_game.png"
-                await page.screenshot(path=str(shot))
-                done.shots.append(shot.name)
-                await look_at_scores_and_last_trick(page, artifacts, prefix)
-            if done.right_clicks == 0:
-                await page.click("#felt", button="right")  # the seed: right-click plays
-                done.right_clicks += 1
-            else:
-                await page.click("#btn-play", timeout=3000)
-        elif now["pass"]:
+        # The page's own hint list (the server's ``hints``): anything to play?
+        playable = await page.evaluate(
+            "() => window.paiju.S.game.hints.some((a) => a.type === 'play' || a.type === 'bury')")
+        if not playable:
             await page.click("#btn-pass", timeout=3000)
             done.passes += 1
+        else:
+            await page.click("#btn-hint", timeout=3000)
+            await page.wait_for_function(
+                "() => { const b = document.querySelector('#btn-play');"
+                " return !b || ['legal', 'illegal'].includes(b.dataset.check); }", timeout=5000)
+            now = await page.evaluate(SNAPSHOT_JS)
+            if now["check"] == "legal":
+                assert now["disabled"] is False
+                if not done.shots and done.turns >= 3:
+                    shot = artifacts / f"{prefix}_game.png"
+                    await page.screenshot(path=str(shot))
+                    done.shots.append(shot.name)
+                    await look_at_scores_and_last_trick(page, artifacts, prefix)
+                if done.right_clicks == 0:
+                    await page.click("#felt", button="right")  # the seed: right-click plays
+                    done.right_clicks += 1
+                else:
+                    await page.click("#btn-play", timeout=3000)
         await page.wait_for_function(
             "() => !document.querySelector('#btn-play') ||"
             " document.querySelector('#btn-play').dataset.check === 'none'", timeout=5000)
@@ -238,12 +241,12 @@ async def my_turn(page: Any, artifacts: Path, prefix: str, s: dict[str, Any], do
 async def look_at_scores_and_last_trick(page: Any, artifacts: Path, prefix: str) -> None:
     """看分 and 上一轮 open at any time (here: during the player's own turn)."""
     for button, title in (("#btn-scores", "看分"), ("#btn-last", "上一轮")):
-        await page.click(button)
-        await page.wait_for_selector(".modal-box")
+        await page.click(button, timeout=3000)
+        await page.wait_for_selector(".modal-box", timeout=3000)
         assert await page.inner_text(".modal-head b") == title
         await page.screenshot(path=str(artifacts / f"{prefix}_{button[5:]}.png"))
-        await page.click(".modal-head .x")
-        await page.wait_for_selector(".modal-box", state="detached")
+        await page.click(".modal-head .x", timeout=3000)
+        await page.wait_for_selector(".modal-box", state="detached", timeout=3000)
 
 
 async def check_settlement(page: Any, artifacts: Path, prefix: str, me: str,

@@ -202,6 +202,7 @@ function roomChanged(ev) {
 
 function onEvent(ev) {
   const t = ev.type;
+  if (window.paijuDebug) console.log("event", JSON.stringify(ev));
   if (t === "room_changed") { roomChanged(ev); render(); return; }
   if (t === "balance_changed") {
     if (S.me && typeof ev.coins === "number") S.me.coins = ev.coins;

@@ -9,6 +9,16 @@ let ACT = null;
 let handKey = "";
 let lastScreen = "";
 
+/** Set ``el``'s HTML only when it changed: a button under the mouse is not
+ * replaced by an identical one (a click is a press and a release on one element). */
+function setHtml(el, html) {
+  if (el._html === html) return false;
+  el.innerHTML = html;
+  el._html = html;
+  tick(window.paiju ? window.paiju.S : null);
+  return true;
+}
+
 export function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
@@ -82,7 +92,8 @@ export function render(S) {
   else if (screen === "table") renderTable(S);
   const modal = $("#modal");
   modal.hidden = !S.modal;
-  if (S.modal) {
+  if (!S.modal) modal.innerHTML = "";
+  else {
     modal.innerHTML = `<div class="modal-bg" data-act="modalBg"><div class="modal-box" role="dialog">` +
       `<div class="modal-head"><b>${esc(S.modal.title)}</b><button class="x" data-act="closeModal">✕</button></div>` +
       `<div class="modal-body">${S.modal.html}</div></div></div>`;
@@ -91,11 +102,11 @@ export function render(S) {
 
 function renderTop(S) {
   const me = S.me;
-  $("#top").innerHTML = `<span class="logo">🂡 牌局 <small>paiju</small></span>` +
+  setHtml($("#top"), `<span class="logo">🂡 牌局 <small>paiju</small></span>` +
     (me ? `<span class="who">${avatar(me.player, me.name, "sm")}<b id="me-name">${esc(me.name)}</b>` +
       `<span class="coins">💰 <span id="me-coins">${me.coins}</span></span></span>` : "") +
     `<span class="conn ${S.connected ? "on" : "off"}" id="conn-state">${S.connected ? "已连接" : "重连中…"}</span>` +
-    (me ? `<button class="link" data-act="logout">退出</button>` : "");
+    (me ? `<button class="link" data-act="logout">退出</button>` : ""));
 }
 
 // -- lobby -----------------------------------------------------------------------------------
@@ -107,12 +118,12 @@ function serverTerms(s) {
 function renderServers(S) {
   const byGame = {};
   for (const s of S.servers) (byGame[s.game] ||= []).push(s);
-  $("#screen-servers").innerHTML = `<h2>金币服务器</h2>` + Object.entries(byGame).map(([game, list]) =>
+  setHtml($("#screen-servers"), `<h2>金币服务器</h2>` + Object.entries(byGame).map(([game, list]) =>
     `<div class="game-group"><h3>${esc(GAME_NAMES[game] || game)}</h3><div class="servers">` +
     list.map((s) => `<button class="server" data-act="openServer" data-server="${esc(s.server)}">` +
       `<span class="sname">${esc(s.name)}</span><span class="sterms">${esc(serverTerms(s))}</span>` +
       `<span class="srooms">${s.rooms} 个房间 · ${s.seats || SEATS[s.game]} 人</span></button>`).join("") +
-    `</div></div>`).join("");
+    `</div></div>`).join(""));
 }
 
 function roomSize(S, room) {
@@ -146,10 +157,10 @@ function roomTile(S, room) {
 function renderRooms(S) {
   const srv = S.servers.find((x) => x.server === S.server);
   const rooms = [...S.rooms.values()].filter((r) => r.server === S.server).sort((a, b) => a.room.localeCompare(b.room));
-  $("#screen-rooms").innerHTML = `<div class="bar"><button data-act="backToServers">← 服务器</button>` +
+  setHtml($("#screen-rooms"), `<div class="bar"><button data-act="backToServers">← 服务器</button>` +
     `<h2>${esc(srv ? srv.name : S.server)}</h2><span class="terms">${srv ? esc(serverTerms(srv)) : ""}</span>` +
     `<span class="legend"><i class="lgd idle"></i>空闲 <i class="lgd waiting"></i>等待 <i class="lgd started"></i>已开始</span></div>` +
-    `<div class="rooms">${rooms.map((r) => roomTile(S, r)).join("")}</div>`;
+    `<div class="rooms">${rooms.map((r) => roomTile(S, r)).join("")}</div>`);
 }
 
 // -- the room and the game --------------------------------------------------------------------
@@ -257,7 +268,7 @@ function renderSeats(S) {
       (p.disconnected ? `<div class="offline-mark">断线 <span class="timer" data-deadline="${p.hold_until || ""}"></span></div>` : "") +
       `</div>`);
   }
-  $("#seats").innerHTML = html.join("");
+  setHtml($("#seats"), html.join(""));
 }
 
 function settlementHtml(S) {
@@ -309,7 +320,7 @@ function renderCenter(S) {
       html = `<div class="center-info"><div class="note">已准备，等待其他玩家开始…</div></div>`;
     }
   }
-  $("#center").innerHTML = html;
+  setHtml($("#center"), html);
 }
 
 function timerHtml(deadline) {
@@ -367,8 +378,7 @@ export function renderActions(S) {
   } else if (g && g.phase === "dealing") {
     html = `<div class="bar-btns wait">发牌中…</div>`;
   }
-  el.innerHTML = html;
-  tick(window.paiju ? window.paiju.S : null);
+  setHtml(el, html);
 }
 
 function nameFromGame(g, seat) {
@@ -440,7 +450,7 @@ function renderSide(S) {
     if (g.myKitty && g.myKitty.length && g.game === "shengji") bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
   }
   const started = room && room.state === "started" && g && g.phase !== "finished";
-  $("#side").innerHTML =
+  setHtml($("#side"),
     `<div class="me">${me ? avatar(me.player, me.name, "lg") : ""}<div><div class="pname">${esc(me ? me.name : "")}</div>` +
     `<div class="pcoins">💰 ${me ? me.coins : ""}</div></div></div>` +
     `<div class="info">` + (room ? `<div class="row"><span>服务器</span><b>${esc(srv ? srv.name : room.server)}</b></div>` +
@@ -450,7 +460,7 @@ function renderSide(S) {
     `</div><div class="ginfo">${bits.join("")}</div>` +
     `<div class="side-btns"><button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>` +
     (!started ? `<button id="btn-stand" data-act="stand">站起</button>` : "") + `</div>` +
-    `<div class="log" id="log">${S.log.slice(-12).map((l) => `<div>${esc(l)}</div>`).join("")}</div>`;
+    `<div class="log" id="log">${S.log.slice(-12).map((l) => `<div>${esc(l)}</div>`).join("")}</div>`);
   const log = $("#log");
   log.scrollTop = log.scrollHeight;
 }
