@@ -338,3 +338,15 @@ async def test_reconnect_within_the_hold_resumes(platform: Platform) -> None:
     finally:
         for c in clients:
             await c.__aexit__()
+
+
+async def test_signing_in_again_closes_the_older_connection(platform: Platform) -> None:
+    """A player has one live connection (architecture.md, flow 5)."""
+    async with Capture(platform.gateway_url) as first:
+        login = await first.login("twice")
+        async with Capture(platform.gateway_url) as second:
+            await second.client.call("auth", token=login["token"])
+            await asyncio.wait_for(first.client.closed.wait(), timeout=10)
+            assert first.client.ws is not None
+            assert first.client.ws.close_code == 4001
+            assert (await second.client.call("ping"))["ok"]
