@@ -256,7 +256,7 @@ async def check_settlement(page: Any, artifacts: Path, prefix: str, me: str,
     shot = artifacts / f"{prefix}_settlement.png"
     await page.wait_for_timeout(300)
     await page.screenshot(path=str(shot))
-    rows = await page.evaluate(
+    rows: list[list[str]] = await page.evaluate(
         "() => [...document.querySelectorAll('#settlement tbody tr')].map((tr) =>"
         " [tr.className, ...[...tr.children].map((td) => td.textContent)])")
     assert len(rows) == seats, rows

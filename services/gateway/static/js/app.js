@@ -105,6 +105,7 @@ function onClose(code, again) {
 }
 
 async function signedIn(r) {
+  if (S.me) toast("已重新连接", false);
   S.me = { player: r.player, name: r.name, coins: r.coins };
   await S.conn.sync();
   const servers = await call("servers");
