@@ -120,6 +120,7 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
 
     class BenchBot(Bot):
         seated = False
+        last_type = ""
 
         async def run(self) -> None:
             # A refused login or seat (a service that did not answer in time)
@@ -144,9 +145,17 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
             wait = getattr(self.client, "next_send", 0.0) - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
+            self.last_type = f"{self.game}:{action.get('type')}"
             await super()._act(action)
 
+        def _on_event(self, ev: dict[str, Any]) -> None:
+            n = len(self.stats.rtts)
+            super()._on_event(ev)
+            if len(self.stats.rtts) > n:  # a round trip ended: note its kind
+                by_kind.append((self.last_type, self.stats.rtts[-1], time.perf_counter()))
+
     stats = Stats()
+    by_kind: list[tuple[str, float, float]] = []
     rng = random.Random(seed)
     run = secrets.token_hex(3)
     bots: list[BenchBot] = []
@@ -197,6 +206,7 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
     # The figures first: closing hundreds of connections takes a while.
     queue.put(("result", seed, {
         "rtts": stats.rtts[start[0]:stop[0]], "actions": stop[1] - start[1],
+        "by_kind": [(k, r, t - start[2]) for k, r, t in by_kind if start[2] <= t <= stop[2]],
         "seconds": stop[2] - start[2], "errors": dict(stats.errors + crashes),
         "window_errors": dict(window_errors), "games": dict(stats.games),
         "reconnects": stats.reconnects, "cpu_seconds": cpu1 - cpu0, "pid": os.getpid()}))
@@ -455,6 +465,13 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
             drain(0.5)
     profiles = _stop_profiles(profilers)
     rtts = [r for res in results.values() for r in res["rtts"]]
+    kinds: dict[str, list[float]] = {}
+    slow_seconds: Counter[int] = Counter()
+    for res in results.values():
+        for kind, r, t in res.get("by_kind", []):
+            kinds.setdefault(kind, []).append(r)
+            if r > GOAL_P99_MS / 1000:
+                slow_seconds[int(t)] += 1
     actions = sum(res["actions"] for res in results.values())
     errors: Counter[str] = Counter()
     window_errors: Counter[str] = Counter()
@@ -471,6 +488,10 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
         "seated": seated_at_start,
         "think_s": list(size.think), "window_s": round(seconds, 1),
         "rtt_ms": {"p50": _pct(rtts, 50), "p99": _pct(rtts, 99), "n": len(rtts)},
+        "rtt_ms_by_kind": {k: {"p50": _pct(v, 50), "p99": _pct(v, 99), "n": len(v)}
+                           for k, v in sorted(kinds.items())},
+        # seconds of the window (from its start) with round trips over the goal
+        "slow_seconds": dict(sorted(slow_seconds.items())),
         "actions_per_s": round(actions / seconds, 1) if seconds > 0 else 0.0,
         "errors": dict(errors), "window_errors": dict(window_errors),
         "games_finished": dict(games_done),

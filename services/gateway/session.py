@@ -56,6 +56,8 @@ SERVER_ID = re.compile(r"[a-z0-9_-]{1,64}")
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: ``hints`` returns at most this many actions.
 MAX_HINTS = 200
+#: The writer sends at most this many queued messages in one socket write.
+WRITE_BATCH = 64
 
 Handler = Callable[["Session", dict[str, Any]], Awaitable[dict[str, Any]]]
 HANDLERS: dict[str, Handler] = {}
@@ -134,12 +136,40 @@ class Session:
 
     async def _writer(self) -> None:
         while True:
-            text = await self.queue.get()
+            batch = [await self.queue.get()]
+            while len(batch) < WRITE_BATCH:
+                try:
+                    batch.append(self.queue.get_nowait())
+                except asyncio.QueueEmpty:
+                    break
             try:
-                await self.ws.send(text)
+                if len(batch) == 1:
+                    await self.ws.send(batch[0])
+                else:
+                    await self._send_batch(batch)
             except ConnectionClosed:
                 return
-            metrics.MESSAGES_OUT.inc()
+            metrics.MESSAGES_OUT.inc(len(batch))
+
+    async def _send_batch(self, batch: list[str]) -> None:
+        """Send the messages of ``batch`` (each its own text frame) with one
+        socket write instead of one each: events come in bursts (a play, the
+        turn, the hand), and a write per frame was the gateway's largest cost
+        under load (docs/performance.md). Uses the documented pattern of
+        ``Connection.send_context`` with the Sans-I/O protocol."""
+        ws = self.ws
+        async with ws.send_context():
+            for text in batch:
+                ws.protocol.send_text(text.encode())
+            chunks = ws.protocol.data_to_send()
+            data = b"".join(chunks)
+            if data:
+                ws.transport.write(data)
+            if any(not c for c in chunks):  # end of stream: as send_data() does
+                if ws.transport.can_write_eof():
+                    ws.transport.write_eof()
+                else:
+                    ws.transport.close()
 
     def send(self, obj: dict[str, Any]) -> None:
         """Queue ``obj`` for the client; cut the client off when it is too slow."""
@@ -263,21 +293,24 @@ class Session:
                                {"player": player, "session": self.id})
         account = await call(self.gw.backends.ledger.GetBalance,
                              ledger_pb2.GetBalanceRequest(player=player))
-        await self._resume()
-        return {"player": player, "name": identity.name, "coins": account.coins}
+        room = await self._resume()
+        return {"player": player, "name": identity.name, "coins": account.coins,
+                "room": convert.room(room) if room is not None else None}
 
-    async def _resume(self) -> None:
-        """Find the player's seat (after a reconnect) and its game's view."""
+    async def _resume(self) -> lobby_pb2.Room | None:
+        """Find the player's seat (after a reconnect) and have its game's view
+        sent; the room, or ``None`` where the player sits nowhere."""
         try:
-            room = await self.gw.backends.lobby.WhereIs(
+            room: lobby_pb2.Room = await self.gw.backends.lobby.WhereIs(
                 lobby_pb2.PlayerRequest(player=self.player), timeout=5)
         except grpc.aio.AioRpcError:
-            return  # seated nowhere (or the lobby is away: the client asks again)
+            return None  # seated nowhere (or the lobby is away: the client asks again)
         await self._seated(room)
         if self.seat and self.seat.table:
             # The table answers with the player's whole `view` on its subject.
             with contextlib.suppress(ClientError):
                 await self._table_call("PlayerReconnected", self._player_request)
+        return room
 
     async def _seated(self, room: lobby_pb2.Room) -> None:
         """Remember the player's room and follow its table's public events."""
