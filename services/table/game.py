@@ -396,7 +396,7 @@ class RunningGame:
                     data.setdefault("game_id", self.game_id)
                     cards = data.get("cards")
                     if isinstance(cards, list):
-                        self.sent_hands[e.to] = sorted(cards)
+                        self.sent_hands[e.to] = list(cards)
                 out.append(self._private(self.player_of(e.to), e.type, data))
         return out
 
@@ -404,11 +404,12 @@ class RunningGame:
         """Hands that changed, the turn clock, declare options, the end."""
         out: list[Outgoing] = []
         for s in range(self.engine.seats):
-            hand = sorted(self._hand(s))
+            # Compared in order: a new trump re-sorts a hand without changing it.
+            hand = self._hand(s)
             if self.sent_hands.get(s) != hand:
                 self.sent_hands[s] = hand
                 out.append(self._private(self.player_of(s), "hand",
-                                         {"game_id": self.game_id, "cards": self._hand(s)}))
+                                         {"game_id": self.game_id, "cards": hand}))
         if self.finished:
             self.timers.deadlines.clear()
             self.declaring_open = False
