@@ -44,7 +44,7 @@ def workloads(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def test_validates_against_kubernetes_schemas(rendered: tuple[str, list[dict[str, Any]], Path]
                                               ) -> None:
-    _, docs, path = rendered
+    _, _, path = rendered
     exe = Path(sys.executable).parent / "kubernetes-validate"
     proc = subprocess.run([str(exe), "--strict", "--quiet", str(path)],
                           capture_output=True, text=True, timeout=300, check=False)
@@ -125,7 +125,8 @@ def test_every_workload_has_a_disruption_budget(rendered: tuple[str, list[dict[s
 
 def test_overlays_differ_as_documented() -> None:
     dev, prod = render("dev"), render("prod")
-    nats_dev = next(d for d in dev if d["kind"] == "StatefulSet" and d["metadata"]["name"] == "nats")
+    nats_dev = next(d for d in dev if d["kind"] == "StatefulSet"
+                    and d["metadata"]["name"] == "nats")
     nats_prod = next(d for d in prod if d["kind"] == "StatefulSet"
                      and d["metadata"]["name"] == "nats")
     assert nats_dev["spec"]["replicas"] == 1

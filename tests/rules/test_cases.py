@@ -32,9 +32,8 @@ def _check(case: dict[str, Any]) -> None:
     exp = case["expect"]
     got_ok = [a["ok"] for a in out["actions"]]
     for i, (got, want) in enumerate(zip(got_ok, exp["ok"], strict=True)):
-        assert got == want, (
-            f"action {i} {case['record']['actions'][i]}: expected ok={want}, got {out['actions'][i]}"
-        )
+        action = case["record"]["actions"][i]
+        assert got == want, f"action {i} {action}: expected ok={want}, got {out['actions'][i]}"
     assert out["finished"] == exp["finished"]
     res = out.get("result") or {}
     if "points" in exp:
