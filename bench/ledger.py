@@ -220,8 +220,9 @@ async def bench(url: str, clients: list[int], seconds: float) -> list[dict[str, 
         async def via_sql(i: int, rng: random.Random) -> None:
             await _plain_settle(pool[i], f"{run}-{uuid.uuid4().hex}", _game(rng))
 
-        await _phase("warm-up", 4, min(1.0, seconds), via_ledger)
-        await _phase("warm-up", 4, min(1.0, seconds), via_sql)
+        warm = min(4, max(clients))
+        await _phase("warm-up", warm, min(1.0, seconds), via_ledger)
+        await _phase("warm-up", warm, min(1.0, seconds), via_sql)
         for n in clients:
             ledger_rate = await _phase("ledger", n, seconds, via_ledger)
             sql_rate = await _phase("plain SQL", n, seconds, via_sql)
