@@ -195,9 +195,10 @@ class Game(ABC):
         if self.finished:
             raise RulesError("game_over", "the game has finished")
         seat = action.seat
-        if action.type != "end_declare" and (
-            seat is None or not 0 <= seat < self.seats
-        ):
+        if action.type == "end_declare":
+            if seat is not None:  # records.md: a system action, seat null
+                raise RulesError("malformed_action", "end_declare is the system's (seat null)")
+        elif seat is None or not 0 <= seat < self.seats:
             raise RulesError("malformed_action", f"no seat {seat!r} in {self.name}")
         if action.type == "escape":
             assert seat is not None
