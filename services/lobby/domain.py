@@ -212,6 +212,18 @@ def game_over(room: Room, game_id: str, escaped: list[str], carry: dict[str, Any
     return _rearm(room, now_ms, ready_seconds)
 
 
+def void_game(room: Room, game_id: str, balances: dict[str, int], min_coins: int, *,
+              now_ms: int, ready_seconds: int) -> Room:
+    """The game ``game_id`` was lost (its table instance no longer runs it and
+    no GameOver came): the game is void. Back to waiting with nobody ready;
+    nobody removed as an escapee; the carry-over from before that game kept;
+    seats' coins refreshed from ``balances`` and players now below
+    ``min_coins`` stood up (the ledger may have settled the game before it
+    was lost). Unchanged when ``game_id`` is not the room's running game."""
+    return game_over(room, game_id, [], room.carry, balances, min_coins, now_ms=now_ms,
+                     ready_seconds=ready_seconds)
+
+
 def kick_due(room: Room, now_ms: int) -> tuple[Room, Seat | None]:
     """The 20 s kick: if the room's deadline has passed and it is still full,
     not started, with exactly one unready player, that player is removed.

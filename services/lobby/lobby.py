@@ -232,6 +232,8 @@ class Lobby:
         room = await self.store.load(room_id)
         if room.game_id != game_id:
             if await self.store.game_known(game_id):
+                # A repeat, or the game was voided by the reconciler before
+                # this report came: the room is answered as it is.
                 return room
             raise E.not_found(E.NO_SUCH_GAME, f"room {room_id} never ran game {game_id}")
         gone = set(escaped)
@@ -242,6 +244,24 @@ class Lobby:
             r, game_id, list(escaped), carry, balances, server.min_coins, now_ms=now,
             ready_seconds=server.ready_seconds))
         return saved
+
+    async def void_game(self, room_id: str, game_id: str) -> tuple[Room, bool]:
+        """The room's game ``game_id`` was lost (the reconciler): the room goes
+        back to waiting as :func:`domain.void_game` says, with compare-and-set,
+        so that of several lobbies doing it at once one does. Returns the room
+        and whether this call voided the game (False: the room no longer ran
+        it, e.g. its GameOver came first or another lobby voided it).
+        ``no_such_room``; ``busy``."""
+        server = self._server(room_id)
+        room = await self.store.load(room_id)
+        if room.game_id != game_id:
+            return room, False
+        balances = await self.ledger.balances([s.player for s in room.seats.values()])
+        now = self.clock.now_ms()
+        old, new = await self._mutate(room_id, lambda r: domain.void_game(
+            r, game_id, balances, server.min_coins, now_ms=now,
+            ready_seconds=server.ready_seconds))
+        return new, old.game_id == game_id and new.game_id != game_id
 
     # -- background ------------------------------------------------------------
 

@@ -3,7 +3,9 @@
 Reads the rooms file (``PAIJU_ROOMS_FILE``, default services/lobby/rooms.yaml),
 migrates its database (``PAIJU_DATABASE_URL``), inserts missing rooms, connects
 to NATS, the ledger and the table instances, and serves ``LobbyService`` with
-a background pass (ready kick, gauges) every second.
+a background pass (ready kick, gauges) every second and the reconciler
+(services/lobby/reconcile.py; ``PAIJU_LOBBY_RECONCILE_SECONDS`` 5,
+``PAIJU_LOBBY_START_GRACE_SECONDS`` 30, ``PAIJU_LOBBY_TABLE_LOST_SECONDS`` 60).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from services.lobby.clock import Clock, SystemClock
 from services.lobby.ledger import Ledger
 from services.lobby.lobby import Lobby
 from services.lobby.placement import Tables
+from services.lobby.reconcile import Reconciler, ReconcileSettings
 from services.lobby.servicer import LobbyServicer
 from services.lobby.store import Store
 
@@ -26,12 +29,18 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 
 
 def make_setup(clock: Clock | None = None, interval: float = 1.0,
-               lobbies: list[Lobby] | None = None) -> Setup:
+               lobbies: list[Lobby] | None = None,
+               reconcile: ReconcileSettings | None = None,
+               reconcilers: list[Reconciler] | None = None) -> Setup:
     """A ``setup`` for :func:`paiju.service.serve` with an injectable ``clock``
     and background ``interval`` (seconds); the :class:`Lobby` made is appended
-    to ``lobbies`` when given (tests drive the ready kick through it)."""
+    to ``lobbies`` when given (tests drive the ready kick through it).
+    ``reconcile``: the reconciler's settings (default: from the environment,
+    read at start; ``ValueError`` for a bad value); the :class:`Reconciler`
+    made is appended to ``reconcilers`` when given."""
 
     async def setup(ctx: Context) -> list[str]:
+        settings = reconcile or ReconcileSettings.from_env()
         config = rooms.load(ctx.config.rooms_file)
         url = ctx.config.database_url
         await asyncio.to_thread(db.migrate, url, MIGRATIONS)
@@ -48,7 +57,11 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         if lobbies is not None:
             lobbies.append(lobby)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(lobby), ctx.server)
+        reconciler = Reconciler(lobby, settings)
+        if reconcilers is not None:
+            reconcilers.append(reconciler)
         ctx.tasks.append(asyncio.create_task(lobby.run_background(interval)))
+        ctx.tasks.append(asyncio.create_task(reconciler.run()))
         ctx.tasks.append(asyncio.create_task(db.watch(engine, ctx.health)))
 
         async def close() -> None:

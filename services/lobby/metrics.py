@@ -24,6 +24,14 @@ CAS_CONFLICTS = Counter("paiju_lobby_cas_conflicts_total",
                         "Room writes that lost a compare-and-set race and were retried.")
 PLACEMENT_FAILURES = Counter("paiju_lobby_placement_failures_total",
                              "CreateGame calls a table instance refused or did not answer.")
+ROOMS_RECOVERED = Counter(
+    "paiju_lobby_rooms_recovered_total",
+    "Started rooms returned to waiting because their game was lost: game_missing "
+    "(the table instance answers without it), table_unreachable (the instance "
+    "did not answer for too long).", ["reason"])
+RECOVERY_REASONS = ("game_missing", "table_unreachable")
 
 for _reason in SIT_REFUSALS:
     SITS_REFUSED.labels(_reason)
+for _reason in RECOVERY_REASONS:
+    ROOMS_RECOVERED.labels(_reason)

@@ -3,6 +3,8 @@
 Candidates are the instances of ``PAIJU_TABLE_ADDRS`` that answer
 ``ListGames`` and accept new games, least loaded (fewest games) first; ties
 keep the configured order. ``CreateGame`` is then tried on each in turn.
+:meth:`Tables.running_games` asks any instance (also one a started room
+names that is no longer configured) which games it runs (the reconciler).
 """
 
 from __future__ import annotations
@@ -23,20 +25,45 @@ from services.lobby.rooms import CoinServer
 log = logging.getLogger("paiju.lobby")
 
 
+#: Channel options: a restarted instance is found again within seconds (the
+#: default reconnect backoff grows to two minutes).
+CHANNEL_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 500),
+                   ("grpc.max_reconnect_backoff_ms", 5000))
+
+
 class Tables:
     """Clients of the table instances at ``addrs``; ``timeout`` seconds per call."""
 
     def __init__(self, addrs: Sequence[str], timeout: float = 3.0) -> None:
         self.addrs = list(addrs)
         self.timeout = timeout
-        self.channels = {a: grpc.aio.insecure_channel(a, interceptors=[ClientMetricsInterceptor()])
-                         for a in self.addrs}
-        self.stubs = {a: table_pb2_grpc.TableServiceStub(c) for a, c in self.channels.items()}
+        self.channels: dict[str, grpc.aio.Channel] = {}
+        self.stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
+        for a in self.addrs:
+            self.stub(a)
+
+    def stub(self, addr: str) -> table_pb2_grpc.TableServiceStub:
+        """The client of the instance at ``addr`` (a channel opened on first use)."""
+        stub = self.stubs.get(addr)
+        if stub is None:
+            channel = grpc.aio.insecure_channel(addr, options=CHANNEL_OPTIONS,
+                                                interceptors=[ClientMetricsInterceptor()])
+            self.channels[addr] = channel
+            stub = self.stubs[addr] = table_pb2_grpc.TableServiceStub(channel)
+        return stub
+
+    async def running_games(self, addr: str) -> list[str]:
+        """The game ids the instance at ``addr`` runs now (``ListGames``; a
+        redealt game shows as ``<game_id>.r<n>``). Raises
+        ``grpc.aio.AioRpcError`` when it does not answer."""
+        reply = await self.stub(addr).ListGames(table_pb2.ListGamesRequest(),
+                                                timeout=self.timeout)
+        return [g.game_id for g in reply.games]
 
     async def _load(self, addr: str) -> int | None:
         try:
-            reply = await self.stubs[addr].ListGames(table_pb2.ListGamesRequest(),
-                                                     timeout=self.timeout)
+            reply = await self.stub(addr).ListGames(table_pb2.ListGamesRequest(),
+                                                    timeout=self.timeout)
         except grpc.aio.AioRpcError as e:
             log.warning("table instance %s did not answer ListGames: %s", addr, e.code().name)
             return None
@@ -54,7 +81,7 @@ class Tables:
         server's rule options overlaid with the room's carry-over, seats in seat
         order, terms base/unit/fee_rate. Raises ``grpc.aio.AioRpcError``."""
         options = {**server.options, **room.carry}
-        await self.stubs[addr].CreateGame(table_pb2.CreateGameRequest(
+        await self.stub(addr).CreateGame(table_pb2.CreateGameRequest(
             game_id=room.game_id, room=room.room, server=server.server, game=server.game,
             options_json=json.dumps(options, ensure_ascii=False, sort_keys=True),
             seats=[common_pb2.SeatPlayer(seat=s.seat, player=s.player, name=s.name)

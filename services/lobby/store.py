@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
@@ -76,6 +77,18 @@ games_table = Table(
     Column("started_ms", BigInteger, nullable=False),
     Column("ended_ms", BigInteger, nullable=True),
 )
+
+
+@dataclass(frozen=True)
+class StartedGame:
+    """A started room's game as stored: ``room``, ``game_id``, the gRPC address
+    ``table_instance`` it was placed on, and ``started_ms`` (unix ms, the lobby
+    clock, when the room was marked started)."""
+
+    room: str
+    game_id: str
+    table_instance: str
+    started_ms: int
 
 
 class Conflict(Exception):
@@ -227,6 +240,21 @@ class Store:
             rows = await conn.execute(select(rooms_table.c.room).where(and_(
                 rooms_table.c.kick_at_ms.is_not(None), rooms_table.c.kick_at_ms <= now_ms)))
             return [str(r) for r in rows.scalars()]
+
+    async def started_games(self) -> list[StartedGame]:
+        """Every configured room that is started, with its game (from
+        ``lobby_games``; a room without that row counts from its last update)."""
+        ids = [r for r, _ in self.config.all_rooms()]
+        r, g = rooms_table.c, games_table.c
+        query = (select(r.room, r.game_id, r.table_instance,
+                        func.coalesce(g.started_ms, r.updated_ms).label("started_ms"))
+                 .select_from(rooms_table.outerjoin(games_table, g.game_id == r.game_id))
+                 .where(and_(r.game_id != "", r.room.in_(ids)))
+                 .order_by(r.room))
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [StartedGame(str(x.room), str(x.game_id), str(x.table_instance),
+                            int(x.started_ms)) for x in rows]
 
     async def game_known(self, game_id: str) -> bool:
         """Whether the lobby ever started ``game_id``."""

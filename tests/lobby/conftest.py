@@ -27,6 +27,7 @@ from services.ledger import main as ledger_main
 from services.lobby import main as lobby_main
 from services.lobby.clock import FakeClock
 from services.lobby.lobby import Lobby
+from services.lobby.reconcile import ReconcileSettings
 from services.table import main as table_main
 from services.table.clock import FakeClock as TableClock
 from services.table.runner import Table
@@ -41,6 +42,10 @@ servers:
 """
 
 GRANT_KEY = "test-grant-key"
+
+#: The fixture lobby's own reconciler never runs (tests/lobby/test_reconcile.py
+#: drives one pass at a time).
+NO_RECONCILE = ReconcileSettings(interval_seconds=3600)
 
 
 class Bank:
@@ -153,7 +158,8 @@ async def stack(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIter
             table_addrs.append(addr)
         database_url = f"sqlite:///{tmp_path / 'lobby.db'}"
         await es.enter_async_context(running_service(
-            "lobby", lobby_main.make_setup(clock=clock, interval=3600, lobbies=lobbies), {
+            "lobby", lobby_main.make_setup(clock=clock, interval=3600, lobbies=lobbies,
+                                           reconcile=NO_RECONCILE), {
                 "grpc_port": lobby_port, "nats_url": nats_server, "ledger_addr": ledger_addr,
                 "table_addrs": tuple(table_addrs), "database_url": database_url,
                 "rooms_file": str(rooms_file), "instance": "lobby-test"}))

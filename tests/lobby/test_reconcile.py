@@ -1,0 +1,410 @@
+"""The reconciler (services/lobby/reconcile.py): a started room whose game
+was lost goes back to waiting.
+
+A real lobby, ledger, NATS and two real table instances on loopback that a
+test can stop (their games die with them) and start again on the same port
+(a fresh instance that runs nothing). The lobby's clock is a FakeClock and
+the tests drive one reconcile pass at a time (``run_once``); settings: a
+room started less than 30 s ago is not checked, an instance that does not
+answer for 60 s has lost its games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import nats
+import pytest
+
+from paiju import db, natsconn
+from paiju.common.v1 import common_pb2
+from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.table.v1 import table_pb2, table_pb2_grpc
+from services.lobby import domain
+from services.lobby import main as lobby_main
+from services.lobby.clock import FakeClock
+from services.lobby.domain import Room, Seat
+from services.lobby.lobby import Lobby
+from services.lobby.placement import Tables
+from services.lobby.reconcile import (
+    GAME_MISSING,
+    TABLE_UNREACHABLE,
+    Reconciler,
+    ReconcileSettings,
+    Recovery,
+    runs,
+)
+from services.lobby.store import Store
+from services.table import main as table_main
+from services.table.clock import FakeClock as TableClock
+from services.table.runner import Table
+from tests.fixtures import free_port, running_service
+from tests.lobby.conftest import Bank, Events, ledger_service
+from tests.lobby.helpers import sample
+
+SETTINGS = ReconcileSettings(interval_seconds=3600, grace_seconds=30, lost_after_seconds=60)
+PLAYERS = ["p1", "p2", "p3"]
+ROOM = "dz-01"
+
+
+@dataclass
+class TableInstance:
+    """A real table instance on a fixed loopback port, stoppable and restartable."""
+
+    port: int
+    overrides: dict[str, Any]
+    clock: TableClock
+    tables: list[Table] = field(default_factory=list)
+    running: AbstractAsyncContextManager[str] | None = None
+
+    @property
+    def addr(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        """Serve on ``port`` (a new Table: no games)."""
+        assert self.running is None
+        cm = running_service("table", table_main.make_setup(clock=self.clock,
+                                                            tables=self.tables), {
+            **self.overrides, "grpc_port": self.port, "instance": f"table-{self.port}"})
+        assert await cm.__aenter__() == self.addr
+        self.running = cm
+
+    async def stop(self) -> None:
+        """Stop serving; the games it ran are gone (nobody reports them over)."""
+        if self.running is not None:
+            cm, self.running = self.running, None
+            await cm.__aexit__(None, None, None)
+
+
+@dataclass
+class World:
+    """The lobby (with its reconciler), its ledger, two table instances, NATS."""
+
+    lobby: Lobby
+    reconciler: Reconciler
+    clock: FakeClock
+    stub: lobby_pb2_grpc.LobbyServiceStub
+    bank: Bank
+    instances: list[TableInstance]
+    events: Events
+    database_url: str
+
+    def instance(self, addr: str) -> TableInstance:
+        return next(i for i in self.instances if i.addr == addr)
+
+    def other(self, addr: str) -> TableInstance:
+        return next(i for i in self.instances if i.addr != addr)
+
+
+@pytest.fixture
+async def world(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIterator[World]:
+    lobby_addr = f"127.0.0.1:{free_port()}"
+    clock = FakeClock()
+    table_clock = TableClock()
+    lobbies: list[Lobby] = []
+    reconcilers: list[Reconciler] = []
+    events = Events()
+    async with contextlib.AsyncExitStack() as es:
+        ledger_addr = await es.enter_async_context(ledger_service(nats_server, tmp_path))
+        instances = []
+        for i in range(2):
+            inst = TableInstance(free_port(), {
+                "nats_url": nats_server, "ledger_addr": ledger_addr, "lobby_addr": lobby_addr,
+                "database_url": f"sqlite:///{tmp_path / f'table{i}.db'}"}, table_clock)
+            await inst.start()
+            es.push_async_callback(inst.stop)
+            instances.append(inst)
+        database_url = f"sqlite:///{tmp_path / 'lobby.db'}"
+        await es.enter_async_context(running_service(
+            "lobby", lobby_main.make_setup(clock=clock, interval=3600, lobbies=lobbies,
+                                           reconcile=SETTINGS, reconcilers=reconcilers), {
+                "grpc_port": int(lobby_addr.rsplit(":", 1)[1]), "nats_url": nats_server,
+                "ledger_addr": ledger_addr,
+                "table_addrs": tuple(i.addr for i in instances),
+                "database_url": database_url, "rooms_file": str(rooms_file),
+                "instance": "lobby-reconcile-test"}))
+        nc = await nats.connect(nats_server)
+        es.push_async_callback(nc.close)
+
+        async def on_event(msg: Any) -> None:
+            events.items.append(natsconn.decode(msg.data))
+            events.arrived.set()
+
+        await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
+        await nc.flush()
+        channel = grpc.aio.insecure_channel(lobby_addr)
+        es.push_async_callback(channel.close)
+        bank = Bank(ledger_addr)
+        es.push_async_callback(bank.channel.close)
+        yield World(lobbies[0], reconcilers[0], clock, lobby_pb2_grpc.LobbyServiceStub(channel),
+                    bank, instances, events, database_url)
+
+
+# -- helpers -------------------------------------------------------------------
+
+def who(player: str) -> lobby_pb2.PlayerRequest:
+    return lobby_pb2.PlayerRequest(player=player)
+
+
+def seats(room: lobby_pb2.Room) -> list[tuple[int, str, bool]]:
+    return [(s.seat, s.player, s.ready) for s in room.seats]
+
+
+def recovered_count(reason: str) -> float:
+    return sample("paiju_lobby_rooms_recovered_total", reason=reason)
+
+
+async def get_room(world: World, room: str = ROOM) -> lobby_pb2.Room:
+    reply: lobby_pb2.Room = await world.stub.GetRoom(lobby_pb2.GetRoomRequest(room=room))
+    return reply
+
+
+async def seat_players(world: World, players: list[str] = PLAYERS) -> None:
+    """Fund ``players`` with 1000 coins each and seat them at 0, 1, 2 of ROOM."""
+    for i, p in enumerate(players):
+        await world.bank.fund(p, 1000)
+        await world.stub.Sit(lobby_pb2.SitRequest(player=p, name=p, room=ROOM, seat=i))
+
+
+async def start_game(world: World, players: list[str] = PLAYERS) -> lobby_pb2.Room:
+    """Everyone presses start: the lobby places the game; the started room."""
+    room = lobby_pb2.Room()
+    for p in players:
+        room = await world.stub.Ready(who(p))
+    assert room.state == "started" and room.game_id
+    return room
+
+
+async def started_without_table(world: World, game_id: str, addr: str) -> Room:
+    """What a lobby leaves behind when it dies after marking the room started
+    and before its CreateGame reached ``addr``: p1 and p2 pressed start, p3's
+    press wrote the started room (the same compare-and-set write
+    Lobby.ready makes first), and no CreateGame followed."""
+    await world.stub.Ready(who("p1"))
+    await world.stub.Ready(who("p2"))
+    store = world.lobby.store
+    old = await store.load(ROOM)
+    pressed = domain.ready(old, "p3", now_ms=world.clock.now_ms(), ready_seconds=20)
+    return await store.save(old, domain.start(pressed, game_id, addr), world.clock.now_ms())
+
+
+async def running_ids(addr: str) -> list[str]:
+    async with grpc.aio.insecure_channel(addr) as ch:
+        reply = await table_pb2_grpc.TableServiceStub(ch).ListGames(
+            table_pb2.ListGamesRequest())
+    return [g.game_id for g in reply.games]
+
+
+# -- end to end ------------------------------------------------------------------
+
+async def test_game_lost_with_its_restarted_table_instance(world: World) -> None:
+    """The table instance running a room's game is restarted (its games die
+    with the old process, the new one runs nothing): after the grace the room
+    is back to waiting with its three players, nobody ready; a late GameOver
+    for the lost game changes nothing; a new game's room is left alone."""
+    await seat_players(world)
+    started = await start_game(world)
+    game, addr = started.game_id, started.table_instance
+    assert await running_ids(addr) == [game]
+    # Within the grace nothing is checked; past it the running game is found.
+    assert await world.reconciler.run_once() == []
+    world.clock.advance(31)
+    assert await world.reconciler.run_once() == []
+    assert (await get_room(world)).version == started.version
+
+    inst = world.instance(addr)
+    await inst.stop()
+    await inst.start()
+    assert await running_ids(addr) == []
+    missing = recovered_count(GAME_MISSING)
+    assert await world.reconciler.run_once() == [Recovery(ROOM, game, addr, GAME_MISSING)]
+    assert recovered_count(GAME_MISSING) == missing + 1
+    room = await get_room(world)
+    assert room.state == "waiting" and room.game_id == "" and room.table_instance == ""
+    assert seats(room) == [(0, "p1", False), (1, "p2", False), (2, "p3", False)]
+    assert [s.coins for s in room.seats] == [1000, 1000, 1000]  # nothing was settled
+    assert room.version == started.version + 1
+    event = await world.events.wait_for(lambda e: e["version"] == room.version)
+    assert (event["room"], event["state"], event["game_id"]) == (ROOM, "waiting", "")
+    assert await world.reconciler.run_once() == []
+    assert recovered_count(GAME_MISSING) == missing + 1
+
+    # The lost game's GameOver comes late (with an escapee): answered, nothing changes.
+    late = lobby_pb2.GameOverRequest(game_id=game, room=ROOM, escaped=["p2"],
+                                     carry_json='{"no_call_streak": 1}')
+    assert (await world.stub.GameOver(late)).version == room.version
+    assert await get_room(world) == room
+
+    # The room starts again; the lost game's GameOver now leaves the new game be.
+    again = await start_game(world)
+    assert again.game_id != game and again.game_id in await running_ids(again.table_instance)
+    answer = await world.stub.GameOver(late)
+    assert (answer.state, answer.game_id, answer.version) == (
+        "started", again.game_id, again.version)
+    world.clock.advance(31)
+    assert await world.reconciler.run_once() == []
+    assert await get_room(world) == again
+
+
+async def test_create_game_that_never_reached_the_table(world: World) -> None:
+    """The lobby died between marking the room started and CreateGame: the
+    instance it chose answers without the game. The room is not checked for
+    30 s (its CreateGame could still be on its way), then goes back to
+    waiting, and can start a real game."""
+    await seat_players(world)
+    addr = world.instances[0].addr
+    marked = await started_without_table(world, "never-created-1", addr)
+    assert marked.state == "started"
+    world.clock.advance(29.999)
+    assert await world.reconciler.run_once() == []
+    assert (await get_room(world)).version == marked.version
+    world.clock.advance(0.001)
+    assert await world.reconciler.run_once() == [
+        Recovery(ROOM, "never-created-1", addr, GAME_MISSING)]
+    room = await get_room(world)
+    assert room.state == "waiting"
+    assert seats(room) == [(0, "p1", False), (1, "p2", False), (2, "p3", False)]
+    started = await start_game(world)
+    assert started.game_id in await running_ids(started.table_instance)
+
+
+async def test_table_instance_that_stops_answering(world: World) -> None:
+    """The instance running the game is gone for good: nothing is voided until
+    it has not answered for 60 s; then the room is back to waiting (counted as
+    table_unreachable) and the next game goes to the other instance."""
+    await seat_players(world)
+    started = await start_game(world)
+    addr = started.table_instance
+    await world.instance(addr).stop()
+    world.clock.advance(30)
+    unreachable = recovered_count(TABLE_UNREACHABLE)
+    assert await world.reconciler.run_once() == []  # first time it does not answer
+    world.clock.advance(59.999)
+    assert await world.reconciler.run_once() == []
+    assert (await get_room(world)).state == "started"
+    world.clock.advance(0.001)
+    assert await world.reconciler.run_once() == [
+        Recovery(ROOM, started.game_id, addr, TABLE_UNREACHABLE)]
+    assert recovered_count(TABLE_UNREACHABLE) == unreachable + 1
+    room = await get_room(world)
+    assert room.state == "waiting"
+    assert seats(room) == [(0, "p1", False), (1, "p2", False), (2, "p3", False)]
+    again = await start_game(world)
+    assert again.table_instance == world.other(addr).addr
+
+
+async def test_an_instance_that_answers_again_is_not_given_up(world: World) -> None:
+    """The 60 s count starts again once the instance answers: not answering
+    for 40 s, answering (running the game), then not answering for 40 s more
+    voids nothing."""
+    await seat_players(world)
+    started = await start_game(world)
+    addr = started.table_instance
+    world.clock.advance(30)
+    reconciler = Reconciler(world.lobby, SETTINGS)
+    reconciler.down_since[addr] = world.clock.now_ms() - 40_000  # not answered 40 s ago
+    assert await reconciler.run_once() == []  # it answers, with the game
+    assert reconciler.down_since == {}
+    await world.instance(addr).stop()
+    assert await reconciler.run_once() == []
+    world.clock.advance(40)
+    assert await reconciler.run_once() == []
+    assert (await get_room(world)).version == started.version
+
+
+async def test_a_redealt_game_is_still_running(world: World) -> None:
+    """Everyone says no_call: the table redeals under ``<game_id>.r1``; that is
+    the room's game still running, and the room is left alone."""
+    await seat_players(world)
+    started = await start_game(world)
+    addr = started.table_instance
+    async with grpc.aio.insecure_channel(addr) as ch:
+        table = table_pb2_grpc.TableServiceStub(ch)
+        said = 0
+        for seq in (1, 2):  # two rounds: whoever's turn it is says no_call
+            for p in PLAYERS:
+                if said < 3:
+                    reply = await table.Act(table_pb2.ActRequest(
+                        room=ROOM, player=p, action=common_pb2.Action(type="no_call"),
+                        client_seq=seq))
+                    said += reply.ok
+    assert said == 3
+
+    async def redealt() -> None:
+        while await running_ids(addr) != [f"{started.game_id}.r1"]:
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(redealt(), 10)  # a deadline for a condition
+    world.clock.advance(31)
+    assert await world.reconciler.run_once() == []
+    assert await get_room(world) == started
+
+
+async def test_two_lobbies_recover_the_room_once(world: World) -> None:
+    """Two lobbies (each its own database connection and table clients)
+    reconcile at the same moment: the room is returned to waiting once, counted
+    once, announced once."""
+    await seat_players(world)
+    addr = world.instances[1].addr
+    marked = await started_without_table(world, "never-created-2", addr)
+    world.clock.advance(30)
+    engine = db.make_engine(world.database_url)
+    tables = Tables([i.addr for i in world.instances])
+    try:
+        lobby = world.lobby
+        other = Lobby(lobby.config, Store(engine, lobby.config), lobby.ledger, tables,
+                      lobby.nc, world.clock)
+        missing = recovered_count(GAME_MISSING)
+        results = await asyncio.gather(world.reconciler.run_once(),
+                                       Reconciler(other, SETTINGS).run_once())
+    finally:
+        await tables.close()
+        await engine.dispose()
+    assert results[0] + results[1] == [Recovery(ROOM, "never-created-2", addr, GAME_MISSING)]
+    assert recovered_count(GAME_MISSING) == missing + 1
+    room = await get_room(world)
+    assert room.version == marked.version + 1 and room.state == "waiting"
+    assert seats(room) == [(0, "p1", False), (1, "p2", False), (2, "p3", False)]
+    await world.events.wait_for(lambda e: e["version"] == room.version)
+    assert [e["state"] for e in world.events.items if e["version"] > marked.version] == [
+        "waiting"]
+
+
+# -- pure parts ------------------------------------------------------------------
+
+def test_runs_matches_the_game_and_its_redeals() -> None:
+    assert runs(["g1"], "g1") and runs(["x", "g1.r2"], "g1")
+    assert not runs([], "g1") and not runs(["g10", "g1x", "xg1"], "g1")
+
+
+def test_void_game_unreadies_keeps_the_carry_and_stands_up_the_poor() -> None:
+    room = Room(ROOM, "dz", "doudizhu", 3, seats={
+        0: Seat(0, "a", "A", 500, True), 1: Seat(1, "b", "B", 500, True),
+        2: Seat(2, "c", "C", 500, True)},
+        game_id="g1", table_instance="t:1", carry={"no_call_streak": 1}, version=7)
+    # The ledger settled the game before it was lost: c has 90 < 100; b's
+    # balance could not be read (kept as it was).
+    after = domain.void_game(room, "g1", {"a": 610, "c": 90}, 100, now_ms=0,
+                             ready_seconds=20)
+    assert after.state == "waiting" and after.game_id == "" and after.table_instance == ""
+    assert after.seats == {0: Seat(0, "a", "A", 610, False), 1: Seat(1, "b", "B", 500, False)}
+    assert after.carry == {"no_call_streak": 1} and after.kick_at_ms is None
+    assert domain.void_game(room, "g2", {}, 100, now_ms=0, ready_seconds=20) == room
+
+
+def test_settings_from_the_environment() -> None:
+    assert ReconcileSettings.from_env({}) == ReconcileSettings(5.0, 30.0, 60.0)
+    assert ReconcileSettings.from_env({
+        "PAIJU_LOBBY_RECONCILE_SECONDS": "2", "PAIJU_LOBBY_START_GRACE_SECONDS": "45",
+        "PAIJU_LOBBY_TABLE_LOST_SECONDS": "120"}) == ReconcileSettings(2.0, 45.0, 120.0)
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(ValueError, match="PAIJU_LOBBY_TABLE_LOST_SECONDS"):
+            ReconcileSettings.from_env({"PAIJU_LOBBY_TABLE_LOST_SECONDS": bad})
