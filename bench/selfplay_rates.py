@@ -114,32 +114,47 @@ def doudizhu_vs_rlcard(games: int, seed: int) -> tuple[Rates, float | None]:
 
 
 def run(games: int, seed: int = 1) -> dict[str, Any]:
-    """Measure every engine; print one line each; the JSON figures."""
+    """Measure every engine; print one line each; the JSON figures. A progress
+    bar (rich, on stderr) shows which engine runs when stderr is a terminal."""
+    from rich.console import Console
+    from rich.progress import Progress
+
     out: dict[str, Any] = {"games": games, "engines": {}}
-    for label, game, options in ENGINES:
-        if game == "doudizhu":
-            r, rl = doudizhu_vs_rlcard(games, seed)
-        else:
-            r, rl = play(game, options, games, random.Random(seed)), None
-        fig = r.json()
-        rate = r.per_second
-        verdict = "met" if rate >= GOAL_RATE else "NOT met"
-        line = (f"engine {label}: {rate:.0f} games/s (goal ≥ {GOAL_RATE:.0f}: {verdict}); "
-                f"{r.redeals} redeals apart ({fig['redeals_per_s'] or 0:.0f}/s), "
-                f"{r.all_per_second:.0f} games/s counting redeals' time")
-        if game == "doudizhu":
-            fig["rlcard_games_per_s"] = None if rl is None else round(rl, 1)
-            if rl is None:
-                line += "; rlcard not installed: no baseline"
-            else:
-                ratio = rate / rl
-                fig["ratio_vs_rlcard"] = round(ratio, 2)
-                line += (f"; baseline rlcard DoudizhuGame {rl:.0f} games/s, ratio {ratio:.1f}× "
-                         f"(goal ≥ {GOAL_RLCARD_RATIO:.0f}×: "
-                         f"{'met' if ratio >= GOAL_RLCARD_RATIO else 'NOT met'})")
-        print(line, flush=True)
-        out["engines"][label] = fig
+    with Progress(console=Console(stderr=True), transient=True,
+                  disable=not sys.stderr.isatty()) as progress:
+        task = progress.add_task("engines", total=len(ENGINES))
+        for label, game, options in ENGINES:
+            progress.update(task, description=f"engine {label}")
+            out["engines"][label] = _one(label, game, options, games, seed)
+            progress.advance(task)
     return out
+
+
+def _one(label: str, game: str, options: dict[str, Any], games: int,
+         seed: int) -> dict[str, Any]:
+    """Measure one engine; print its line; its figures."""
+    if game == "doudizhu":
+        r, rl = doudizhu_vs_rlcard(games, seed)
+    else:
+        r, rl = play(game, options, games, random.Random(seed)), None
+    fig = r.json()
+    rate = r.per_second
+    verdict = "met" if rate >= GOAL_RATE else "NOT met"
+    line = (f"engine {label}: {rate:.0f} games/s (goal ≥ {GOAL_RATE:.0f}: {verdict}); "
+            f"{r.redeals} redeals apart ({fig['redeals_per_s'] or 0:.0f}/s), "
+            f"{r.all_per_second:.0f} games/s counting redeals' time")
+    if game == "doudizhu":
+        fig["rlcard_games_per_s"] = None if rl is None else round(rl, 1)
+        if rl is None:
+            line += "; rlcard not installed: no baseline"
+        else:
+            ratio = rate / rl
+            fig["ratio_vs_rlcard"] = round(ratio, 2)
+            line += (f"; baseline rlcard DoudizhuGame {rl:.0f} games/s, ratio {ratio:.1f}× "
+                     f"(goal ≥ {GOAL_RLCARD_RATIO:.0f}×: "
+                     f"{'met' if ratio >= GOAL_RLCARD_RATIO else 'NOT met'})")
+    print(line, flush=True)
+    return fig
 
 
 def main(argv: list[str] | None = None) -> int:
