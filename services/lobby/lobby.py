@@ -194,6 +194,12 @@ class Lobby:
         for addr in candidates:
             if addr != room.table_instance:
                 _, room = await self._mutate(room_id, _mover(game_id, addr), publish=False)
+                if room.game_id != game_id:
+                    # The placement outlasted the reconciler's grace and the
+                    # game was voided meanwhile: the room is as it is now.
+                    log.warning("game voided while being placed",
+                                extra={"room": room_id, "game_id": game_id})
+                    return room
             try:
                 await self.tables.create_game(addr, room, server)
             except grpc.aio.AioRpcError as e:
@@ -308,5 +314,5 @@ class Lobby:
 
 def _mover(game_id: str, addr: str) -> Callable[[Room], Room]:
     def move(r: Room) -> Room:
-        return domain.move(r, game_id, addr)
+        return domain.move(r, game_id, addr) if r.game_id == game_id else r
     return move
