@@ -30,12 +30,14 @@ from typing import Any
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from paiju.rules import ENGINES, load
+
 #: Public events that answer a seat's own action (for the round trip).
 ACTION_EVENTS = {"played", "passed", "bid", "declared", "revealed", "taken_back"}
 #: Commands per second a bot sends at most (the gateway allows 20).
 BOT_RATE = 15.0
-#: Seats per game.
-SEATS = {"doudizhu": 3, "hunzhan": 4, "shengji": 4, "daa": 5}
+#: Seats per game (shared/spec/records.md "Games"), as the engines have them.
+SEATS = {game: load(game).seats for game in ENGINES}
 GAMES = tuple(SEATS)
 
 
@@ -156,15 +158,20 @@ class Client:
 class Bot:
     """One player: sits at ``room`` seat ``seat`` and plays ``games`` games, or
     until a game finishes after ``until_ms`` (unix ms, the server's clock as the
-    event's ``ts`` gives it, so that every bot of a table stops after the same game)."""
+    event's ``ts`` gives it, so that every bot of a table stops after the same game).
+    ``declare_p``: the chance (0..1) that the bot declares when its declare
+    buttons offer something during a deal (hunzhan / shengji trump, daa big A);
+    0 makes a bot that never declares (a test can then be the only declarer)."""
 
     def __init__(self, url: str, name: str, game: str, room: str, seat: int, games: int,
                  think: tuple[float, float], stats: Stats, rng: random.Random,
-                 progress: Any = None, until_ms: int | None = None) -> None:
+                 progress: Any = None, until_ms: int | None = None,
+                 declare_p: float = 0.5) -> None:
         self.url, self.name, self.game, self.room, self.seat = url, name, game, room, seat
         self.games_left = games
         self.until_ms = until_ms
         self.think = think
+        self.declare_p = declare_p
         self.stats = stats
         self.rng = rng
         self.progress = progress
@@ -275,7 +282,7 @@ class Bot:
         if turn.get("phase") == "declaring":
             options = turn.get("declare_options") or []
             self.my_turn = None
-            if options and self.rng.random() < 0.5:
+            if options and self.rng.random() < self.declare_p:
                 await self._act({"type": "declare", "cards": self.rng.choice(options)})
             return
         hints = await self._try("hints")

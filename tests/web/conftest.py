@@ -68,10 +68,18 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="module")
-def platform(chromium: str) -> Iterator[Platform]:
-    """NATS and the four services as processes, development mode, with a
-    quicker paced deal (60 ms a card) so that a full game fits the test."""
-    with running_platform({"TABLE_DEAL_INTERVAL_MS": "60"}) as p:
+def platform_env() -> dict[str, str]:
+    """Extra ``PAIJU_*`` settings (without the prefix) of a test module's
+    platform: a quicker paced deal (60 ms a card) so that a full game fits the
+    test. A module may override this fixture."""
+    return {"TABLE_DEAL_INTERVAL_MS": "60"}
+
+
+@pytest.fixture(scope="module")
+def platform(chromium: str, platform_env: dict[str, str]) -> Iterator[Platform]:
+    """NATS and the four services as processes, development mode, with the
+    module's ``platform_env``; one platform per test module."""
+    with running_platform(platform_env) as p:
         yield p
 
 

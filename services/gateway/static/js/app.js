@@ -142,13 +142,21 @@ async function restoreRoom(server, roomId) {
   render();
 }
 
+/** Ask for my whole ``view`` and redraw from it (after a reconnect or a gap in
+ * an event ``seq``). Events can overtake the reply: where the page had already
+ * seen later events than the view holds, the view is applied and asked again. */
 async function requestView() {
   if (S.viewPending) return;
   S.viewPending = true;
   const r = await call("view");
   S.viewPending = false;
-  if (r.ok) applyView(r.view);
-  else if (r.error === "no_game" && S.game && S.game.phase !== "finished") S.game = null;
+  if (r.ok) {
+    const old = S.game;
+    const stale = old && r.view && old.id === r.view.game_id &&
+      (old.pub > (r.view.seq || 0) || old.priv > (r.view.player_seq || 0));
+    applyView(r.view);
+    if (stale && S.game && S.game.phase !== "finished") { requestView(); return; }
+  } else if (r.error === "no_game" && S.game && S.game.phase !== "finished") S.game = null;
   render();
 }
 
@@ -162,6 +170,20 @@ function applyView(v) {
   S.screen = "table";
   if (g.my) fetchHints();
   render();
+}
+
+/** The ``view`` event a reconnect brings: the view's fields at the top level,
+ * but its ``seq`` is my private sequence number (the view's public ``seq`` is
+ * overwritten by it). It is drawn at once; the ``view`` command, asked next,
+ * brings the public ``seq`` too. An older one than what the page has is dropped. */
+function applyViewEvent(ev) {
+  const v = ev.view || ev;
+  if (!v.game_id || S.oldGames.has(v.game_id)) return;
+  const g = S.game;
+  const same = g && g.id === v.game_id;
+  if (same && typeof ev.seq === "number" && ev.seq <= g.priv) return;
+  applyView({ ...v, seq: same ? g.pub : 0, player_seq: typeof ev.seq === "number" ? ev.seq : 0 });
+  requestView();
 }
 
 // -- lobby -------------------------------------------------------------------------
@@ -210,7 +232,7 @@ function onEvent(ev) {
     render();
     return;
   }
-  if (t === "view") { applyView(ev.view || ev); return; }
+  if (t === "view") { applyViewEvent(ev); return; }
   if (!ev.game_id) return;
   if (S.oldGames.has(ev.game_id) && t !== "game_finished") return;
   if (t === "game_started") {
@@ -325,6 +347,12 @@ const HANDLERS = {
   },
   trick_won(g, ev) {
     g.trickOver = true;
+    // A trick's points go to its winner (a later ``scores`` event, where the
+    // game sends one, says the same).
+    if (ev.points && ["hunzhan", "shengji"].includes(g.game)) {
+      if (!g.captured) g.captured = new Array(g.n).fill(0);
+      g.captured[ev.seat] += ev.points;
+    }
     g.lastWinner = ev.seat;
     if (ev.points) say(`${nameOf(ev.seat)} 赢得本轮 ${ev.points} 分`);
     const id = g.id;
@@ -419,11 +447,14 @@ async function act(action) {
   if (!r.ok) { toast(errorText(r)); return false; }
   // The events the action caused (maybe my next turn already) can come
   // before its reply: only a turn that is still the one acted on ends here.
-  if (S.game === g && action.type !== "declare" && g.my === my) {
+  // 亮明 (reveal) does not end the turn; a declare is no turn of play.
+  if (S.game === g && action.type === "bury") g.myKitty = [...action.cards];
+  if (S.game === g && !["declare", "reveal"].includes(action.type) && g.my === my) {
     g.my = null;
     g.sel = new Set();
     g.check = { state: "none", error: "" };
   }
+  if (S.game === g && action.type === "reveal") fetchHints();
   render();
   return true;
 }

@@ -304,7 +304,8 @@ function renderCenter(S) {
       bits.push(`<div class="deck">${backHtml()}${backHtml()}${backHtml()}</div>`);
       if (g.dealing.total) bits.push(`<div class="note">发牌 ${g.dealing.dealt}/${g.dealing.total}</div>`);
     }
-    if (g.kitty && g.kitty.length && (g.game !== "shengji" || g.phase === "burying" || g.phase === "play")) {
+    // shengji shows the kitty while the dealer buries; what it buries stays hidden.
+    if (g.kitty && g.kitty.length && (g.game !== "shengji" || g.phase === "burying")) {
       bits.push(`<div class="kitty"><span class="lbl">底牌</span>${rowHtml(g.kitty, "small")}</div>`);
     } else if (g.game === "doudizhu" && g.landlord === null) {
       bits.push(`<div class="kitty"><span class="lbl">底牌</span><div class="cardrow">${backHtml("small")}${backHtml("small")}${backHtml("small")}</div></div>`);
@@ -393,7 +394,9 @@ export function renderHand(S) {
     if (handKey !== "none") { el.innerHTML = ""; handKey = "none"; }
     return;
   }
-  const key = `${g.id}|${g.hand.join(",")}|${[...g.sel].join(",")}|${el.clientWidth}`;
+  // While the shengji dealer buries, the cards it took from the kitty are marked.
+  const fromKitty = g.phase === "burying" && g.my && g.my.phase === "burying" ? [...(g.myKitty || [])] : [];
+  const key = `${g.id}|${g.hand.join(",")}|${[...g.sel].join(",")}|${el.clientWidth}|${fromKitty.join(",")}`;
   if (key === handKey) return;
   handKey = key;
   const phone = window.matchMedia("(max-width: 700px)").matches;
@@ -417,6 +420,8 @@ export function renderHand(S) {
     for (let i = start; i < end; i++) {
       const c = g.hand[i];
       let cls = g.sel.has(i) ? "sel" : "";
+      const k = fromKitty.indexOf(c);
+      if (k >= 0) { cls += " fromkitty"; fromKitty.splice(k, 1); }
       let style = i > start ? `margin-left:${(step - cw).toFixed(1)}px;` : "";
       if (anim) { cls += " deal"; style += `animation-delay:${i * 90}ms;`; }
       else if (!newDone && g.newCard && c === g.newCard) { cls += " new"; newDone = true; }

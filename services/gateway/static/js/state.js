@@ -76,7 +76,8 @@ export function gameFromView(v) {
     g.trump = v.trump ?? undefined;
     g.dealer = v.dealer ?? null;
     g.kitty = v.kitty_shown || [];
-    g.myKitty = v.buried || [];
+    // The dealer's own kitty: what it buried, or (while burying) the shown kitty it took.
+    g.myKitty = v.buried || (v.phase === "burying" && v.dealer === v.seat ? v.kitty_shown || [] : []);
     g.captured = v.captured || null;
     g.defenderPoints = v.defender_points;
   } else if (v.game === "daa") {

@@ -59,6 +59,7 @@ export const ERRORS = {
   bad_deal: "发牌有误",
   bad_options: "规则选项有误",
   not_dealt_yet: "牌还没发到",
+  wrong_count: "张数不对（扣底要扣够底牌的张数）",
 };
 
 /** The words for an error reply ({error, message}). */
