@@ -47,6 +47,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from paiju import subjects
 from services.ledger import settlement as rules
 from services.ledger.errors import (
     ALREADY_EXISTS,
@@ -72,16 +73,15 @@ T = TypeVar("T")
 BALANCE_CHANGED = "balance_changed"
 MAX_HISTORY = 500
 _RETRYABLE_SQLSTATES = {"40001", "40P01"}
+#: Transaction kind → the refusal of a repeated key with other content.
+_CONFLICTS = {"grant": ("grant_id_conflict", "grant {} was made with other content"),
+              "settle": ("game_id_conflict", "game {} was settled with other content"),
+              "fee": ("charge_id_conflict", "charge {} was made with other content")}
 
 
 def now_ms() -> int:
     """The wall clock in unix milliseconds (the default clock)."""
     return int(time.time() * 1000)
-
-
-def player_subject(player: str) -> str:
-    """The private subject of ``player`` (events.md): ``paiju.player.<id>.events``."""
-    return f"paiju.player.{player}.events"
 
 
 @dataclass(frozen=True)
@@ -284,6 +284,24 @@ class Ledger:
             )).one()
         return str(row.content_hash), str(row.result_json)
 
+    async def _once(self, kind: str, reference: str, digest: str,
+                    work: Callable[[AsyncConnection], Awaitable[T]],
+                    repeat: Callable[[str], T]) -> T:
+        """Run the unit of work ``work`` (whose first step is
+        :meth:`_begin_transaction` of ``kind``/``reference``) once. A repeat of
+        the same content (``digest``) answers ``repeat(stored result_json)`` and
+        moves nothing; other content under the same key raises
+        ``<kind>_id_conflict`` (ALREADY_EXISTS): ``grant_id_conflict``,
+        ``game_id_conflict`` (settle), ``charge_id_conflict`` (fee)."""
+        try:
+            return await self._unit(kind, work)
+        except _Repeat:
+            stored, result_json = await self._stored(kind, reference)
+            if stored != digest:
+                reason, message = _CONFLICTS[kind]
+                raise LedgerError(ALREADY_EXISTS, reason, message.format(reference)) from None
+            return repeat(result_json)
+
     async def _lock_players(self, conn: AsyncConnection, players: Sequence[str]) -> dict[str, int]:
         """Lock the players' accounts in account order; their balances. Raises
         ``unknown_player`` (NOT_FOUND) if any has no account."""
@@ -344,7 +362,7 @@ class Ledger:
             return
         now = self.clock()
         await conn.execute(insert(outbox), [
-            {"subject": player_subject(e["player"]), "type": BALANCE_CHANGED,
+            {"subject": subjects.player_events(e["player"]), "type": BALANCE_CHANGED,
              "game_id": e.get("game_id", ""), "created_ms": now,
              "data_json": json.dumps(e, ensure_ascii=False, separators=(",", ":"))}
             for e in events])
@@ -413,7 +431,7 @@ class Ledger:
         _check_reference(grant_id, reason)
         digest = content_hash({"player": player, "coins": coins, "reason": reason})
 
-        async def work(conn: AsyncConnection) -> None:
+        async def work(conn: AsyncConnection) -> bool:
             txid = await self._begin_transaction(conn, "grant", grant_id, digest, reason=reason)
             balances = await self._lock_players(conn, [player])
             await conn.execute(update(transactions).where(transactions.c.id == txid)
@@ -421,16 +439,9 @@ class Ledger:
             await self._events(conn, [{"player": player, "coins": balances[player] + coins,
                                        "delta": coins, "reason": reason, "game_id": ""}])
             await self._post(conn, txid, balances, {player: coins}, {HOUSE_GRANTS: -coins})
+            return False  # applied now, not a repeat
 
-        try:
-            await self._unit("grant", work)
-            repeated = False
-        except _Repeat:
-            stored, _ = await self._stored("grant", grant_id)
-            if stored != digest:
-                raise LedgerError(ALREADY_EXISTS, "grant_id_conflict",
-                                  f"grant {grant_id} was made with other content") from None
-            repeated = True
+        repeated = await self._once("grant", grant_id, digest, work, lambda _: True)
         return await self.balance(player), repeated
 
     async def settle(self, game_id: str, terms: rules.Terms, seats: Sequence[rules.Seat],
@@ -465,14 +476,8 @@ class Ledger:
                              {HOUSE_FEES: result.fees, HOUSE_PENALTIES: result.remainder})
             return SettleOutcome(game_id, result.rows, result.fees, result.remainder, False)
 
-        try:
-            return await self._unit("settle", work)
-        except _Repeat:
-            stored, result_json = await self._stored("settle", game_id)
-            if stored != digest:
-                raise LedgerError(ALREADY_EXISTS, "game_id_conflict",
-                                  f"game {game_id} was settled with other content") from None
-            return _outcome(game_id, result_json, True)
+        return await self._once("settle", game_id, digest, work,
+                                lambda stored: _outcome(game_id, stored, True))
 
     async def charge_fee(self, charge_id: str, players: Sequence[str], coins: int,
                          reason: str = "", game_id: str = "") -> SettleOutcome:
@@ -509,14 +514,8 @@ class Ledger:
                              {HOUSE_ROOM_FEES: sum(taken.values())})
             return SettleOutcome(charge_id, rows, sum(taken.values()), 0, False)
 
-        try:
-            return await self._unit("fee", work)
-        except _Repeat:
-            stored, result_json = await self._stored("fee", charge_id)
-            if stored != digest:
-                raise LedgerError(ALREADY_EXISTS, "charge_id_conflict",
-                                  f"charge {charge_id} was made with other content") from None
-            return _outcome(charge_id, result_json, True)
+        return await self._once("fee", charge_id, digest, work,
+                                lambda stored: _outcome(charge_id, stored, True))
 
     # -- audit --------------------------------------------------------------
 

@@ -83,15 +83,25 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         self.grant_key = grant_key
 
     async def _call(self, context: grpc.aio.ServicerContext, request: Message,
-                    work: Callable[[], Awaitable[T]]) -> T:
+                    work: Callable[[], Awaitable[T]],
+                    failed: Callable[[str], None] = lambda _: None) -> T:
+        """``work()`` after the wire check; a refusal (:class:`LedgerError`)
+        aborts with its code and ``"<reason>: <message>"``, a database failure
+        with UNAVAILABLE ``database_unavailable``. ``failed`` hears ``refused``
+        or ``error`` before the call ends that way."""
         try:
             _check_wire(request)
             return await work()
         except LedgerError as e:
+            failed("refused")
             await context.abort(e.code, e.details)
         except DBAPIError as e:
+            failed("error")
             log.warning("database error: %s", e)
             await context.abort(UNAVAILABLE, f"database_unavailable: {type(e.orig).__name__}")
+        except Exception:
+            failed("error")
+            raise
         raise AssertionError("unreachable")
 
     async def OpenAccount(self, request: ledger_pb2.OpenAccountRequest,
@@ -141,22 +151,11 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         start = time.perf_counter()
         terms = rules.Terms(request.terms.base, request.terms.unit, request.terms.fee_rate)
         seats = [rules.Seat(s.seat, s.player, s.points) for s in request.seats]
-        try:
-            _check_wire(request)
-            outcome = await self.ledger.settle(request.game_id, terms, seats, request.game,
-                                               request.reason)
-        except LedgerError as e:
-            SETTLEMENTS.labels("refused").inc()
-            await context.abort(e.code, e.details)
-            raise
-        except DBAPIError as e:
-            SETTLEMENTS.labels("error").inc()
-            log.warning("database error: %s", e)
-            await context.abort(UNAVAILABLE, f"database_unavailable: {type(e.orig).__name__}")
-            raise
-        except Exception:
-            SETTLEMENTS.labels("error").inc()
-            raise
+        outcome = await self._call(
+            context, request,
+            lambda: self.ledger.settle(request.game_id, terms, seats, request.game,
+                                       request.reason),
+            lambda result: SETTLEMENTS.labels(result).inc())
         SETTLEMENT_SECONDS.observe(time.perf_counter() - start)
         if outcome.repeated:
             SETTLEMENTS.labels("repeated").inc()

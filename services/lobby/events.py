@@ -13,16 +13,11 @@ from typing import Any
 
 from nats.aio.client import Client as NATS
 
-from paiju import natsconn
+from paiju import natsconn, subjects
 from paiju.lobby.v1 import lobby_pb2
 from services.lobby.domain import Room
 
 log = logging.getLogger("paiju.lobby")
-
-
-def subject(server: str) -> str:
-    """The NATS subject of a coin server's room changes."""
-    return f"paiju.lobby.{server}.rooms"
 
 
 def room_data(room: Room) -> dict[str, Any]:
@@ -54,7 +49,7 @@ async def publish_room(nc: NATS | None, room: Room) -> None:
     if nc is None:
         return
     try:
-        await natsconn.publish(nc, subject(room.server), "room_changed", room_data(room),
-                               game_id=room.game_id, room=room.room)
+        await natsconn.publish(nc, subjects.lobby_rooms(room.server), "room_changed",
+                               room_data(room), game_id=room.game_id, room=room.room)
     except Exception as e:
         log.warning("room_changed not published: %s", e, extra={"room": room.room})

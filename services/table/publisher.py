@@ -1,4 +1,4 @@
-"""Where a game's events go: NATS subjects of events.md."""
+"""How a game's events are published (on the subjects of :mod:`paiju.subjects`)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,6 @@ from typing import Any, Protocol
 from nats.aio.client import Client as NATS
 
 from paiju import natsconn
-
-
-def table_subject(room: str) -> str:
-    """The public subject of the game in ``room``."""
-    return f"paiju.table.{room}.events"
-
-
-def player_subject(player: str) -> str:
-    """The private subject of ``player``."""
-    return f"paiju.player.{player}.events"
 
 
 class Publisher(Protocol):

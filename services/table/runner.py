@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from paiju import subjects
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
@@ -30,7 +31,7 @@ from services.table.clock import Clock, TimerHandle
 from services.table.dealing import random_deal, with_first
 from services.table.game import Answer, GameError, Outgoing, RunningGame, Seat
 from services.table.options import TableOptions
-from services.table.publisher import Publisher, player_subject, table_subject
+from services.table.publisher import Publisher
 from services.table.remote import Ledger, Lobby, Refused, settlement_rows
 from services.table.store import RecordStore
 
@@ -304,8 +305,8 @@ class Table:
         """Publish ``out`` in order: public ones on the room's subject, private
         ones on their player's subject."""
         for o in out:
-            subject = (table_subject(game.room) if o.player is None
-                       else player_subject(o.player))
+            subject = (subjects.table_events(game.room) if o.player is None
+                       else subjects.player_events(o.player))
             await self.publisher.publish(subject, o.type, o.data, seq=o.seq,
                                          game_id=game.game_id, room=game.room)
 

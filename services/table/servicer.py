@@ -21,7 +21,7 @@ import grpc
 from paiju.common.v1 import common_pb2
 from paiju.rules import ENGINES, RulesError, load
 from paiju.table.v1 import table_pb2, table_pb2_grpc
-from services.table.game import Answer, GameError, Seat
+from services.table.game import Answer, GameError, RunningGame, Seat
 from services.table.options import OptionsError, split
 from services.table.runner import GameSpec, Table, Terms
 
@@ -158,24 +158,27 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             return table_pb2.ViewResponse(json=json.dumps(view, ensure_ascii=False))
         return await _guard(context, body)
 
-    async def GetScores(self, request: table_pb2.ViewRequest,
-                        context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
-        """看分 as JSON."""
+    async def _seated_json(self, request: table_pb2.ViewRequest,
+                           context: grpc.aio.ServicerContext,
+                           read: Callable[[RunningGame], dict[str, Any]]
+                           ) -> table_pb2.ViewResponse:
+        """``read(game)`` as JSON for a player seated in the room's game;
+        ``no_game`` / ``not_seated`` otherwise."""
         async def body() -> table_pb2.ViewResponse:
             game = self.table.room(request.room).game
             game.seat_of(request.player)
-            return table_pb2.ViewResponse(json=json.dumps(game.scores(), ensure_ascii=False))
+            return table_pb2.ViewResponse(json=json.dumps(read(game), ensure_ascii=False))
         return await _guard(context, body)
+
+    async def GetScores(self, request: table_pb2.ViewRequest,
+                        context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
+        """看分 as JSON: each seat's captured points and their cards."""
+        return await self._seated_json(request, context, RunningGame.scores)
 
     async def GetLastTrick(self, request: table_pb2.ViewRequest,
                            context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
-        """上一轮 as JSON."""
-        async def body() -> table_pb2.ViewResponse:
-            game = self.table.room(request.room).game
-            game.seat_of(request.player)
-            return table_pb2.ViewResponse(json=json.dumps(game.last_trick(),
-                                                          ensure_ascii=False))
-        return await _guard(context, body)
+        """上一轮 as JSON: the last finished trick and its winner."""
+        return await self._seated_json(request, context, RunningGame.last_trick)
 
     async def PlayerDisconnected(self, request: table_pb2.PlayerRequest,
                                  context: grpc.aio.ServicerContext

@@ -1,0 +1,31 @@
+"""The NATS subjects of shared/spec/events.md ("Subjects"), written once.
+
+Every publisher (lobby, table, ledger) and the gateway, which subscribes
+clients to them, build subject names here. ``server``, ``room`` and
+``player`` are single subject tokens (ids without dots, spaces or wildcards:
+the lobby's rooms file and the ledger's player ids ensure it).
+"""
+
+from __future__ import annotations
+
+
+def lobby_rooms(server: str) -> str:
+    """``paiju.lobby.<server>.rooms``: ``room_changed`` of a coin server (金币服务器)."""
+    return f"paiju.lobby.{server}.rooms"
+
+
+def table_events(room: str) -> str:
+    """``paiju.table.<room>.events``: the public events of the game in ``room``."""
+    return f"paiju.table.{room}.events"
+
+
+def player_events(player: str) -> str:
+    """``paiju.player.<player>.events``: what only ``player`` may see (its hand,
+    ``your_turn``, ``kitty``, ``view``, ``balance_changed``)."""
+    return f"paiju.player.{player}.events"
+
+
+def player_control(player: str) -> str:
+    """``paiju.player.<player>.control``: ``session_started``, so that other
+    gateways close ``player``'s older connection."""
+    return f"paiju.player.{player}.control"
