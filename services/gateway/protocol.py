@@ -40,7 +40,8 @@ class Command:
 def parse(frame: str | bytes) -> Command:
     """Parse a frame; raises :class:`ClientError` (``frame_too_large``,
     ``bad_frame``) with the command ``id`` where one could be read, as ``args['id']``."""
-    if len(frame) > MAX_FRAME:
+    # A text frame of at most MAX_FRAME characters is encoded once to count bytes.
+    if len(frame) > MAX_FRAME or (isinstance(frame, str) and len(frame.encode()) > MAX_FRAME):
         raise ClientError("frame_too_large", f"frames are at most {MAX_FRAME} bytes")
     try:
         obj = json.loads(frame)

@@ -27,7 +27,7 @@ from nats.aio.subscription import Subscription
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from paiju import natsconn
+from paiju import natsconn, subjects
 from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from paiju.table.v1 import table_pb2
@@ -58,6 +58,10 @@ ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_HINTS = 200
 #: The writer sends at most this many queued messages in one socket write.
 WRITE_BATCH = 64
+#: Largest seat number and ``act`` de-duplication key the services take
+#: (protobuf int32 ``SitRequest.seat``, int64 ``ActRequest.client_seq``).
+MAX_SEAT = 2**31 - 1
+MAX_CLIENT_SEQ = 2**63 - 1
 
 Handler = Callable[["Session", dict[str, Any]], Awaitable[dict[str, Any]]]
 HANDLERS: dict[str, Handler] = {}
@@ -275,8 +279,8 @@ class Session:
         if first:
             metrics.PLAYERS.inc()
         player = identity.player
-        await self.subscribe("player", f"paiju.player.{player}.events")
-        control = f"paiju.player.{player}.control"
+        await self.subscribe("player", subjects.player_events(player))
+        control = subjects.player_control(player)
 
         async def on_control(msg: Msg) -> None:
             event = natsconn.decode(msg.data)
@@ -319,7 +323,7 @@ class Session:
         table = room.table_instance if room.state == "started" else ""
         if self.seat is None or self.seat.room != room.room:
             self.seat = Seat(room.room, room.server, table)
-            await self.subscribe("table", f"paiju.table.{room.room}.events", self._on_table)
+            await self.subscribe("table", subjects.table_events(room.room), self._on_table)
         else:
             self.seat.table = table or self.seat.table
 
@@ -353,8 +357,11 @@ class Session:
 
 
 def client_seq(cid: str | int | None) -> int:
-    """The de-duplication key of an ``act`` command: its ``id`` (a string id is hashed)."""
-    if isinstance(cid, int):
+    """The de-duplication key of an ``act`` command (``ActRequest.client_seq``,
+    int64): an integer ``id`` from 1 to 2**63 - 1 as it is; any other ``id``
+    (a string, 0, a negative or larger integer) hashed to 56 bits; 0 (no
+    de-duplication) without an ``id``."""
+    if isinstance(cid, int) and 0 < cid <= MAX_CLIENT_SEQ:
         return cid
     if cid is None:
         return 0
@@ -408,7 +415,7 @@ async def _watch(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     server = field(args, "server", str)
     if not SERVER_ID.fullmatch(server):
         raise ClientError("bad_request", "no such server id")
-    await s.subscribe("lobby", f"paiju.lobby.{server}.rooms")
+    await s.subscribe("lobby", subjects.lobby_rooms(server))
     return {"server": server}
 
 
@@ -417,6 +424,8 @@ async def _sit(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     room_id, seat = field(args, "room", str), field(args, "seat", int)
     if not ROOM_ID.fullmatch(room_id):
         raise ClientError("no_such_room", f"no room {room_id!r}")
+    if not 0 <= seat <= MAX_SEAT:
+        raise ClientError("no_such_seat", f"no seat {seat}")
     assert s.identity is not None
     room = await call(s.gw.backends.lobby.Sit, lobby_pb2.SitRequest(
         player=s.player, name=s.identity.name, room=room_id, seat=seat))

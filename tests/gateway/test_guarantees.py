@@ -5,6 +5,7 @@ that a client never receives another player's hidden cards."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
 import re
@@ -99,7 +100,12 @@ async def test_garbage_huge_and_out_of_order_frames(platform: Platform) -> None:
         assert await refused(c.client, "stand") == "not_seated"
         assert await refused(c.client, "nonsense") == "unknown_command"
         assert await refused(c.client, "sit", room=5, seat="x") == "bad_request"
-        assert await refused(c.client, "act", action="pass") in ("bad_request", "no_game")
+        # The action is checked before the game is looked up.
+        assert await refused(c.client, "act", action="pass") == "bad_request"
+        # Numbers beyond what the services take: a clear refusal, not "internal".
+        assert await refused(c.client, "sit", room="doudizhu-10-01", seat=2**40) == \
+            "no_such_seat"
+        assert await refused(c.client, "sit", room="doudizhu-10-01", seat=-1) == "no_such_seat"
         # Raw garbage: not JSON, not an object, no cmd, huge.
         for frame in ["{not json", "[1, 2]", '"text"', '{"id": "g9"}', "x" * (1024 * 1024)]:
             await ws.send(frame)
@@ -115,6 +121,8 @@ async def test_bad_frames_get_error_replies_with_codes(platform: Platform) -> No
     async with websockets.connect(platform.gateway_url, max_size=None) as ws:
         expected = [("{not json", "bad_frame"), ("[1, 2]", "bad_frame"),
                     ('{"id": 9}', "bad_frame"), ("x" * (64 * 1024), "frame_too_large"),
+                    # 6000 characters, 18 000 bytes: the limit counts bytes.
+                    ('{"id": 5, "cmd": "ping", "pad": "' + "好" * 6000 + '"}', "frame_too_large"),
                     ('{"id": 3, "cmd": "what"}', "unknown_command")]
         for frame, code in expected:
             await ws.send(frame)
@@ -179,6 +187,9 @@ async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:
         # The seat comes from the token's player only: a seat in the command is ignored.
         code = await refused(other.client, "act", action={"type": "call"}, seat=holder_seat)
         assert code == "not_your_turn"
+        # A command id beyond int64 still works as its de-duplication key.
+        other.client.ids = itertools.count(2**70)
+        assert await refused(other.client, "act", action={"type": "call"}) == "not_your_turn"
         assert (await other.client.call("view"))["view"] == view_before
     finally:
         for c in clients:
