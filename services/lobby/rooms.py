@@ -16,10 +16,13 @@ from typing import Any
 
 import yaml
 
+from paiju.rules import ENGINES
+from paiju.rules import load as load_engine
+
 DEFAULT_FILE = Path(__file__).with_name("rooms.yaml")
 
-#: Seats (players) of each game (shared/spec/records.md, "Games").
-SEATS = {"doudizhu": 3, "hunzhan": 4, "daa": 5, "shengji": 4}
+#: Seats (players) of each game (shared/spec/records.md, "Games"), as its engine has them.
+SEATS = {game: load_engine(game).seats for game in ENGINES}
 #: Points per coin unit by game (rulings.md "Settlement": hunzhan 5, else 1).
 UNITS = {"hunzhan": 5}
 
