@@ -16,10 +16,12 @@ from typing import Any
 import grpc
 import pytest
 import yaml
+from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from paiju.bots import run_bots
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from paiju.rules import ENGINES
 from tests.conftest import REPO
 from tests.platform_procs import SERVICES, Platform, running_platform
 
@@ -84,14 +86,19 @@ METRIC = re.compile(r"\b((?:paiju|grpc)_[a-z0-9_]+)")
 LABELS = {"grpc_code", "grpc_service", "grpc_method", "grpc_type"}
 
 
+def scrape(p: Platform, service: str) -> list[Metric]:
+    """The metric families ``service`` exports on its /metrics endpoint."""
+    text = urllib.request.urlopen(f"http://127.0.0.1:{p.metrics[service]}/metrics",
+                                  timeout=10).read().decode()
+    return list(text_string_to_metric_families(text))
+
+
 def exported_names(p: Platform) -> set[str]:
     """Every sample name the four services export (histogram and counter
     suffixes included), whether or not a sample has been recorded yet."""
     names: set[str] = set()
     for service in SERVICES:
-        text = urllib.request.urlopen(f"http://127.0.0.1:{p.metrics[service]}/metrics",
-                                      timeout=10).read().decode()
-        for family in text_string_to_metric_families(text):
+        for family in scrape(p, service):
             suffixes = {"counter": ["_total"], "histogram": ["_bucket", "_sum", "_count"],
                         "summary": ["_sum", "_count"]}.get(family.type, [""])
             names.update(family.name + s for s in suffixes)
@@ -115,3 +122,32 @@ def test_every_metric_of_the_dashboard_and_alerts_is_exported(
     assert len(wanted) > 10
     missing = wanted - exported_names(p)
     assert not missing, f"named in deploy/ but exported by no service: {sorted(missing)}"
+
+
+#: The labels a ``paiju_*`` metric may carry: each has a small, fixed set of
+#: values (game types, results, error codes, states, dependencies); never a
+#: player, game, room or connection id (the developers' guide: no unbounded labels).
+BOUNDED_LABELS = {"game", "result", "reason", "kind", "operation", "state", "cmd", "code",
+                  "dependency"}
+GAME_ID = re.compile(r"[0-9a-f]{32}(?:\.r\d+)?")
+
+
+def test_metrics_carry_no_unbounded_labels(played: tuple[Platform, dict[str, Any]]) -> None:
+    p, _ = played
+    checked = 0
+    for service in SERVICES:
+        for family in scrape(p, service):
+            for sample in family.samples:
+                labels = dict(sample.labels)
+                labels.pop("le", None)  # histogram buckets
+                # Neither the bots' player ids (dev-<hash>) nor the lobby's game ids
+                # (32 hex digits, ``.r<n>`` for a redeal) label any sample.
+                assert not [v for v in labels.values()
+                            if v.startswith("dev-") or GAME_ID.fullmatch(v)], sample
+                if not family.name.startswith("paiju_"):
+                    continue
+                checked += 1
+                assert set(labels) <= BOUNDED_LABELS, (service, sample)
+                if "game" in labels:
+                    assert labels["game"] in ENGINES, (service, sample)
+    assert checked > 0

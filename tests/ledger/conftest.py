@@ -37,9 +37,10 @@ async def _admin(url: str, sql: str) -> None:
 
 
 @contextlib.contextmanager
-def postgres_database(base_url: str) -> Iterator[str]:
-    """A new, empty database on the server of ``base_url``; its URL. Dropped on exit."""
-    name = f"paiju_ledger_test_{uuid.uuid4().hex[:12]}"
+def postgres_database(base_url: str, prefix: str = "paiju_ledger_test") -> Iterator[str]:
+    """A new, empty database ``<prefix>_<random>`` on the server of ``base_url``;
+    its URL. Dropped on exit (also used by the lobby's process tests)."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     asyncio.run(_admin(base_url, f'CREATE DATABASE "{name}"'))
     try:
         yield make_url(base_url).set(database=name).render_as_string(hide_password=False)

@@ -6,14 +6,13 @@ from __future__ import annotations
 import pytest
 
 from services.ledger.errors import LedgerError
-from services.ledger.settlement import Row, Seat, Terms, charge, settle
+from services.ledger.settlement import Row, Seat, Settlement, Terms, charge, settle
 
 HUNZHAN = Terms(base=50, unit=5, fee_rate=0.02)  # 50 coins per 5 points, 2%
 RICH = 10_000
 
 
-def table(s: object) -> list[tuple[str, int, int]]:
-    assert hasattr(s, "rows")
+def table(s: Settlement) -> list[tuple[str, int, int]]:
     return [(r.player, r.coins, r.fee) for r in s.rows]
 
 

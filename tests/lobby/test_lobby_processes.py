@@ -13,16 +13,13 @@ import os
 import random
 import signal
 import subprocess
-import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import asyncpg  # type: ignore[import-untyped]
 import grpc
 import pytest
 from sqlalchemy import select
-from sqlalchemy.engine import make_url
 
 from paiju import db
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
@@ -39,6 +36,7 @@ from tests.fixtures import (
     stop_process,
     wait_health,
 )
+from tests.ledger.conftest import postgres_database
 from tests.lobby.conftest import Bank, ledger_service
 
 RACE_YAML = """\
@@ -103,23 +101,8 @@ async def platform(nats_url: str, tmp: Path, database_url: str
 @pytest.fixture
 def fresh_postgres(postgres_url: str) -> Iterator[str]:
     """A new, empty PostgreSQL database for this test (dropped afterwards)."""
-    u = make_url(postgres_url)
-    name = f"paiju_lobby_test_{uuid.uuid4().hex[:12]}"
-
-    async def admin(sql: str) -> None:
-        conn = await asyncpg.connect(user=u.username, password=u.password,
-                                     host=u.host or "127.0.0.1", port=u.port or 5432,
-                                     database=u.database)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
-        yield u.set(database=name).render_as_string(hide_password=False)
-    finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with postgres_database(postgres_url, "paiju_lobby_test") as url:
+        yield url
 
 
 async def rush(stubs: list[lobby_pb2_grpc.LobbyServiceStub], players: list[str],

@@ -184,7 +184,7 @@ async def test_disconnect_held_90s_then_resumed_with_full_view(harness: Harness)
     ev = await h.wait_event(room, "seat_disconnected")
     assert ev["seat"] == 0 and ev["hold_until"] == round((h.clock.now() + 90) * 1000)
     h.clock.advance(89.9)  # far past the 20 s turn: the game waits at seat 0
-    assert not [e for e in h.public(room) if e["type"] in ("timed_out", "escaped")]
+    assert not [e for e in h.public(room) if e["type"] in ("timed_out", "game_finished")]
     reply = await h.stub.PlayerReconnected(table_pb2.PlayerRequest(room=room, player=ps[0]))
     view = json.loads(reply.view_json)
     assert sorted(view["hand"]) == sorted(SPRING_DEAL["hands"][0])

@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2
@@ -20,6 +21,11 @@ from tests.table.conftest import Harness
 
 SEATS = {"doudizhu": 3, "hunzhan": 4, "shengji": 4, "daa": 5}
 GAMES = 200
+
+
+def retried() -> float:
+    """paiju_table_settlements_retried_total as exported."""
+    return REGISTRY.get_sample_value("paiju_table_settlements_retried_total") or 0.0
 
 
 @pytest.mark.slow
@@ -133,12 +139,11 @@ async def test_create_game_refusals(harness: Harness) -> None:
 async def test_settlement_retried_until_the_ledger_answers(
         nats_server: str, tmp_path: Path) -> None:
     from services.ledger.main import setup as ledger_setup
-    from services.table import metrics
     from tests.fixtures import free_port, running_service
     from tests.table.conftest import harness_running
 
     port = free_port()
-    before = metrics.SETTLEMENTS_RETRIED._value.get()
+    before = retried()
     (tmp_path / "a").mkdir()
     async with harness_running(nats_server, tmp_path / "a") as h:
         ps = ["rt0", "rt1", "rt2"]
@@ -149,7 +154,7 @@ async def test_settlement_retried_until_the_ledger_answers(
         h.table.ledger = Ledger(f"127.0.0.1:{port}", timeout=1)
         room, gid = await h.create("doudizhu", ps)
         await h.stub.Leave(table_pb2.PlayerRequest(room=room, player=ps[1]))
-        await h.wait(lambda: metrics.SETTLEMENTS_RETRIED._value.get() > before, "a retry")
+        await h.wait(lambda: retried() > before, "a retry")
         assert not [e for e in h.public(room) if e["type"] == "game_finished"]
         (tmp_path / "b").mkdir()
         async with running_service("ledger", ledger_setup, {
@@ -157,7 +162,11 @@ async def test_settlement_retried_until_the_ledger_answers(
                 "database_url": f"sqlite:///{tmp_path / 'b' / 'ledger.db'}"}):
             fin = await h.wait_event(room, "game_finished", timeout=30)
         assert fin["reason"] == "escape" and fin["game_id"] == gid
-        # That ledger had no accounts: it refused; the table went on and told the lobby.
+        # That ledger had no accounts: it refused (unknown_player), so no coin
+        # moved; the table said so in game_finished, went on and told the lobby.
+        assert fin["settlement"] == []
+        assert fin["settlement_error"].startswith("unknown_player:")
+        assert [await h.balance(p) for p in ps] == [1000, 1000, 1000]
         await h.wait(lambda: h.lobby.calls, "GameOver")
         await h.table.ledger.close()
         h.table.ledger = real
