@@ -238,8 +238,68 @@ def dealt_cards(order: Sequence[Card], first: int, seat: int, k: int) -> Hand:
     return Counter(order[(seat - first) % SEATS : min(k, len(order)) : SEATS])
 
 
+#: Every card of one deck, in :func:`~paiju.rules.cards.deck` order.
+_DECK1: list[Card] = deck(1)
+
 #: Every card of one deck, for the fast path of :func:`_cards`.
-_ONE_DECK: frozenset[Card] = frozenset(deck(1))
+_ONE_DECK: frozenset[Card] = frozenset(_DECK1)
+
+#: :func:`card_points` of each card.
+_POINTS: dict[Card, int] = {c: CARD_POINTS.get(c[0], 0) for c in _DECK1}
+
+#: A trump suit's tables (see :func:`_trump_tables`).
+_Tables = tuple[dict[Card, int], dict[Card, str], dict[Card, tuple[int, int]], dict[Card, int]]
+_TABLES: dict[str, _Tables] = {}
+
+
+def _trump_tables(trump: str) -> _Tables:
+    """Per card, computed once per trump suit: :func:`card_power`,
+    :func:`card_class`, :func:`low_key`, and the strength in a trick (a trump
+    above every side card, then the power) as one integer."""
+    tables = _TABLES.get(trump)
+    if tables is None:
+        power = {c: card_power(c, trump) for c in _DECK1}
+        cls = {c: card_class(c, trump) for c in _DECK1}
+        key = {c: low_key(c, trump) for c in _DECK1}
+        strength = {c: power[c] + (100 if cls[c] == TRUMP else 0) for c in _DECK1}
+        tables = _TABLES[trump] = (power, cls, key, strength)
+    return tables
+
+
+def _group_actions(seat: int) -> dict[Card, tuple[Action, ...]]:
+    """``card → (Action(seat, "play", (card,) * n) for n in 1..4)``."""
+    return {c: tuple(Action(seat, "play", (c,) * n) for n in range(1, 5)) for c in _DECK1}
+
+
+#: Actions are immutable: the plays of one, two, three or four identical cards
+#: are made once per seat and shared (``_GROUPS[seat][card][n - 1]``).
+_GROUPS: list[dict[Card, tuple[Action, ...]]] = [_group_actions(s) for s in range(SEATS)]
+#: The single plays, ``_SINGLES[seat][card]``.
+_SINGLES: list[dict[Card, Action]] = [{c: g[0] for c, g in gs.items()} for gs in _GROUPS]
+#: The leads of a card held ``k`` times (k <= 4): ``_LEADS[seat][card][k]``.
+_LEADS: list[dict[Card, tuple[tuple[Action, ...], ...]]] = [
+    {c: tuple(g[:k] for k in range(5)) for c, g in gs.items()} for gs in _GROUPS
+]
+#: Other plays made so far, per seat (cleared when it grows past
+#: ``_PLAY_CACHE_SIZE``).
+_PLAY_CACHE: list[dict[tuple[Card, ...], Action]] = [{} for _ in range(SEATS)]
+_PLAY_CACHE_SIZE = 20_000
+
+
+def _play_actions(seat: int, plays: Iterable[tuple[Card, ...]]) -> list[Action]:
+    """``[Action(seat, "play", t) for t in plays]``, reusing equal actions."""
+    cache = _PLAY_CACHE[seat]
+    get = cache.get
+    out: list[Action] = []
+    for t in plays:
+        a = get(t)
+        if a is None:
+            a = Action(seat, "play", t)
+            if len(cache) >= _PLAY_CACHE_SIZE:
+                cache.clear()
+            cache[t] = a
+        out.append(a)
+    return out
 
 
 def _cards(items: object) -> list[Card]:
@@ -281,7 +341,7 @@ class Shengji(Game):
         self.first = first
         self.order: list[Card] | None = order
         self.dealt: list[Hand] = [Counter(h) for h in hands]
-        self.hands: list[Hand] = [Counter(h) for h in hands]
+        self.hands = [Counter(h) for h in hands]
         self.kitty: list[Card] = list(bottom)
         self.buried: list[Card] = []
         self._phase = "declaring"
@@ -294,6 +354,7 @@ class Shengji(Game):
         self.power: dict[Card, int] = {}
         self.cls: dict[Card, str] = {}
         self.key: dict[Card, tuple[int, int]] = {}
+        self._strength: dict[Card, int] = {}  # shared by games of the same trump: read only
         self.leader = 0
         self.trick: list[tuple[int, tuple[Card, ...]]] = []
         self.best = 0  # index in self.trick of the play winning so far
@@ -302,9 +363,38 @@ class Shengji(Game):
         self.last_winner: int | None = None
         self.captured = [0] * SEATS
         self.kitty_multiplier = 0
+
+    @property
+    def hands(self) -> list[Hand]:
+        """Each seat's hand, a multiset. What is derived from the hands (sorted
+        lists, the cards of each class) is kept in step by the plays; assigning
+        ``hands`` drops it, to be made again."""
+        return self._hands
+
+    @hands.setter
+    def hands(self, hands: list[Hand]) -> None:
+        self._hands = hands
         # each seat's hand in :meth:`_sorted` order, kept in step with its plays
         # (None: to be sorted again, after the trump or the hand changed)
         self._hand_lists: list[list[Card] | None] = [None] * SEATS
+        # in play: each seat's cards by class (card_class), kept in step with
+        # its plays (None: to be made again from the hand)
+        self._by_class: list[dict[str, dict[Card, int]] | None] = [None] * SEATS
+
+    def _classes(self, seat: int) -> dict[str, dict[Card, int]]:
+        """``seat``'s hand split by :func:`card_class`: class → card → count."""
+        split = self._by_class[seat]
+        if split is None:
+            split = {}
+            cls = self.cls
+            for c, k in self._hands[seat].items():
+                part = split.get(cls[c])
+                if part is None:
+                    split[cls[c]] = {c: k}
+                else:
+                    part[c] = k
+            self._by_class[seat] = split
+        return split
 
     # -- construction ---------------------------------------------------------------
 
@@ -495,6 +585,7 @@ class Shengji(Game):
         dealer = self.dealer
         self.hands[dealer].update(self.kitty)
         self._hand_lists[dealer] = None
+        self._by_class[dealer] = None
         self._phase = "burying"
         return [
             Event("declaring_closed", {"trump": self.trump, "leader": dealer, "dealer": dealer}),
@@ -505,10 +596,9 @@ class Shengji(Game):
 
     def _fix_trump(self, trump: str) -> None:
         self._hand_lists = [None] * SEATS  # the order changes with the trump
-        for c in deck(1):
-            self.power[c] = card_power(c, trump)
-            self.cls[c] = card_class(c, trump)
-            self.key[c] = low_key(c, trump)
+        self._by_class = [None] * SEATS  # and the classes
+        power, cls, key, self._strength = _trump_tables(trump)
+        self.power, self.cls, self.key = dict(power), dict(cls), dict(key)
 
     # -- burying ------------------------------------------------------------------------
 
@@ -521,6 +611,7 @@ class Shengji(Game):
             raise RulesError("cards_not_in_hand", "the dealer does not hold these cards")
         remove(hand, a.cards)
         self._hand_lists[self.dealer] = None
+        self._by_class[self.dealer] = None
         self.buried = self._sorted(a.cards)
         self._phase = "play"
         self.leader = self.dealer
@@ -552,12 +643,14 @@ class Shengji(Game):
     # -- play ---------------------------------------------------------------------------
 
     def _suit_items(self, seat: int, led: str) -> list[tuple[Card, int]]:
-        cls = self.cls
-        return sorted((c, n) for c, n in self.hands[seat].items() if cls[c] == led)
+        """``seat``'s ``(card, count)`` of class ``led``, sorted."""
+        suit = self._classes(seat).get(led)
+        return sorted(suit.items()) if suit else []
 
     def _check_play(self, seat: int, cards: tuple[Card, ...]) -> None:
-        hand = self.hands[seat]
-        if not self.trick:
+        hand = self._hands[seat]
+        trick = self.trick
+        if not trick:
             if group_size(cards) is None:
                 raise RulesError(
                     "invalid_combination", "lead a single, pair, triple or quad of identical cards"
@@ -565,73 +658,103 @@ class Shengji(Game):
             if hand[cards[0]] < len(cards):  # identical cards (group_size)
                 raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
             return
-        lead = self.trick[0][1]
+        lead = trick[0][1]
         n = len(lead)
         if len(cards) != n:
             raise RulesError("wrong_count", f"follow with {n} card(s)")
-        if not (hand[cards[0]] >= 1 if n == 1 else holds(hand, cards)):
-            raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
         cls = self.cls
+        if n == 1:
+            card = cards[0]
+            if hand[card] < 1:
+                raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
+            led = cls[lead[0]]
+            # off the led class while holding some of it
+            if cls[card] != led and self._classes(seat).get(led):
+                raise RulesError(
+                    "must_follow_suit", "play as many cards of the led suit as you can"
+                )
+            return
+        if not holds(hand, cards):
+            raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
         led = cls[lead[0]]
-        suit = [(c, k) for c, k in hand.items() if cls[c] == led]
-        m = sum(k for _, k in suit)
+        suit = self._classes(seat).get(led) or {}
+        m = sum(suit.values())
         need = min(m, n)
         fs = [c for c in cards if cls[c] == led]
         if len(fs) != need:
             raise RulesError("must_follow_suit", "play as many cards of the led suit as you can")
-        if need >= 2 and partition(fs) < required_pattern((k for _, k in suit), n, need):
+        if need >= 2 and partition(fs) < required_pattern(suit.values(), n, need):
             raise RulesError("must_follow_shape", "follow the lead's shape as the seed orders")
 
     def _play(self, a: Action) -> list[Event]:
-        assert a.seat is not None
         seat = a.seat
-        if seat != (self.leader + len(self.trick)) % SEATS:
+        assert seat is not None
+        trick = self.trick
+        if seat != (self.leader + len(trick)) % SEATS:
             raise RulesError("not_your_turn", f"seat {seat} is not to play")
-        self._check_play(seat, a.cards)
         cards = a.cards
-        remove(self.hands[seat], cards)
+        self._check_play(seat, cards)
+        # the hand, its sorted list and its classes, in step (cards.remove)
+        hand = self._hands[seat]
         listed = self._hand_lists[seat]
-        if listed is not None:
-            for c in cards:
+        split = self._by_class[seat]
+        cls = self.cls
+        for c in cards:
+            k = hand[c] - 1
+            if k:
+                hand[c] = k
+            else:
+                del hand[c]
+            if listed is not None:
                 listed.remove(c)
-        if self.trick:
-            lead = self.trick[0][1]
+            if split is not None:
+                part = split[cls[c]]
+                k = part[c] - 1
+                if k:
+                    part[c] = k
+                else:
+                    del part[c]
+        if trick:
+            lead = trick[0][1]
             size = len(lead)
-            if group_size(cards) == size and self._beats(cards[0], self.trick[self.best][1][0],
-                                                          self.cls[lead[0]]):
-                self.best = len(self.trick)
-            combo = SHAPE_NAMES[size] if group_size(cards) == size else "follow"
+            if group_size(cards) == size:
+                combo = SHAPE_NAMES[size]
+                if self._beats(cards[0], trick[self.best][1][0], cls[lead[0]]):
+                    self.best = len(trick)
+            else:
+                combo = "follow"
         else:
             self.best = 0
             combo = SHAPE_NAMES[len(cards)]
-        self.trick.append((seat, cards))
+        trick.append((seat, cards))
         events = [
             Event("played", {"seat": seat, "cards": list(cards), "combination": combo,
                              "trick": self.trick_no}),
             Event("hand", {"cards": self._hand_sorted(seat)}, to=seat),
         ]
-        if len(self.trick) == SEATS:
+        if len(trick) == SEATS:
             events.extend(self._finish_trick())
         return events
 
     def _beats(self, card: Card, best: Card, led: str) -> bool:
         """A group led by ``card`` (exact lead shape) beats the standing ``best``."""
-        c_cls, b_cls = self.cls[card], self.cls[best]
+        c_cls = self.cls[card]
         if c_cls != led and c_cls != TRUMP:
             return False
-        c_key = (c_cls == TRUMP, self.power[card])
-        b_key = (b_cls == TRUMP, self.power[best])
-        return c_key > b_key  # equal cards: the first played wins (rulings.md)
+        strength = self._strength  # (is a trump, power) as one number
+        return strength[card] > strength[best]  # equal cards: the first played wins
 
     def _finish_trick(self) -> list[Event]:
-        winner, win_cards = self.trick[self.best]
-        pts = sum(card_points(c) for _, c in self.trick)
+        trick = self.trick
+        winner, win_cards = trick[self.best]
+        points = _POINTS
+        pts = sum(points[c] for _, cs in trick for c in cs)
         self.captured[winner] += pts
-        self.last_trick = self.trick
+        self.last_trick = trick
         self.last_winner = winner
         self.trick = []
         events = [Event("trick_won", {"seat": winner, "points": pts, "next_leader": winner})]
-        if not self.hands[winner]:  # all hands are empty together: the last trick
+        if not self._hands[winner]:  # all hands are empty together: the last trick
             if winner in self.defenders():
                 self.kitty_multiplier = 2 * len(win_cards)  # seed 抠底: ×2/×4/×6/×8
                 bonus = card_points(self.buried) * self.kitty_multiplier
@@ -645,11 +768,16 @@ class Shengji(Game):
         return events
 
     def _lead_options(self, seat: int) -> list[Action]:
-        out: list[Action] = []
-        for c, k in sorted(self.hands[seat].items()):
-            for n in range(1, min(k, 4) + 1):
-                out.append(Action(seat, "play", (c,) * n))
-        return out
+        hand = self._hands[seat]
+        leads = _LEADS[seat]
+        try:
+            return [a for c in sorted(hand) for a in leads[c][hand[c]]]
+        except (KeyError, IndexError):  # more than 4 copies (hands typed by tests)
+            out: list[Action] = []
+            for c, k in sorted(hand.items()):
+                for n in range(1, min(k, 4) + 1):
+                    out.append(Action(seat, "play", (c,) * n))
+            return out
 
     def follow_options(self, seat: int) -> list[tuple[Card, ...]]:
         """Every distinct legal follow of ``seat`` to the current trick, each a
@@ -659,8 +787,9 @@ class Shengji(Game):
         rest. At most C(d + 3, 4) results for d distinct other cards (see docs).
         """
         lead = self.trick[0][1]
-        n = len(lead)
-        led = self.cls[lead[0]]
+        return self._follows(seat, len(lead), self.cls[lead[0]])
+
+    def _follows(self, seat: int, n: int, led: str) -> list[tuple[Card, ...]]:
         suit = self._suit_items(seat, led)
         m = sum(k for _, k in suit)
         if m >= n:
@@ -674,20 +803,38 @@ class Shengji(Game):
             return shaped_combinations(suit, n, req)
         base = tuple(c for c, k in suit for _ in range(k))
         cls = self.cls
-        rest = sorted((c, k) for c, k in self.hands[seat].items() if cls[c] != led)
+        rest = sorted((c, k) for c, k in self._hands[seat].items() if cls[c] != led)
         if not base:
             return multiset_combinations(rest, n)
         return [tuple(sorted(base + t)) for t in multiset_combinations(rest, n - m)]
+
+    def _follow_actions(self, seat: int) -> list[Action]:
+        """:meth:`follow_options` as actions."""
+        lead = self.trick[0][1]
+        n = len(lead)
+        led = self.cls[lead[0]]
+        if n == 1:  # a card of the led class, or any card without one
+            suit = self._classes(seat).get(led)
+            singles = _SINGLES[seat]
+            try:
+                return [singles[c] for c in sorted(suit or self._hands[seat])]
+            except KeyError:  # not a card of the deck (hands typed by tests)
+                pass
+        return _play_actions(seat, self._follows(seat, n, led))
 
     # -- the engine interface ----------------------------------------------------------
 
     def _apply(self, action: Action) -> list[Event]:
         t = action.type
+        if t == "play":
+            if self._phase != "play":
+                raise RulesError("wrong_phase", "not the time to play")
+            return self._play(action)
         if t == "end_declare":
             if self._phase != "declaring":
                 raise RulesError("wrong_phase", "the declaring window is closed")
             return self._end_declare()
-        if t not in ("declare", "bury", "play"):
+        if t not in ("declare", "bury"):
             raise RulesError("unknown_action", f"shengji has no action {t!r}")
         seat = action.seat
         assert seat is not None
@@ -695,32 +842,31 @@ class Shengji(Game):
             if self._phase != "declaring":
                 raise RulesError("wrong_phase", "declaring is over")
             return self._declare(action)
-        if t == "bury":
-            if self._phase != "burying":
-                raise RulesError("wrong_phase", "not the time to bury")
-            if seat != self.dealer:
-                raise RulesError("not_your_turn", "the dealer buries")
-            return self._bury(action)
-        if self._phase != "play":
-            raise RulesError("wrong_phase", "not the time to play")
-        return self._play(action)
+        if self._phase != "burying":
+            raise RulesError("wrong_phase", "not the time to bury")
+        if seat != self.dealer:
+            raise RulesError("not_your_turn", "the dealer buries")
+        return self._bury(action)
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now. Declaring: :meth:`declare_options`
         (whole hand). Burying: a bounded family of buries (see docs; any
         kitty-size multiset of the hand is accepted). Play: every distinct
         legal card multiset as a sorted tuple."""
-        if self.finished:
+        if self.escaped is not None:
             return []
-        if self._phase == "declaring":
+        phase = self._phase
+        if phase == "play":
+            if seat != (self.leader + len(self.trick)) % SEATS:
+                return []
+            if not self.trick:
+                return self._lead_options(seat)
+            return self._follow_actions(seat)
+        if phase == "declaring":
             return self.declare_options(seat)
-        if seat not in self._to_act():
-            return []
-        if self._phase == "burying":
+        if phase == "burying" and seat == self.dealer:
             return self._bury_options()
-        if not self.trick:
-            return self._lead_options(seat)
-        return [Action(seat, "play", t) for t in self.follow_options(seat)]
+        return []
 
     def default_action(self, seat: int) -> Action:
         """What a timeout applies (rulings.md "Shared", "Settlement"): bury the
@@ -733,25 +879,24 @@ class Shengji(Game):
         if self._phase == "burying":
             return Action(seat, "bury", self.default_bury())
         assert self.trump is not None
-        trump = self.trump
+        key = self.key.__getitem__
         if not self.trick:
-            low = min(self.hands[seat], key=lambda c: low_key(c, trump))
-            return Action(seat, "play", (low,))
+            return Action(seat, "play", (min(self._hands[seat], key=key),))
         lead = self.trick[0][1]
         n = len(lead)
         led = self.cls[lead[0]]
         suit = self._suit_items(seat, led)
         m = sum(k for _, k in suit)
         if m >= n:
-            options = self.follow_options(seat)
+            options = self._follows(seat, n, led)
         else:
-            rest = sorted((c for c in self.hands[seat].elements() if self.cls[c] != led),
-                          key=lambda c: low_key(c, trump))
+            rest = sorted((c for c in self._hands[seat].elements() if self.cls[c] != led),
+                          key=key)
             base = tuple(c for c, k in suit for _ in range(k))
             options = [tuple(sorted(base + tuple(rest[: n - m])))]
 
         def weight(t: tuple[Card, ...]) -> list[tuple[int, int]]:
-            return sorted((low_key(c, trump) for c in t), reverse=True)
+            return sorted(map(key, t), reverse=True)
 
         return Action(seat, "play", min(options, key=weight))
 
