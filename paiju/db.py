@@ -16,6 +16,7 @@ from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import Connection, MetaData, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from paiju.health import Health
@@ -37,6 +38,26 @@ def _make_sqlite_folder(url: str) -> None:
     u = make_url(url)
     if u.drivername.startswith("sqlite") and u.database and u.database != ":memory:":
         Path(u.database).parent.mkdir(parents=True, exist_ok=True)
+
+
+#: PostgreSQL's serialization failure and deadlock: the transaction may be retried.
+RETRYABLE_SQLSTATES = frozenset({"40001", "40P01"})
+
+
+def retryable(e: DBAPIError) -> bool:
+    """True where a failed transaction may simply be run again: a PostgreSQL
+    serialization failure or deadlock, a dropped connection, a busy SQLite
+    file. Never for an integrity error (a unique key: the answer is final)."""
+    if isinstance(e, IntegrityError):
+        return False
+    if e.connection_invalidated:
+        return True
+    for err in (e.orig, getattr(e.orig, "__cause__", None)):
+        code = getattr(err, "sqlstate", None) or getattr(err, "pgcode", None)
+        if code in RETRYABLE_SQLSTATES:
+            return True
+    text_ = str(e.orig).lower()
+    return "database is locked" in text_ or "database is busy" in text_
 
 
 def make_engine(url: str, pool_size: int = 10) -> AsyncEngine:

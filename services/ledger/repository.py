@@ -48,6 +48,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from paiju import subjects
+from paiju.db import retryable
 from services.ledger import settlement as rules
 from services.ledger.errors import (
     ALREADY_EXISTS,
@@ -72,7 +73,6 @@ T = TypeVar("T")
 
 BALANCE_CHANGED = "balance_changed"
 MAX_HISTORY = 500
-_RETRYABLE_SQLSTATES = {"40001", "40P01"}
 #: Transaction kind → the refusal of a repeated key with other content.
 _CONFLICTS = {"grant": ("grant_id_conflict", "grant {} was made with other content"),
               "settle": ("game_id_conflict", "game {} was settled with other content"),
@@ -167,19 +167,6 @@ def content_hash(content: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _retryable(e: DBAPIError) -> bool:
-    if isinstance(e, IntegrityError):
-        return False
-    if e.connection_invalidated:
-        return True
-    for err in (e.orig, getattr(e.orig, "__cause__", None)):
-        code = getattr(err, "sqlstate", None) or getattr(err, "pgcode", None)
-        if code in _RETRYABLE_SQLSTATES:
-            return True
-    text = str(e.orig).lower()
-    return "database is locked" in text or "database is busy" in text
-
-
 def _sqlite_transactions(engine: AsyncEngine) -> None:
     """Let the ledger, not the driver, begin SQLite transactions: ``BEGIN
     IMMEDIATE`` for writers (execution option ``ledger_write``), ``BEGIN``
@@ -254,7 +241,7 @@ class Ledger:
                 async with self._write() as conn:
                     result = await work(conn)
             except DBAPIError as e:
-                if not _retryable(e) or attempt == self.max_attempts - 1:
+                if not retryable(e) or attempt == self.max_attempts - 1:
                     raise
                 RETRIES.labels(operation).inc()
                 await asyncio.sleep(random.uniform(0, min(0.2, 0.002 * 2 ** attempt)))

@@ -40,6 +40,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from paiju.db import retryable
 from services.lobby import errors as E
 from services.lobby.domain import STATES, Room, Seat
 from services.lobby.rooms import RoomsConfig
@@ -211,7 +212,7 @@ class Store:
             raise E.LobbyError(E.ALREADY_SEATED,
                                "the player already sits in another room") from e
         except DBAPIError as e:
-            if _retryable(e):
+            if retryable(e):
                 raise Conflict(old.room) from e
             raise
         return Room(**{**new.__dict__, "version": version})
@@ -277,10 +278,3 @@ class Store:
             seated = (await conn.execute(select(func.count()).select_from(seats_table)
                                          .where(seats_table.c.room.in_(ids)))).scalar()
         return by_state, int(seated or 0)
-
-
-def _retryable(error: DBAPIError) -> bool:
-    """A serialization failure or deadlock (PostgreSQL 40001 / 40P01): retry."""
-    code = getattr(getattr(error, "orig", None), "sqlstate", None) or getattr(
-        getattr(error, "orig", None), "pgcode", None)
-    return code in ("40001", "40P01")
