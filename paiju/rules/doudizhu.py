@@ -59,10 +59,62 @@ _KICKERS = {
     dc.AIRPLANE_PAIRS: "pairs", dc.FOUR_TWO_PAIRS: "pairs",
 }
 _EMPTY_PRE: list[tuple[str, ...]] = [()]
+
+
+def _prefix_table() -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+    """Every sorted tuple of cards of one rank -> its prefix list ``[(), t[:1], ..., t]``
+    (``pre[r]`` of a hand; shared, never mutated)."""
+    table: dict[tuple[str, ...], list[tuple[str, ...]]] = {(): _EMPTY_PRE}
+    by_rank: dict[int, list[str]] = {}
+    for card in dc.sort_cards(deck(1)):
+        by_rank.setdefault(dc.CARD_RANK[card], []).append(card)
+    for cards in by_rank.values():
+        for mask in range(1, 1 << len(cards)):
+            t = tuple(c for i, c in enumerate(cards) if mask >> i & 1)
+            table[t] = [t[:k] for k in range(len(t) + 1)]
+    return table
+
+
+#: Sorted cards of one rank -> prefix list (see :func:`_prefix_table`).
+_PREFIXES = _prefix_table()
 _BID_TYPES = frozenset({"call", "no_call"})
 _ROB_TYPES = frozenset({"rob", "no_rob"})
 _PLAY_TYPES = frozenset({"play", "pass"})
 _KNOWN_TYPES = _BID_TYPES | _ROB_TYPES | _PLAY_TYPES
+_new: Any = object.__new__
+_set_a_seat: Any = vars(Action)["seat"].__set__
+_set_a_type: Any = vars(Action)["type"].__set__
+_set_a_cards: Any = vars(Action)["cards"].__set__
+_set_a_dealt: Any = vars(Action)["dealt"].__set__
+_set_e_type: Any = vars(Event)["type"].__set__
+_set_e_data: Any = vars(Event)["data"].__set__
+_set_e_to: Any = vars(Event)["to"].__set__
+
+
+def _play_actions(out: list[Action], seat: int, plays: list[tuple[str, ...]]) -> list[Action]:
+    """Append ``Action(seat, "play", cards)`` for each of ``plays`` to ``out``, built
+    without the frozen dataclass's ``__init__`` (the same objects, faster: a lead
+    lists a dozen or more); returns ``out``."""
+    new, set_seat, set_type, set_cards, set_dealt = (
+        _new, _set_a_seat, _set_a_type, _set_a_cards, _set_a_dealt)
+    append = out.append
+    for cards in plays:
+        a = new(Action)
+        set_seat(a, seat)
+        set_type(a, "play")
+        set_cards(a, cards)
+        set_dealt(a, None)
+        append(a)
+    return out
+
+
+def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
+    """``Event(typ, data, to)``, built as :func:`_play_actions` builds actions."""
+    e: Event = _new(Event)
+    _set_e_type(e, typ)
+    _set_e_data(e, data)
+    _set_e_to(e, to)
+    return e
 
 
 def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
@@ -143,6 +195,8 @@ class Doudizhu(Game):
 
     @staticmethod
     def _parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
+        if type(options) is dict and not options:  # the defaults are valid
+            return dict(DEFAULT_OPTIONS)
         if not isinstance(options, Mapping):
             raise RulesError("bad_options", "options must be an object")
         unknown = set(options) - set(DEFAULT_OPTIONS) - set(_ROOM_OPTIONS)
@@ -218,10 +272,11 @@ class Doudizhu(Game):
         hand = sorted([*self._hands[seat], *cards], key=dc.CARD_KEY.__getitem__)
         counts = [0] * dc.NRANKS
         pre = [_EMPTY_PRE] * dc.NRANKS
+        prefixes = _PREFIXES
         for r, grp in groupby(hand, key=dc.CARD_RANK.__getitem__):
             t = tuple(grp)
             counts[r] = len(t)
-            pre[r] = [(), t[:1], t[:2], t[:3], t[:4]][: len(t) + 1]
+            pre[r] = prefixes[t]
         self._hands[seat] = hand
         self._held[seat] = set(hand)
         self._counts[seat] = counts
@@ -282,28 +337,20 @@ class Doudizhu(Game):
             return []
         if self._phase == "play":
             counts, pre = self._counts[seat], self._pre[seat]
-            act = Action
             standing = self._standing
             if standing is None:
                 plays = dc.lead_plays(counts, pre, self.jokers_as_wings, self.pair_as_two_singles)
-                return [act(seat, "play", p) for p in plays]
-            out = [_PASS[seat]]
+                return _play_actions([], seat, plays)
             k = _GROUP_SIZE.get(standing[0])
             if k:  # single, pair, trio: the common case, in one pass
-                out += [
-                    act(seat, "play", pre[r][k])
-                    for r in range(standing[2] + 1, dc.NRANKS) if counts[r] >= k
-                ]
+                plays = [pre[r][k] for r in range(standing[2] + 1, dc.NRANKS) if counts[r] >= k]
                 if 4 in counts or (counts[dc.SJ_RANK] and counts[dc.BJ_RANK]):
-                    bombs: list[tuple[str, ...]] = []
-                    dc.add_bombs(bombs, counts, pre)
-                    out += [act(seat, "play", p) for p in bombs]
-                return out
-            plays = dc.follow_plays(
-                counts, pre, standing, self.jokers_as_wings, self.pair_as_two_singles
-            )
-            out += [act(seat, "play", p) for p in plays]
-            return out
+                    dc.add_bombs(plays, counts, pre)
+            else:
+                plays = dc.follow_plays(
+                    counts, pre, standing, self.jokers_as_wings, self.pair_as_two_singles
+                )
+            return _play_actions([_PASS[seat]], seat, plays)
         phase = self._phase
         if phase == "bidding":
             return [_CALLS[seat], _NO_CALLS[seat]]
@@ -492,16 +539,17 @@ class Doudizhu(Game):
         for card in played:
             hand.remove(card)
         held.difference_update(played)
+        prefixes = _PREFIXES
         if n == 1:
             t = pre[main][-1]
             t = t[1:] if t[0] == played[0] else tuple([x for x in t if x in held])
-            counts[main] = len(t)
-            pre[main] = [(), t[:1], t[:2], t[:3]][: len(t) + 1]
+            counts[main] -= 1
+            pre[main] = prefixes[t]
         else:
             for rr in dict.fromkeys(map(dc.CARD_RANK.__getitem__, played)):
                 t = tuple([x for x in pre[rr][-1] if x in held])
                 counts[rr] = len(t)
-                pre[rr] = [(), t[:1], t[:2], t[:3], t[:4]][: len(t) + 1]
+                pre[rr] = prefixes[t]
         self._sizes[seat] -= n
         self._standing = (kind, n, main)
         self._standing_seat = seat
@@ -519,10 +567,7 @@ class Doudizhu(Game):
         kickers = _KICKERS.get(kind)
         if kickers:
             data["kickers"] = kickers
-        events = [
-            Event("played", data),
-            Event("hand", {"cards": list(hand)}, to=seat),
-        ]
+        events = [_event("played", data), _event("hand", {"cards": hand[:]}, seat)]
         if self._sizes[seat] == 0:
             self._finish(seat)
         else:
@@ -534,10 +579,10 @@ class Doudizhu(Game):
             raise RulesError("cannot_pass", "the leader of a trick must play")
         self._passes += 1
         self.trick.append((seat, (), ""))
-        events = [Event("passed", {"seat": seat})]
+        events = [_event("passed", {"seat": seat})]
         if self._passes == SEATS - 1:
             leader = self._standing_seat
-            events.append(Event("trick_won", {"seat": leader, "next_leader": leader}))
+            events.append(_event("trick_won", {"seat": leader, "next_leader": leader}))
             self.last_trick = self.trick
             self.trick = []
             self.tricks_done += 1
