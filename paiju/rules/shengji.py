@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any, ClassVar
 
 from paiju.rules.cards import (
@@ -180,24 +181,41 @@ def required_pattern(group_sizes: Iterable[int], lead_size: int, need: int) -> t
     return tuple(out)
 
 
+def _available(items: Sequence[tuple[Card, int]]) -> list[int]:
+    """``out[i]``: how many cards ``items[i:]`` hold (for pruning)."""
+    out = [0] * (len(items) + 1)
+    for i in range(len(items) - 1, -1, -1):
+        out[i] = out[i + 1] + max(items[i][1], 0)
+    return out
+
+
 def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tuple[Card, ...]]:
     """Every distinct sub-multiset of size ``r`` of ``items`` (card, count).
 
-    Each result lists the cards in the order of ``items``. The number of results
-    is at most C(len(items) + r - 1, r).
+    Each result lists the cards in the order of ``items``; the results come
+    in the order of taking as many of the first item as possible first. The
+    number of results is at most C(len(items) + r - 1, r).
     """
+    if r <= 0:
+        return [()] if r == 0 else []
     out: list[tuple[Card, ...]] = []
-    n = len(items)
+    avail = _available(items)
+    if avail[0] < r:
+        return out
 
     def rec(i: int, left: int, acc: tuple[Card, ...]) -> None:
-        if left == 0:
-            out.append(acc)
-            return
-        if i == n:
+        # 1 <= left <= avail[i]
+        if left == 1:
+            out.extend([(*acc, c) for c, k in items[i:] if k > 0])
             return
         card, count = items[i]
+        after = avail[i + 1]
         for take in range(min(count, left), -1, -1):
-            rec(i + 1, left - take, acc + (card,) * take)
+            rest = left - take
+            if rest == 0:
+                out.append(acc + (card,) * take)
+            elif after >= rest:
+                rec(i + 1, rest, acc + (card,) * take)
 
     rec(0, r, ())
     return out
@@ -209,20 +227,30 @@ def shaped_combinations(
     """The :func:`multiset_combinations` of size ``r`` whose :func:`partition`
     is lexicographically >= ``req`` (the follow-shape filter, computed during
     the enumeration)."""
+    if r <= 0:
+        return [()] if r == 0 and req <= () else []
     out: list[tuple[Card, ...]] = []
-    n = len(items)
+    avail = _available(items)
+    if avail[0] < r:
+        return out
 
     def rec(i: int, left: int, acc: tuple[Card, ...], parts: tuple[int, ...]) -> None:
-        if left == 0:
-            if tuple(sorted(parts, reverse=True)) >= req:
-                out.append(acc)
-            return
-        if i == n:
+        # 1 <= left <= avail[i]
+        if left == 1:
+            if tuple(sorted((*parts, 1), reverse=True)) >= req:
+                out.extend([(*acc, c) for c, k in items[i:] if k > 0])
             return
         card, count = items[i]
+        after = avail[i + 1]
         for take in range(min(count, left), 0, -1):
-            rec(i + 1, left - take, acc + (card,) * take, (*parts, take))
-        rec(i + 1, left, acc, parts)
+            rest = left - take
+            if rest == 0:
+                if tuple(sorted((*parts, take), reverse=True)) >= req:
+                    out.append(acc + (card,) * take)
+            elif after >= rest:
+                rec(i + 1, rest, acc + (card,) * take, (*parts, take))
+        if after >= left:
+            rec(i + 1, left, acc, parts)
 
     rec(0, r, (), ())
     return out
@@ -302,12 +330,29 @@ def _play_actions(seat: int, plays: Iterable[tuple[Card, ...]]) -> list[Action]:
     return out
 
 
+_STR: frozenset[type] = frozenset({str})
+
+
 def _cards(items: object) -> list[Card]:
     """:func:`~paiju.rules.cards.parse_cards`, with a fast path for a list that
     holds canonical cards only (every deal of :meth:`Shengji.random_deal`)."""
-    if type(items) is list and all(type(c) is str and c in _ONE_DECK for c in items):
-        return list(items)
+    if type(items) is list:
+        try:
+            if _ONE_DECK.issuperset(items) and set(map(type, items)) <= _STR:
+                return list(items)
+        except TypeError:  # an unhashable item: not a card
+            pass
     return parse_cards(items)
+
+
+#: decks → the multiset of their cards.
+_DECK_COUNTS: dict[int, Counter[Card]] = {d: Counter(deck(d)) for d in SIZES}
+
+
+def _same(a: Counter[Card], b: Counter[Card]) -> bool:
+    """``a == b`` for multisets built by counting (no zero counts): the plain
+    dict comparison, faster than ``Counter.__eq__``."""
+    return dict.__eq__(a, b) is True
 
 
 def _bad_options(msg: str) -> RulesError:
@@ -337,11 +382,11 @@ class Shengji(Game):
         self.decks, self.option_dealer, self.escape_pts = self._parse_options(options)
         self.turn_seconds = options.get("turn_seconds", 20)
         self.hand_size, self.kitty_size = SIZES[self.decks]
-        hands, bottom, first, order = self._parse_deal(deal)
+        held, bottom, first, order = self._parse_deal(deal)
         self.first = first
         self.order: list[Card] | None = order
-        self.dealt: list[Hand] = [Counter(h) for h in hands]
-        self.hands = [Counter(h) for h in hands]
+        self.dealt: list[Hand] = held
+        self.hands = [Counter(h) for h in held]
         self.kitty: list[Card] = list(bottom)
         self.buried: list[Card] = []
         self._phase = "declaring"
@@ -419,7 +464,8 @@ class Shengji(Game):
 
     def _parse_deal(
         self, deal: Mapping[str, Any]
-    ) -> tuple[list[list[Card]], list[Card], int, list[Card] | None]:
+    ) -> tuple[list[Hand], list[Card], int, list[Card] | None]:
+        """``(hands as multisets, bottom, first, order)``; raises ``bad_deal``."""
         try:
             raw_hands = deal["hands"]
             if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
@@ -441,14 +487,16 @@ class Shengji(Game):
                 "bad_deal",
                 f"{self.decks} deck(s): hands of {self.hand_size}, a kitty of {self.kitty_size}",
             )
-        check_deal(hands, bottom, deck(self.decks))
+        if not _same(Counter(chain(bottom, *hands)), _DECK_COUNTS[self.decks]):
+            check_deal(hands, bottom, deck(self.decks))  # raises, naming the difference
+        held = [Counter(h) for h in hands]
         if order is not None:
             if len(order) != SEATS * self.hand_size:
                 raise RulesError("bad_deal", "deal.order lists the hand cards, kitty excluded")
             for s in range(SEATS):
-                if dealt_cards(order, first, s, len(order)) != Counter(hands[s]):
+                if not _same(dealt_cards(order, first, s, len(order)), held[s]):
                     raise RulesError("bad_deal", f"deal.order does not deal seat {s}'s hand")
-        return hands, bottom, first, order
+        return held, bottom, first, order
 
     @classmethod
     def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
