@@ -55,9 +55,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from paiju.bots import SEATS  # noqa: E402  (after the path set-up above)
+
 #: The game of each table, cyclically: 3 + 4 + 4 + 5 = 16 seats per 4 tables.
 MIX = ("doudizhu", "hunzhan", "shengji", "daa")
-SEATS = {"doudizhu": 3, "hunzhan": 4, "shengji": 4, "daa": 5}
 ROOMS_PER_SERVER = 6
 GOAL_P99_MS = 100.0
 GOAL_TABLES = 500

@@ -41,6 +41,10 @@ SEATS = {game: load(game).seats for game in ENGINES}
 GAMES = tuple(SEATS)
 
 
+#: Refusals that a moment later may go through (the bot tries again).
+TRANSIENT = frozenset({"unavailable", "rate_limited", "busy"})
+
+
 class BotError(Exception):
     """A reply with ``ok: false`` (``code`` is its error code)."""
 
@@ -225,6 +229,12 @@ class Bot:
                 self.stats.errors[type(e).__name__] += 1
                 self.stats.reconnects += 1
                 await asyncio.sleep(0.5)
+            except BotError as e:
+                if e.code not in TRANSIENT:
+                    raise
+                # A service was busy (sign-in or sitting under load): start again.
+                await self.client.close()
+                await asyncio.sleep(0.5 + self.rng.random())
         await self.client.close()
 
     async def _session(self) -> None:

@@ -18,7 +18,8 @@ def room(r: lobby_pb2.Room) -> dict[str, Any]:
         "seats": [{"seat": s.seat, "player": s.player, "name": s.name, "coins": s.coins,
                    "ready": s.ready} for s in r.seats],
         "game_id": r.game_id, "table_instance": r.table_instance, "version": r.version,
-        "size": r.size, "ready_deadline_ms": r.ready_deadline_ms,
+        "size": r.size, "ready_deadline": r.ready_deadline_ms or None,
+        "ready_deadline_ms": r.ready_deadline_ms,
     }
 
 
