@@ -14,7 +14,9 @@ paths the first tests never took.
 - A gap in an event ``seq``: the page drops one public event (a bot's play)
   and, later, one private event (its own hand) as if they were lost; the next
   event shows the gap, the page asks ``view`` and the hand, the hand counts and
-  the trick are drawn again as the server's view has them.
+  the trick are drawn again as the server's view has them. Then the socket
+  closes at the player's turn: after signing in again the page draws the
+  server's view likewise; the game goes on to the settlement table.
 
 Screenshots (artifacts/web/): shengji_bury.png, shengji_game.png,
 shengji_settlement.png, daa_game.png, daa_settlement.png, gap_redrawn.png.
@@ -141,9 +143,7 @@ async def test_shengji_dealer_buries(platform: Platform, browser: Any,
     bots = start_bots(platform, "shengji", room, [1, 2, 3], think=QUICK, declare_p=0)
     try:
         await press_start(page, 3)
-        t0 = time.monotonic()
         deals = await declare_until_dealer(page)
-        print(f"dealer after {deals} deal(s), {time.monotonic() - t0:.1f} s")
         assert deals >= 1
         # The bury step: the hand holds the kitty, the 扣底 button waits for six cards.
         await page.wait_for_function(
@@ -185,9 +185,7 @@ async def test_shengji_dealer_buries(platform: Platform, browser: Any,
             "#side .kit .card", "els => els.map((e) => e.dataset.card)")
         assert sorted(side_kitty) == buried, "the side panel shows what was buried"
 
-        t0 = time.monotonic()
         done = await play_to_settlement(page, artifacts, "shengji", limit=80)
-        print(f"played {done.turns} turns in {time.monotonic() - t0:.1f} s")
         assert done.turns >= 2 and done.illegal_checked
         await check_settlement(page, artifacts, "shengji", me, 4)
         game_id = await page.evaluate("() => window.paiju.S.result.game_id")
@@ -229,9 +227,7 @@ async def test_daa_full_game(platform: Platform, browser: Any, artifacts: Path) 
     bots = start_bots(platform, "daa", room, [1, 2, 3, 4], think=QUICK)
     try:
         await press_start(page, 4)
-        t0 = time.monotonic()
         done = await play_to_settlement(page, artifacts, "daa", limit=80)
-        print(f"daa: {done} in {time.monotonic() - t0:.1f} s")
         assert done.turns >= 1
         assert done.shots == ["daa_game.png"], done
         rows = await check_settlement(page, artifacts, "daa", me, 5)
@@ -248,7 +244,6 @@ async def test_daa_full_game(platform: Platform, browser: Any, artifacts: Path) 
         assert (0 in revealed) == (done.reveals == 1), (revealed, done)
         for seat in revealed:
             assert f"{names[seat]} 亮明" in log, (seat, log)
-        print(f"daa: revealed by seats {sorted(revealed)}")
         assert not page.errors, page.errors
     finally:
         await stop_bots(bots)
@@ -389,6 +384,16 @@ async def test_event_gap_asks_view_and_redraws(platform: Platform, browser: Any,
             left.remove(c)
         assert sorted(view["hand"]) == sorted(left), "the view's hand lacks what was played"
         await page.screenshot(path=str(artifacts / "gap_redrawn.png"))
+
+        # The socket closes at my turn: the page signs in again, asks ``view``
+        # and draws the same (the game held my turn meanwhile).
+        views = await page.evaluate("() => window.__probe.views")
+        await page.evaluate("() => window.paiju.actions.drop()")
+        await page.wait_for_selector("#conn-state.off", timeout=5000)
+        await page.wait_for_selector("#conn-state.on", timeout=15000)
+        await page.wait_for_function("(n) => window.__probe.views > n", arg=views, timeout=15000)
+        await wait_my_play_turn(page)
+        await assert_drawn_as_view(page)
         # And the game goes on from the redrawn page to its end.
         done = await play_to_settlement(page, artifacts, "gap", limit=60)
         assert done.turns >= 1
