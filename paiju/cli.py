@@ -103,8 +103,13 @@ def bots(
     except ValueError as e:
         raise typer.BadParameter("--think is MIN-MAX seconds, e.g. 0.5-2") from e
     per_table = games if games is not None or duration is not None else 1
-    summary = asyncio.run(run_bots(gateway, chosen, per_table, tables, span, seed, progress,
-                                   duration))
+    try:
+        summary = asyncio.run(run_bots(gateway, chosen, per_table, tables, span, seed,
+                                       progress, duration))
+    except OSError as e:
+        print(f"paiju bots: cannot reach the gateway at {gateway} ({e.strerror or e}); "
+              "is `paiju up` running? (--gateway ws://HOST:PORT/ws)", file=sys.stderr)
+        raise typer.Exit(2) from e
     print(json.dumps(summary, ensure_ascii=False))
     if summary["errors"].get("internal"):
         raise typer.Exit(1)
