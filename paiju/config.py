@@ -16,7 +16,8 @@ PAIJU_LOBBY_ADDR              lobby gRPC address                          127.0.
 PAIJU_TABLE_ADDRS             table instances, comma separated            127.0.0.1:50052
 PAIJU_INSTANCE                this instance's name (table placement)      <service>-<port>
 PAIJU_GATEWAY_PORT            gateway HTTP/WebSocket port                 8080
-PAIJU_TOKEN_SECRET            HMAC key of client tokens (JWT HS256)       dev-secret (dev only)
+PAIJU_TOKEN_SECRET            HMAC keys of client tokens (JWT HS256;      a development-only key
+                              comma separated: the first signs)
 PAIJU_DEV_MODE                development login by name                   false
 PAIJU_GRANT_KEY               key guarding the ledger's Grant RPC         dev-grant-key
 PAIJU_ROOMS_FILE              coin servers and rooms (YAML)               built-in default
@@ -30,6 +31,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+#: The token key when none is configured: for development only (32 bytes, as
+#: HS256 wants); production sets PAIJU_TOKEN_SECRET.
+DEV_TOKEN_SECRET = "paiju-development-only-token-key"
 
 #: Default gRPC and metrics ports per service.
 GRPC_PORTS = {"lobby": 50051, "table": 50052, "ledger": 50053, "gateway": 50054}
@@ -86,7 +91,7 @@ class Config:
     table_addrs: tuple[str, ...] = ("127.0.0.1:50052",)
     instance: str = ""
     gateway_port: int = 8080
-    token_secret: str = "dev-secret"
+    token_secret: str = DEV_TOKEN_SECRET
     dev_mode: bool = False
     grant_key: str = "dev-grant-key"
     rooms_file: str = ""
@@ -119,7 +124,7 @@ def load(service: str) -> Config:
         ),
         instance=_env("INSTANCE", f"{service}-{grpc_port}"),
         gateway_port=_port("GATEWAY_PORT", 8080),
-        token_secret=_env("TOKEN_SECRET", "dev-secret"),
+        token_secret=_env("TOKEN_SECRET", DEV_TOKEN_SECRET),
         dev_mode=_flag("DEV_MODE", False),
         grant_key=_env("GRANT_KEY", "dev-grant-key"),
         rooms_file=_env("ROOMS_FILE", ""),

@@ -20,6 +20,7 @@ import pytest
 
 from paiju import natsconn
 from paiju.bots import Bot, BotError, Client, Stats, run_bots
+from paiju.config import DEV_TOKEN_SECRET
 from tests.platform_procs import Platform
 
 pytestmark = pytest.mark.timeout(600)
@@ -64,9 +65,9 @@ def idle_room(rooms: list[dict[str, Any]]) -> str:
 async def test_forged_and_expired_tokens_are_refused(platform: Platform) -> None:
     async with Capture(platform.gateway_url) as c:
         forged = jwt.encode({"sub": "alice", "name": "alice", "exp": time.time() + 600},
-                            "not-the-key", algorithm="HS256")
+                            "not-the-key-of-this-platform-at-all", algorithm="HS256")
         assert await refused(c.client, "auth", token=forged) == "bad_token"
-        expired = jwt.encode({"sub": "alice", "exp": time.time() - 10}, "dev-secret",
+        expired = jwt.encode({"sub": "alice", "exp": time.time() - 10}, DEV_TOKEN_SECRET,
                              algorithm="HS256")
         assert await refused(c.client, "auth", token=expired) == "bad_token"
         assert await refused(c.client, "auth", token="garbage") == "bad_token"
