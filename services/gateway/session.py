@@ -335,9 +335,13 @@ class Session:
         return table_pb2.ViewRequest(room=room, player=self.player)
 
     def _on_table(self, event: dict[str, Any]) -> None:
-        # A new game may run on another instance: ask the lobby at the next command.
-        if event.get("type") in ("game_started", "game_finished") and self.seat:
-            self.seat.table = ""
+        # A new game may run on another instance: game_started names it (the
+        # address the lobby placed it at); without it, and after a game, the
+        # lobby is asked (WhereIs) at the next game command.
+        kind = event.get("type")
+        if kind in ("game_started", "game_finished") and self.seat:
+            where = event.get("table_instance") if kind == "game_started" else None
+            self.seat.table = where if isinstance(where, str) else ""
 
     async def _table_call(self, method: str, make: Callable[[str], Any]) -> Any:
         """Call ``method`` of the table instance hosting the player's game with

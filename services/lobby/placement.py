@@ -79,7 +79,8 @@ class Tables:
     async def create_game(self, addr: str, room: Room, server: CoinServer) -> None:
         """``CreateGame`` for ``room``'s game on ``addr``: options are the
         server's rule options overlaid with the room's carry-over, seats in seat
-        order, terms base/unit/fee_rate. Raises ``grpc.aio.AioRpcError``."""
+        order, terms base/unit/fee_rate, and ``addr`` as ``table_instance`` (the
+        table repeats it in ``game_started``). Raises ``grpc.aio.AioRpcError``."""
         options = {**server.options, **room.carry}
         await self.stub(addr).CreateGame(table_pb2.CreateGameRequest(
             game_id=room.game_id, room=room.room, server=server.server, game=server.game,
@@ -88,6 +89,7 @@ class Tables:
                    for _, s in sorted(room.seats.items())],
             terms=common_pb2.SettlementTerms(base=server.base, unit=server.unit,
                                              fee_rate=server.fee_rate),
+            table_instance=addr,
         ), timeout=self.timeout)
 
     async def close(self) -> None:

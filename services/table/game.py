@@ -92,14 +92,18 @@ class _Timers:
 class RunningGame:
     """One game of one room, from the deal to its end (see the module docstring).
 
-    Raises ``RulesError`` (``bad_deal``, ``bad_options``) from the constructor
-    where the engine refuses the options or the deal.
+    ``table_instance`` is the gRPC address the lobby placed the game at
+    (``game_started`` carries it; "" when not given). Raises ``RulesError``
+    (``bad_deal``, ``bad_options``) from the constructor where the engine
+    refuses the options or the deal.
     """
 
     def __init__(self, *, game_id: str, room: str, server: str, game: str,
                  engine_options: Mapping[str, Any], table_options: TableOptions,
-                 seats: Sequence[Seat], deal: Mapping[str, Any], now: float) -> None:
+                 seats: Sequence[Seat], deal: Mapping[str, Any], now: float,
+                 table_instance: str = "") -> None:
         self.game_id = game_id
+        self.table_instance = table_instance
         self.room = room
         self.server = server
         self.name = game
@@ -125,6 +129,18 @@ class RunningGame:
         self.declaring_open = self.plan.paced
         self.sent_hands: dict[int, list[str]] = {}
         self.sent_declare: dict[int, list[list[str]]] = {}
+        seat_range = range(self.engine.seats)
+        #: Cards each seat was dealt so far (paced deal).
+        self._held: list[Counter[str]] = [Counter() for _ in seat_range]
+        #: Seats whose hand may have changed since it was last compared with
+        #: what was sent (during a paced deal only the seats dealt to).
+        self._hand_dirty: set[int] = set(seat_range)
+        #: The engine's declare options per seat (the whole hand), and the cards
+        #: they use; None once the engine moved (recomputed at the next use).
+        self._declare_full: list[list[tuple[str, ...]]] | None = None
+        self._declare_cards: list[frozenset[str]] = []
+        #: Seats whose declare options may have changed since last sent.
+        self._declare_dirty: set[int] = set(seat_range)
         self.timeouts = 0
         self.reason: str | None = None
 
@@ -216,8 +232,8 @@ class RunningGame:
         return actions[:HINTS_CAP]
 
     def _holds_now(self, seat: int, cards: Sequence[str]) -> bool:
-        held = Counter(self._hand(seat))
-        return not Counter(cards) - held
+        held = self._held[seat] if self.phase == "dealing" else Counter(self._hand(seat))
+        return all(held[c] >= n for c, n in Counter(cards).items())
 
     def check(self, player: str, type_: str, cards: Sequence[str]) -> Answer:
         """Would this action be legal now? Nothing changes."""
@@ -246,7 +262,7 @@ class RunningGame:
             "game_id": self.game_id, "game": self.name, "options": self.engine_options,
             "seats": [{"seat": s.seat, "player": s.player, "name": s.name} for s in self.seats],
             "first": self.plan.first, "dealer": self.engine_options.get("dealer"),
-            "turn_seconds": self.topts.turn_seconds,
+            "turn_seconds": self.topts.turn_seconds, "table_instance": self.table_instance,
         })]
         if not self.plan.paced:
             out.append(self._public("dealing", {
@@ -331,7 +347,7 @@ class RunningGame:
             t = self.next_deadline()
             if t is None or t > now:
                 break
-            out += self._fire(t)
+            out += self._fire(t, now)
         return out
 
     # -- internals -----------------------------------------------------------------
@@ -343,9 +359,16 @@ class RunningGame:
         assert self.deal_done_at is not None
         return self.deal_done_at + self.topts.declare_grace_seconds
 
-    def _fire(self, t: float) -> list[Outgoing]:
-        if self.plan.paced and self.dealt < self.plan.total:
-            return self._deal_until(t)
+    def _fire(self, t: float, now: float) -> list[Outgoing]:
+        if (self.plan.paced and self.dealt < self.plan.total
+                and self._card_time(self.dealt) <= t):
+            # Every card due by now in one step (one dealing event, one hand per
+            # seat dealt to), but none past another timer due before them.
+            to_act = self.engine.to_act()
+            others = [*self.timers.holds.values(),
+                      *(d for s, d in self.timers.deadlines.items()
+                        if s in to_act and s not in self.timers.holds)]
+            return self._deal_until(max(t, min([now, *others])))
         if self.declaring_open and self.deal_done_at is not None and self._grace_end() <= t:
             self.declaring_open = False
             return self._apply(Action(None, "end_declare"), t)
@@ -366,10 +389,23 @@ class RunningGame:
         else:
             k = min(self.plan.total, math.floor((t - self.started_at) / interval + 1e-9) + 1)
         k = max(k, self.dealt + 1)
+        order = self.plan.order
+        assert order is not None
+        known = self._declare_full is not None
+        for i in range(self.dealt, k):
+            seat, card = self.plan.seat_of(i), order[i]
+            self._held[seat][card] += 1
+            self._hand_dirty.add(seat)
+            # A card no declare option of the seat uses cannot change its options.
+            if known and card in self._declare_cards[seat]:
+                self._declare_dirty.add(seat)
         self.dealt = k
         done = k >= self.plan.total
         if done:
             self.deal_done_at = t
+            # Hands are the engine's from now on (possibly in another order).
+            self._hand_dirty.update(range(self.engine.seats))
+            self._declare_dirty.update(range(self.engine.seats))
         out = [self._public("dealing", {"cards_dealt_per_seat": self.plan.counts(k),
                                         "dealt": k, "total": self.plan.total, "done": done})]
         out += self._after(t, acted=None)
@@ -378,6 +414,7 @@ class RunningGame:
     def _apply(self, action: Action, now: float) -> list[Outgoing]:
         """Apply ``action`` to the engine (raises ``RulesError``, nothing changed)."""
         events = self.engine.apply(action)
+        self._declare_full = None
         self.actions.append(action.to_json())
         if action.type == "end_declare":
             self.declaring_open = False
@@ -403,7 +440,13 @@ class RunningGame:
     def _after(self, now: float, acted: int | None) -> list[Outgoing]:
         """Hands that changed, the turn clock, declare options, the end."""
         out: list[Outgoing] = []
-        for s in range(self.engine.seats):
+        # While dealing, a hand changes only by the cards dealt to it.
+        if self.phase == "dealing":
+            seats: Sequence[int] = sorted(self._hand_dirty)
+        else:
+            seats = range(self.engine.seats)
+        self._hand_dirty.clear()
+        for s in seats:
             # Compared in order: a new trump re-sorts a hand without changing it.
             hand = self._hand(s)
             if self.sent_hands.get(s) != hand:
@@ -455,11 +498,24 @@ class RunningGame:
         ]
 
     def _declare_events(self) -> list[Outgoing]:
+        """``your_turn`` (phase declaring) for each seat whose declare options
+        changed. A seat's options are the engine's (asked once per engine move)
+        that it holds the cards of so far, so they change only when the engine
+        moved (every seat), the deal ended, or the seat was dealt a card one of
+        them uses (see :meth:`_deal_until`)."""
         out: list[Outgoing] = []
         deadline = _ms(self._grace_end()) if self.deal_done_at is not None else None
-        for s in range(self.engine.seats):
-            options = [list(a.cards) for a in self.engine.legal_actions(s)
-                       if a.type == "declare" and self._holds_now(s, a.cards)]
+        full = self._declare_full
+        if full is None:
+            full = self._declare_full = [
+                [a.cards for a in self.engine.legal_actions(s) if a.type == "declare"]
+                for s in range(self.engine.seats)]
+            self._declare_cards = [frozenset(c for cards in f for c in cards) for f in full]
+            self._declare_dirty.update(range(self.engine.seats))
+        dirty = sorted(self._declare_dirty)
+        self._declare_dirty.clear()
+        for s in dirty:
+            options = [list(cards) for cards in full[s] if self._holds_now(s, cards)]
             if self.sent_declare.get(s) != options:
                 self.sent_declare[s] = options
                 out.append(self._private(self.player_of(s), "your_turn", {

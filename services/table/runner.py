@@ -26,6 +26,7 @@ from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from paiju.rules import load
+from paiju.table.v1 import table_pb2
 from services.table import metrics
 from services.table.clock import Clock, TimerHandle
 from services.table.dealing import random_deal, with_first
@@ -49,7 +50,8 @@ class Terms:
 
 @dataclass(frozen=True)
 class GameSpec:
-    """What CreateGame asked for: the first game of a room's start."""
+    """What CreateGame asked for: the first game of a room's start.
+    ``table_instance``: the gRPC address the lobby placed it at ("" unknown)."""
 
     game_id: str
     room: str
@@ -60,6 +62,7 @@ class GameSpec:
     seats: tuple[Seat, ...]
     terms: Terms
     deal: dict[str, Any] | None = None
+    table_instance: str = ""
 
 
 class RoomRunner:
@@ -75,6 +78,7 @@ class RoomRunner:
         self.timer: TimerHandle | None = None
         self.done = asyncio.Event()
         self.ending: asyncio.Task[None] | None = None
+        self._summary: table_pb2.GameSummary | None = None
 
     @property
     def name(self) -> str:
@@ -91,7 +95,22 @@ class RoomRunner:
         return RunningGame(
             game_id=game_id, room=self.spec.room, server=self.spec.server, game=self.spec.game,
             engine_options=self.spec.engine_options, table_options=opts,
-            seats=self.spec.seats, deal=deal, now=self.table.clock.now())
+            seats=self.spec.seats, deal=deal, now=self.table.clock.now(),
+            table_instance=self.spec.table_instance)
+
+    def summary(self) -> table_pb2.GameSummary:
+        """The current game as ListGames lists it (kept between calls: only its
+        phase and seq are set again)."""
+        g = self.game
+        s = self._summary
+        if s is None or s.game_id != g.game_id:
+            s = self._summary = table_pb2.GameSummary(
+                game_id=g.game_id, room=g.room, game=g.name,
+                seats=[common_pb2.SeatPlayer(seat=x.seat, player=x.player, name=x.name)
+                       for x in g.seats])
+        s.phase = g.phase
+        s.seq = g.public_seq
+        return s
 
     async def start(self) -> None:
         """Publish the start and the deal; arm the timer."""

@@ -105,7 +105,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             raise GameError("invalid_argument", "terms: base, unit >= 0, 0 <= fee_rate < 1",
                             "INVALID_ARGUMENT")
         return GameSpec(req.game_id, req.room, req.server, req.game, engine_options,
-                        table_options, seats, terms, deal)
+                        table_options, seats, terms, deal, req.table_instance)
 
     async def CreateGame(self, request: table_pb2.CreateGameRequest,
                          context: grpc.aio.ServicerContext) -> table_pb2.CreateGameResponse:
@@ -209,13 +209,9 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
 
     async def ListGames(self, request: table_pb2.ListGamesRequest,
                         context: grpc.aio.ServicerContext) -> table_pb2.ListGamesResponse:
-        """The games of this instance and whether it takes new ones."""
-        games = []
-        for runner in list(self.table.rooms.values()):
-            g = runner.game
-            games.append(table_pb2.GameSummary(
-                game_id=g.game_id, room=g.room, game=g.name, phase=g.phase, seq=g.public_seq,
-                seats=[common_pb2.SeatPlayer(seat=s.seat, player=s.player, name=s.name)
-                       for s in g.seats]))
-        return table_pb2.ListGamesResponse(table_instance=self.table.instance, games=games,
-                                           accepting=self.table.accepting)
+        """The games of this instance and whether it takes new ones (each
+        runner keeps its game's summary; only phase and seq are set anew)."""
+        return table_pb2.ListGamesResponse(
+            table_instance=self.table.instance,
+            games=[runner.summary() for runner in list(self.table.rooms.values())],
+            accepting=self.table.accepting)

@@ -31,6 +31,7 @@ class CreateGameRequest(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     TERMS_FIELD_NUMBER: _builtins.int
     DEAL_JSON_FIELD_NUMBER: _builtins.int
+    TABLE_INSTANCE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     room: _builtins.str
     server: _builtins.str
@@ -41,6 +42,12 @@ class CreateGameRequest(_message.Message):
     deal_json: _builtins.str
     """Test only: a fixed deal (records.md "deal") as JSON; honoured only when the
     instance runs with PAIJU_TABLE_ALLOW_FIXED_DEAL=1, else INVALID_ARGUMENT.
+    """
+    table_instance: _builtins.str
+    """The gRPC address the lobby placed this game at (the room's table_instance).
+    The table repeats it in `game_started` (field table_instance), so that a
+    gateway routes the players' commands without asking the lobby (WhereIs).
+    Empty: game_started carries "".
     """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SeatPlayer]: ...
@@ -57,10 +64,11 @@ class CreateGameRequest(_message.Message):
         seats: _abc.Iterable[_common_pb2.SeatPlayer] | None = ...,
         terms: _common_pb2.SettlementTerms | None = ...,
         deal_json: _builtins.str = ...,
+        table_instance: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_json", b"deal_json", "game", b"game", "game_id", b"game_id", "options_json", b"options_json", "room", b"room", "seats", b"seats", "server", b"server", "terms", b"terms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_json", b"deal_json", "game", b"game", "game_id", b"game_id", "options_json", b"options_json", "room", b"room", "seats", b"seats", "server", b"server", "table_instance", b"table_instance", "terms", b"terms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
