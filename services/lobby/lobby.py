@@ -13,6 +13,7 @@ import logging
 import random
 import uuid
 from collections.abc import Callable
+from typing import TypeVar
 
 import grpc
 from nats.aio.client import Client as NATS
@@ -30,6 +31,8 @@ from services.lobby.store import Conflict, Store
 
 log = logging.getLogger("paiju.lobby")
 
+T = TypeVar("T")
+
 #: Compare-and-set attempts before a request gives up with ``busy``.
 MAX_ATTEMPTS = 60
 
@@ -46,6 +49,34 @@ class Lobby:
         self.tables = tables
         self.nc = nc
         self.clock = clock
+        #: The newest version of each room this process read or wrote. Only a
+        #: starting point for a change: the write checks the version in the
+        #: database, and a refusal or no-op seen on it is checked again on a
+        #: fresh read, so a stale entry (another lobby changed the room) costs
+        #: a retry, never a wrong answer.
+        self.rooms: dict[str, Room] = {}
+
+    def _remember(self, room: Room) -> Room:
+        known = self.rooms.get(room.room)
+        if known is None or known.version <= room.version:
+            self.rooms[room.room] = room
+        return room
+
+    async def _load(self, room_id: str) -> Room:
+        """The room as stored now (and remembered)."""
+        return self._remember(await self.store.load(room_id))
+
+    async def _decide(self, room_id: str, decide: Callable[[Room], T]) -> T:
+        """``decide(room)`` on the room as last seen, without reading it; a
+        refusal there (``LobbyError``) is decided again on the stored room. For
+        early answers only: what is written is decided again by :meth:`_mutate`."""
+        cached = self.rooms.get(room_id)
+        if cached is not None:
+            try:
+                return decide(cached)
+            except E.LobbyError:
+                pass
+        return decide(await self._load(room_id))
 
     def _server(self, room_id: str) -> CoinServer:
         server = self.config.server_of_room(room_id)
@@ -58,15 +89,35 @@ class Lobby:
         """Load the room, apply ``change``, save with compare-and-set; on a
         conflict reload and apply again; publish ``room_changed`` unless
         ``publish`` is false. Returns (room before, room after); the same room
-        twice when ``change`` changed nothing (nothing written)."""
+        twice when ``change`` changed nothing (nothing written).
+
+        The first attempt starts from the room as this process last saw it
+        (:attr:`rooms`), saving a read when nobody else changed it; the version
+        check of the write is in the database as always. A refusal or a no-op
+        on that copy is not trusted: the room is read again and ``change``
+        applied to it."""
+        cached = self.rooms.get(room_id)
         for attempt in range(MAX_ATTEMPTS):
-            old = await self.store.load(room_id)
-            new = change(old)
-            if new == old:
-                return old, old
+            if cached is not None:
+                old, cached = cached, None
+                try:
+                    new = change(old)
+                except E.LobbyError:
+                    continue  # decided on the stored room below
+                if new == old:
+                    continue
+                from_cache = True
+            else:
+                old = await self._load(room_id)
+                new = change(old)
+                if new == old:
+                    return old, old
+                from_cache = False
             try:
-                saved = await self.store.save(old, new, self.clock.now_ms())
+                saved = self._remember(await self.store.save(old, new, self.clock.now_ms()))
             except Conflict:
+                if from_cache:
+                    continue  # the copy was stale: read the room
                 M.CAS_CONFLICTS.inc()
                 await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
                 continue
@@ -81,7 +132,7 @@ class Lobby:
     async def get_room(self, room_id: str) -> Room:
         """One room. ``no_such_room`` (NOT_FOUND)."""
         try:
-            return await self.store.load(room_id)
+            return await self._load(room_id)
         except E.LobbyError as e:
             raise E.not_found(e.code, e.message) from e
 
@@ -97,7 +148,7 @@ class Lobby:
         room_id = await self.store.find_player(player)
         if room_id is None:
             raise E.not_found(E.NOT_SEATED, f"player {player} sits nowhere")
-        return await self.store.load(room_id)
+        return await self._load(room_id)
 
     # -- sitting ---------------------------------------------------------------
 
@@ -118,8 +169,7 @@ class Lobby:
 
     async def _sit(self, player: str, name: str, room_id: str, seat: int) -> Room:
         server = self._server(room_id)
-        room = await self.store.load(room_id)
-        domain.check_sit(room, seat, player)
+        await self._decide(room_id, lambda r: domain.check_sit(r, seat, player))
         elsewhere = await self.store.find_player(player)
         if elsewhere is not None:
             raise E.LobbyError(E.ALREADY_SEATED, f"player {player} already sits in {elsewhere}")
@@ -163,7 +213,7 @@ class Lobby:
         def press(r: Room) -> Room:
             return domain.ready(r, player, now_ms=now, ready_seconds=server.ready_seconds)
 
-        preview = press(await self.store.load(room_id))
+        preview = await self._decide(room_id, press)
         if not preview.can_start:
             _, saved = await self._mutate(room_id, press)
             if not saved.can_start:
@@ -235,7 +285,7 @@ class Lobby:
         if not isinstance(carry, dict):
             raise E.invalid("carry_json must be a JSON object")
         server = self._server(room_id)
-        room = await self.store.load(room_id)
+        room = await self._load(room_id)
         if room.game_id != game_id:
             if await self.store.game_known(game_id):
                 # A repeat, or the game was voided by the reconciler before
@@ -259,7 +309,7 @@ class Lobby:
         it, e.g. its GameOver came first or another lobby voided it).
         ``no_such_room``; ``busy``."""
         server = self._server(room_id)
-        room = await self.store.load(room_id)
+        room = await self._load(room_id)
         if room.game_id != game_id:
             return room, False
         balances = await self.ledger.balances([s.player for s in room.seats.values()])
