@@ -21,9 +21,10 @@ Seats 0 & 2 and 1 & 3 are partners (对家); play goes 0, 1, 2, 3.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any, ClassVar
 
@@ -276,22 +277,85 @@ _ONE_DECK: frozenset[Card] = frozenset(_DECK1)
 _POINTS: dict[Card, int] = {c: CARD_POINTS.get(c[0], 0) for c in _DECK1}
 
 #: A trump suit's tables (see :func:`_trump_tables`).
-_Tables = tuple[dict[Card, int], dict[Card, str], dict[Card, tuple[int, int]], dict[Card, int]]
+_Tables = tuple[
+    dict[Card, int], dict[Card, str], dict[Card, tuple[int, int]], dict[Card, int], dict[Card, int]
+]
 _TABLES: dict[str, _Tables] = {}
 
 
 def _trump_tables(trump: str) -> _Tables:
     """Per card, computed once per trump suit: :func:`card_power`,
-    :func:`card_class`, :func:`low_key`, and the strength in a trick (a trump
-    above every side card, then the power) as one integer."""
+    :func:`card_class`, :func:`low_key`, the strength in a trick (a trump
+    above every side card, then the power) as one integer, and :func:`low_key`
+    as one integer (the same order; distinct cards have distinct keys)."""
     tables = _TABLES.get(trump)
     if tables is None:
         power = {c: card_power(c, trump) for c in _DECK1}
         cls = {c: card_class(c, trump) for c in _DECK1}
         key = {c: low_key(c, trump) for c in _DECK1}
         strength = {c: power[c] + (100 if cls[c] == TRUMP else 0) for c in _DECK1}
-        tables = _TABLES[trump] = (power, cls, key, strength)
+        order = {c: 4 * key[c][0] + key[c][1] for c in _DECK1}
+        tables = _TABLES[trump] = (power, cls, key, strength, order)
     return tables
+
+
+def _slot_setters(cls: type, names: tuple[str, ...]) -> list[Callable[[object, object], None]]:
+    """The slot setters of the dataclass ``cls`` when its fields are exactly
+    ``names``, each a slot; else an empty list."""
+    if not dataclasses.is_dataclass(cls) or hasattr(cls, "__post_init__") or tuple(
+        f.name for f in dataclasses.fields(cls)
+    ) != names:
+        return []
+    slots = [cls.__dict__.get(n) for n in names]
+    if not all(type(d).__name__ == "member_descriptor" for d in slots):
+        return []
+    return [d.__set__ for d in slots]  # type: ignore[union-attr]
+
+
+def _event_maker() -> Callable[[str, dict[str, Any], int | None], Event]:
+    """``Event(type, data, to)`` without the frozen dataclass's ``__init__``
+    (which sets each field through ``object.__setattr__``): the object is made
+    and its slots filled directly, the same object for half the time. Falls
+    back to :class:`Event` itself if its fields are not the expected slots."""
+    setters = _slot_setters(Event, ("type", "data", "to"))
+    if not setters:
+        return Event
+    set_type, set_data, set_to = setters
+    new = object.__new__
+
+    def make(type_: str, data: dict[str, Any], to: int | None) -> Event:
+        e = new(Event)
+        set_type(e, type_)
+        set_data(e, data)
+        set_to(e, to)
+        return e
+
+    return make if make("x", {}, 1) == Event("x", {}, 1) else Event
+
+
+def _play_maker() -> Callable[[int, tuple[Card, ...]], Action]:
+    """``Action(seat, "play", cards)``, made as :func:`_event_maker` makes events."""
+    setters = _slot_setters(Action, ("seat", "type", "cards", "dealt"))
+    if not setters:
+        return lambda seat, cards: Action(seat, "play", cards)
+    set_seat, set_type, set_cards, set_dealt = setters
+    new = object.__new__
+
+    def make(seat: int, cards: tuple[Card, ...]) -> Action:
+        a = new(Action)
+        set_seat(a, seat)
+        set_type(a, "play")
+        set_cards(a, cards)
+        set_dealt(a, None)
+        return a
+
+    if make(1, ("AH",)) == Action(1, "play", ("AH",)):
+        return make
+    return lambda seat, cards: Action(seat, "play", cards)
+
+
+_event = _event_maker()
+_play_action = _play_maker()
 
 
 def _group_actions(seat: int) -> dict[Card, tuple[Action, ...]]:
@@ -309,25 +373,21 @@ _LEADS: list[dict[Card, tuple[tuple[Action, ...], ...]]] = [
     {c: tuple(g[:k] for k in range(5)) for c, g in gs.items()} for gs in _GROUPS
 ]
 #: Other plays made so far, per seat (cleared when it grows past
-#: ``_PLAY_CACHE_SIZE``).
+#: ``_PLAY_CACHE_SIZE``; lists longer than that are made afresh).
 _PLAY_CACHE: list[dict[tuple[Card, ...], Action]] = [{} for _ in range(SEATS)]
 _PLAY_CACHE_SIZE = 20_000
 
 
-def _play_actions(seat: int, plays: Iterable[tuple[Card, ...]]) -> list[Action]:
+def _play_actions(seat: int, plays: list[tuple[Card, ...]]) -> list[Action]:
     """``[Action(seat, "play", t) for t in plays]``, reusing equal actions."""
+    make = _play_action
+    if len(plays) > _PLAY_CACHE_SIZE:
+        return [make(seat, t) for t in plays]
     cache = _PLAY_CACHE[seat]
-    get = cache.get
-    out: list[Action] = []
-    for t in plays:
-        a = get(t)
-        if a is None:
-            a = Action(seat, "play", t)
-            if len(cache) >= _PLAY_CACHE_SIZE:
-                cache.clear()
-            cache[t] = a
-        out.append(a)
-    return out
+    if len(cache) > _PLAY_CACHE_SIZE:
+        cache.clear()
+    get, put = cache.get, cache.setdefault
+    return [get(t) or put(t, make(seat, t)) for t in plays]
 
 
 _STR: frozenset[type] = frozenset({str})
@@ -399,7 +459,9 @@ class Shengji(Game):
         self.power: dict[Card, int] = {}
         self.cls: dict[Card, str] = {}
         self.key: dict[Card, tuple[int, int]] = {}
-        self._strength: dict[Card, int] = {}  # shared by games of the same trump: read only
+        # shared by the games of one trump, read only (_trump_tables)
+        self._strength: dict[Card, int] = {}
+        self._order: dict[Card, int] = {}
         self.leader = 0
         self.trick: list[tuple[int, tuple[Card, ...]]] = []
         self.best = 0  # index in self.trick of the play winning so far
@@ -556,7 +618,7 @@ class Shengji(Game):
     def _sorted(self, cards: Iterable[Card]) -> list[Card]:
         if not self.key:
             return sorted(cards, key=lambda c: low_key(c, ""), reverse=True)
-        return sorted(cards, key=self.key.__getitem__, reverse=True)
+        return sorted(cards, key=self._order.__getitem__, reverse=True)
 
     # -- declaring ----------------------------------------------------------------------
 
@@ -645,7 +707,7 @@ class Shengji(Game):
     def _fix_trump(self, trump: str) -> None:
         self._hand_lists = [None] * SEATS  # the order changes with the trump
         self._by_class = [None] * SEATS  # and the classes
-        power, cls, key, self._strength = _trump_tables(trump)
+        power, cls, key, self._strength, self._order = _trump_tables(trump)
         self.power, self.cls, self.key = dict(power), dict(cls), dict(key)
 
     # -- burying ------------------------------------------------------------------------
@@ -670,7 +732,7 @@ class Shengji(Game):
         """The lowest ``kitty_size`` cards of the dealer's hand (rulings.md "Settlement":
         a timeout during the bury buries the lowest cards in the game's order)."""
         assert self.dealer is not None and self.trump is not None
-        cards = sorted(self.hands[self.dealer].elements(), key=self.key.__getitem__)
+        cards = sorted(self.hands[self.dealer].elements(), key=self._order.__getitem__)
         return tuple(sorted(cards[: self.kitty_size]))
 
     def _bury_options(self) -> list[Action]:
@@ -678,15 +740,13 @@ class Shengji(Game):
         # 13.9 million with two decks): listed are the runs of consecutive cards
         # of the hand in the game's order, lowest first (see docs).
         assert self.dealer is not None and self.trump is not None
-        cards = sorted(self.hands[self.dealer].elements(), key=self.key.__getitem__)
-        seen: set[tuple[Card, ...]] = set()
-        out: list[Action] = []
-        for i in range(len(cards) - self.kitty_size + 1):
-            t = tuple(sorted(cards[i : i + self.kitty_size]))
-            if t not in seen:
-                seen.add(t)
-                out.append(Action(self.dealer, "bury", t))
-        return out
+        # Equal cards are next to each other in that order, so a run equals an
+        # earlier one only when it equals the one just before it.
+        cards = sorted(self.hands[self.dealer].elements(), key=self._order.__getitem__)
+        k = self.kitty_size
+        dealer = self.dealer
+        return [Action(dealer, "bury", tuple(sorted(cards[i : i + k])))
+                for i in range(len(cards) - k + 1) if not i or cards[i - 1] != cards[i + k - 1]]
 
     # -- play ---------------------------------------------------------------------------
 
@@ -722,8 +782,9 @@ class Shengji(Game):
                     "must_follow_suit", "play as many cards of the led suit as you can"
                 )
             return
-        if not holds(hand, cards):
-            raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
+        for c in cards:  # holds(), for a few cards
+            if hand.get(c, 0) < cards.count(c):
+                raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
         led = cls[lead[0]]
         suit = self._classes(seat).get(led) or {}
         m = sum(suit.values())
@@ -741,18 +802,29 @@ class Shengji(Game):
         if seat != (self.leader + len(trick)) % SEATS:
             raise RulesError("not_your_turn", f"seat {seat} is not to play")
         cards = a.cards
-        self._check_play(seat, cards)
-        # the hand, its sorted list and its classes, in step (cards.remove)
         hand = self._hands[seat]
+        cls = self.cls
+        if trick and len(cards) == 1 == len(trick[0][1]):
+            # a single on a single lead: _check_play's checks, inline
+            card = cards[0]
+            if hand.get(card, 0) < 1:
+                raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
+            led = cls[trick[0][1][0]]
+            if cls[card] != led and self._classes(seat).get(led):
+                raise RulesError(
+                    "must_follow_suit", "play as many cards of the led suit as you can"
+                )
+        else:
+            self._check_play(seat, cards)
+        # the hand, its sorted list and its classes, in step (cards.remove)
         listed = self._hand_lists[seat]
         split = self._by_class[seat]
-        cls = self.cls
         for c in cards:
             k = hand[c] - 1
             if k:
                 hand[c] = k
             else:
-                del hand[c]
+                hand.pop(c)
             if listed is not None:
                 listed.remove(c)
             if split is not None:
@@ -764,10 +836,11 @@ class Shengji(Game):
                     del part[c]
         if trick:
             lead = trick[0][1]
-            size = len(lead)
-            if group_size(cards) == size:
+            size = len(lead)  # == len(cards) (_check_play)
+            first = cards[0]
+            if cards.count(first) == size:  # the lead's shape (group_size)
                 combo = SHAPE_NAMES[size]
-                if self._beats(cards[0], trick[self.best][1][0], cls[lead[0]]):
+                if self._beats(first, trick[self.best][1][0], cls[lead[0]]):
                     self.best = len(trick)
             else:
                 combo = "follow"
@@ -775,10 +848,12 @@ class Shengji(Game):
             self.best = 0
             combo = SHAPE_NAMES[len(cards)]
         trick.append((seat, cards))
+        if listed is None:
+            listed = self._hand_lists[seat] = self._sorted(hand.elements())
         events = [
-            Event("played", {"seat": seat, "cards": list(cards), "combination": combo,
-                             "trick": self.trick_no}),
-            Event("hand", {"cards": self._hand_sorted(seat)}, to=seat),
+            _event("played", {"seat": seat, "cards": list(cards), "combination": combo,
+                              "trick": self.trick_no}, None),
+            _event("hand", {"cards": list(listed)}, seat),
         ]
         if len(trick) == SEATS:
             events.extend(self._finish_trick())
@@ -801,7 +876,7 @@ class Shengji(Game):
         self.last_trick = trick
         self.last_winner = winner
         self.trick = []
-        events = [Event("trick_won", {"seat": winner, "points": pts, "next_leader": winner})]
+        events = [_event("trick_won", {"seat": winner, "points": pts, "next_leader": winner}, None)]
         if not self._hands[winner]:  # all hands are empty together: the last trick
             if winner in self.defenders():
                 self.kitty_multiplier = 2 * len(win_cards)  # seed 抠底: ×2/×4/×6/×8
@@ -862,7 +937,8 @@ class Shengji(Game):
         n = len(lead)
         led = self.cls[lead[0]]
         if n == 1:  # a card of the led class, or any card without one
-            suit = self._classes(seat).get(led)
+            split = self._by_class[seat]
+            suit = (self._classes(seat) if split is None else split).get(led)
             singles = _SINGLES[seat]
             try:
                 return [singles[c] for c in sorted(suit or self._hands[seat])]
