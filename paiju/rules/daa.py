@@ -13,17 +13,22 @@ particular is to act; the system's ``end_declare`` closes it), ``play``
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Mapping
+from itertools import chain, repeat
 from typing import Any
 
 from paiju.rules.cards import Card, deck, hand_of, holds, parse_cards, remove
 from paiju.rules.daa_combos import (
     CARD_ORDER,
+    KEY_BIG_A,
     KIND_NAMES,
     KIND_SINGLE,
     KIND_TAKE_BACK,
-        TAKEABLE,
+    POWER,
+    POWER_BJ,
+    POWER_SJ,
+    TAKEABLE,
     Combo,
     HandInfo,
     beats,
@@ -54,15 +59,26 @@ _set_a_dealt: Any = vars(Action)["dealt"].__set__
 _set_e_type: Any = vars(Event)["type"].__set__
 _set_e_data: Any = vars(Event)["data"].__set__
 _set_e_to: Any = vars(Event)["to"].__set__
+#: ``_consume(iterator, 0)`` runs an iterator to its end, keeping nothing.
+_consume = deque
 
 
 def _play_actions(seat: int, plays: list[tuple[Card, ...]]) -> list[Action]:
     """``[Action(seat, "play", cards) for cards in plays]``, built without the
     frozen dataclass's ``__init__``: the same objects, several times faster
-    (legal_actions builds a thousand of them per game)."""
+    (legal_actions builds a thousand of them per game). Long lists (a lead) set
+    each field in one ``map`` pass over all the actions."""
+    n = len(plays)
+    if n > 8:
+        out: list[Action] = list(map(_new, repeat(Action, n)))
+        _consume(map(_set_a_seat, out, repeat(seat, n)), 0)
+        _consume(map(_set_a_type, out, repeat("play", n)), 0)
+        _consume(map(_set_a_cards, out, plays), 0)
+        _consume(map(_set_a_dealt, out, repeat(None, n)), 0)
+        return out
     new, set_seat, set_type, set_cards, set_dealt = (
         _new, _set_a_seat, _set_a_type, _set_a_cards, _set_a_dealt)
-    out: list[Action] = []
+    out = []
     append = out.append
     for cards in plays:
         a = new(Action)
@@ -72,6 +88,9 @@ def _play_actions(seat: int, plays: list[tuple[Card, ...]]) -> list[Action]:
         set_dealt(a, None)
         append(a)
     return out
+
+
+_chain_all = chain.from_iterable
 
 
 def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
@@ -218,6 +237,32 @@ class Daa(Game):
     def phase(self) -> str:
         """``declaring``, ``play`` or ``finished``."""
         return self._phase
+
+    @property
+    def finished(self) -> bool:
+        """True once the game has ended: normally or by an escape."""
+        return self._phase == "finished" or self.escaped is not None
+
+    def to_act(self) -> list[int]:
+        """The seat to act (a list of one) in play; ``[]`` while declaring or once
+        finished."""
+        return [self.turn] if self._phase == "play" and self.escaped is None else []
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply ``action`` (see :meth:`Game.apply`): a fast path for a play or pass
+        of the seat to act, the rest through the shared handling."""
+        seat = action.seat
+        if seat == self.turn and self._phase == "play" and self.escaped is None:
+            typ = action.type
+            if typ == "play":
+                events = self._do_play(seat, action.cards)
+                self.timeouts[seat] = 0
+                return events
+            if typ == "pass":
+                events = self._do_pass(seat)
+                self.timeouts[seat] = 0
+                return events
+        return super().apply(action)
 
     def _ended(self) -> bool:
         return self._phase == "finished"
@@ -379,21 +424,31 @@ class Daa(Game):
 
     def _classify_play(self, seat: int, cards: tuple[Card, ...]) -> tuple[Combo, bool]:
         """The play's combination and whether it is a take-back (取回); raises."""
-        if not cards:
+        n = len(cards)
+        if not n:
             raise RulesError("invalid_combination", "play at least one card")
         hand = self.hands[seat]
-        if len(cards) == 1:
-            held = hand[cards[0]] > 0
-        else:
-            count = cards.count
-            held = all(hand[c] >= count(c) for c in set(cards))
-        if not held:
+        if n == 1:
+            c = cards[0]
+            if not hand.get(c, 0) > 0:
+                raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
+            st = self.standing
+            if c[1] == "J":
+                single: Combo = (KIND_SINGLE, 1, POWER_BJ if c == "BJ" else POWER_SJ)
+            else:
+                single = (KIND_SINGLE, 1, KEY_BIG_A if c == self.big_card else POWER[c[0]])
+            if st is not None and not beats(single, st):
+                # (one 4 never takes back: a take-back answers 3 or more of a kind)
+                raise RulesError("does_not_beat", f"{list(cards)} does not beat the standing play")
+            return single, False
+        count = cards.count
+        if not all(hand.get(c, 0) >= count(c) for c in set(cards)):
             raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
         st = self.standing
-        if st is not None and st[0] in TAKEABLE and len(cards) == st[1] - 1 and all(
+        if st is not None and st[0] in TAKEABLE and n == st[1] - 1 and all(
             c[0] == "4" for c in cards
         ):
-            return (KIND_TAKE_BACK, len(cards), power_class(st)), True
+            return (KIND_TAKE_BACK, n, power_class(st)), True
         combo = classify(cards, self.big_card)
         if combo is None:
             raise RulesError("invalid_combination", f"{list(cards)} is no combination")
@@ -403,62 +458,95 @@ class Daa(Game):
 
     def _play(self, seat: int, cards: tuple[Card, ...]) -> list[Event]:
         self._check_turn(seat)
+        return self._do_play(seat, cards)
+
+    def _do_play(self, seat: int, cards: tuple[Card, ...]) -> list[Event]:
+        """A play of the seat to act (phase and turn checked)."""
         combo, take = self._classify_play(seat, cards)
+        hand = self.hands[seat]
+        table = self.table
         if len(cards) > 1:
             cards = tuple(sort_cards(cards))
-        hand = self.hands[seat]
-        for c in cards:  # cards.remove, with dict's own pop (Counter's del is slow)
+            for c in cards:  # cards.remove, with dict's own pop (Counter's del is slow)
+                n = hand[c] - 1
+                if n:
+                    hand[c] = n
+                else:
+                    hand.pop(c)
+                table[c] = table.get(c, 0) + 1
+        else:
+            c = cards[0]
             n = hand[c] - 1
             if n:
                 hand[c] = n
             else:
                 hand.pop(c)
+            table[c] = table.get(c, 0) + 1
         info = self._info[seat]
-        self._info[seat] = None if take or info is None else info.without(cards)
-        table = self.table
-        for c in cards:
-            table[c] += 1
+        self._info[seat] = info = None if take or info is None else info.without(cards)
         self.played_any = True
         if self.big_card in cards:
             self.big_a_shown.add(seat)
         name = KIND_NAMES[combo[0]]
-        shown = list(cards)
-        self.trick.append({"seat": seat, "type": "play", "cards": shown, "combination": name})
-        events = [_event("played", {"seat": seat, "cards": list(shown), "combination": name,
-                                    "trick": self.trick_no})]
+        self.trick.append({"seat": seat, "type": "play", "cards": list(cards),
+                           "combination": name})
+        new, set_type, set_data, set_to = _new, _set_e_type, _set_e_data, _set_e_to
+        played = new(Event)
+        set_type(played, "played")
+        set_data(played, {"seat": seat, "cards": list(cards), "combination": name,
+                          "trick": self.trick_no})
+        set_to(played, None)
+        events = [played]
         if take:
             taken = self.standing_cards
             hand.update(taken)
-            remove(self.table, taken)
+            remove(table, taken)
             self.trick.append({"seat": seat, "type": "taken_back", "cards": list(taken)})
-            events.append(Event("taken_back", {"seat": seat, "cards": list(taken)}))
-        info = self._info[seat]
-        sorted_hand = sort_cards(hand.elements()) if info is None else info.sorted_cards()
-        events.append(_event("hand", {"cards": sorted_hand}, seat))
+            events.append(_event("taken_back", {"seat": seat, "cards": list(taken)}))
+        if info is None:
+            sorted_hand = sort_cards(hand.elements())
+        else:
+            sorted_hand = [*_chain_all(info.by_rank), *info.jokers]
+        own = new(Event)
+        set_type(own, "hand")
+        set_data(own, {"cards": sorted_hand})
+        set_to(own, seat)
+        events.append(own)
         self.standing, self.standing_seat, self.standing_cards = combo, seat, cards
         self.passes = 0
+        hands = self.hands
         if not hand:
             self.finish_order.append(seat)
             events.append(_event("player_out", {"seat": seat, "place": len(self.finish_order)}))
             if self._side_out():
                 self._phase = "finished"
                 return events
-        self.turn = self._next_with_cards(seat)
+        nxt = seat + 1 if seat < SEATS - 1 else 0
+        self.turn = nxt if hands[nxt] else self._next_with_cards(nxt)
         return events
 
     def _pass(self, seat: int) -> list[Event]:
         self._check_turn(seat)
+        return self._do_pass(seat)
+
+    def _do_pass(self, seat: int) -> list[Event]:
+        """A pass of the seat to act (phase and turn checked)."""
         if self.standing is None:
             raise RulesError("cannot_pass", "the leader must play")
-        events = [_event("passed", {"seat": seat})]
+        passed = _new(Event)
+        _set_e_type(passed, "passed")
+        _set_e_data(passed, {"seat": seat})
+        _set_e_to(passed, None)
+        events = [passed]
         self.trick.append({"seat": seat, "type": "pass"})
-        self.passes += 1
+        passes = self.passes = self.passes + 1
         winner = self.standing_seat
         hands = self.hands
-        needed = (bool(hands[0]) + bool(hands[1]) + bool(hands[2]) + bool(hands[3])
-                  + bool(hands[4]) - bool(hands[winner]))
-        if self.passes < needed:
-            self.turn = self._next_with_cards(seat)
+        if passes < 4 - (not hands[0]) - (not hands[1]) - (not hands[2]) - (not hands[3]) - (
+            not hands[4]
+        ) + (not hands[winner]):
+            nxt = seat + 1 if seat < SEATS - 1 else 0
+            self.turn = nxt if hands[nxt] else self._next_with_cards(nxt)
             return events
         leader = winner if self.hands[winner] else self._push_wind(winner)
         events.append(_event("trick_won", {"seat": winner, "next_leader": leader}))
@@ -512,12 +600,14 @@ class Daa(Game):
     def legal_actions(self, seat: int) -> list[Action]:
         """Declaring: :meth:`declare_options`. Play, on ``seat``'s turn: every
         legal play, ``pass`` when following, ``reveal`` where allowed."""
-        if self._phase == "declaring":
-            return self.declare_options(seat)
-        if self._phase != "play" or seat != self.turn:
-            return []
-        out = _play_actions(seat, self.legal_plays(seat))
-        if self.standing is not None:
+        if seat != self.turn or self._phase != "play":
+            return self.declare_options(seat) if self._phase == "declaring" else []
+        info = self._info[seat]
+        if info is None:
+            info = self.hand_info(seat)
+        standing = self.standing
+        out = _play_actions(seat, generate(info, standing))
+        if standing is not None:
             out.append(_PASS[seat])
         if not self.named and self._can_reveal(seat):
             out.append(_REVEAL[seat])

@@ -21,9 +21,10 @@ where ``c`` is the power class of the n-of-a-kind that the 4s took.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import combinations, product
+from itertools import chain, combinations, product
 from typing import Any
 
 from paiju.rules.cards import BIG_JOKER, SMALL_JOKER, Card
@@ -48,6 +49,8 @@ CARD_ORDER[BIG_JOKER] = POWER_BJ * 4
 
 # Natural sequence positions (runs): A = 1 or 14, 2 = 2, …, K = 13.
 _POWER_OF_POS: list[int] = [-1] + [POWER[r] for r in "A23456789TJQKA"]
+#: Power index -> its natural position (A: 14; it is also 1).
+_POS_OF_POWER: list[int] = [_POWER_OF_POS.index(p, 2) for p in range(13)]
 
 KIND_TAKE_BACK = 0
 KIND_SINGLE = 1
@@ -250,6 +253,19 @@ _SPAN_POWERS: dict[tuple[int, int], tuple[int, ...]] = {
 }
 
 
+#: ``_SPANS[hi][length]``: ``_SPAN_POWERS[hi - length + 1, hi]`` (``length`` ≤ ``hi``).
+_SPANS: list[list[tuple[int, ...]]] = [
+    [()] + [_SPAN_POWERS[hi - m + 1, hi] for m in range(1, hi + 1)] if hi else [()]
+    for hi in range(15)
+]
+
+
+#: ``bytes(counts).translate(_AT_LEAST[need])``: 1 where a count is ≥ ``need``, else 0.
+_AT_LEAST: list[bytes] = [bytes(int(c >= need) for c in range(256)) for need in range(9)]
+#: ``_SEGMENTS[k]`` finds the maximal runs of at least ``k`` ones in such bytes.
+_SEGMENTS: list[re.Pattern[bytes]] = [re.compile(b"\x01{%d,}" % k) for k in range(15)]
+
+
 def _product(parts: list[tuple[tuple[Card, ...], ...]]) -> list[tuple[Card, ...]]:
     res: list[tuple[Card, ...]] = [()]
     for opts in parts:
@@ -288,18 +304,42 @@ class HandInfo:
         """The analysis of this hand less ``cards`` (which it holds)."""
         by_rank = list(self.by_rank)
         jokers = self.jokers
+        keep_high = True  # no rank that makes a class ≥ 2 combination is touched
         for c in cards:
             if c[1] == "J":
                 js = list(jokers)
                 js.remove(c)
                 jokers = tuple(js)
+                keep_high = False
             else:
                 p = POWER[c[0]]
-                r = list(by_rank[p])
+                old = by_rank[p]
+                if len(old) == 1:
+                    by_rank[p] = ()
+                    continue
+                if len(old) >= 3 or p == 10:
+                    keep_high = False
+                r = list(old)
                 r.remove(c)
                 by_rank[p] = tuple(r)
         new = HandInfo.__new__(HandInfo)
-        new._setup(by_rank, jokers, self.big_a)
+        if not keep_high:
+            new._setup(by_rank, jokers, self.big_a)
+            return new
+        # only ranks of one or two cards lost cards (never the As): the class ≥ 2
+        # combinations are the same; the counts change where the cards went
+        new.big_a = self.big_a
+        new.by_rank = by_rank
+        new.jokers = jokers
+        new.counts = counts = self.counts[:]
+        for c in cards:
+            x = _POS_OF_POWER[POWER[c[0]]]
+            counts[x] -= 1
+            if x == 14:  # an A also stands at 1
+                counts[1] -= 1
+        new._streaks = {}
+        new._singles = None
+        new.high = self.high
         return new
 
     def sorted_cards(self) -> list[Card]:
@@ -390,22 +430,24 @@ class HandInfo:
         """Every 龙 (``need`` 1) or 双龙 (``need`` 2) whose length is in
         ``lengths`` (a step-1 range) with highest natural position ≥ ``min_high``."""
         out: list[tuple[Card, ...]] = []
-        row = self.streak(need)
         lo_len, hi_len = lengths.start, lengths.stop - 1
+        # the maximal segments of natural positions holding ``need`` cards each
+        segments = _SEGMENTS[lo_len].finditer(bytes(self.counts).translate(_AT_LEAST[need]))
         by_rank = self.by_rank
-        for hi in range(max(lo_len, min_high), 15):
-            top = min(row[hi], hi_len)
-            for length in range(lo_len, top + 1):
-                if length == 13 and hi == 13:
-                    continue  # A..K is the same cards as 2..A (A high)
-                span = _SPAN_POWERS[hi - length + 1, hi]
-                if need == 1:
-                    out.extend(product(*[_distinct(by_rank[p]) for p in span]))
-                else:
-                    res: list[tuple[Card, ...]] = [()]
-                    for p in span:
-                        res = [r + o for r in res for o in sub_multisets(by_rank[p], 2)]
-                    out.extend(res)
+        for m in segments:
+            s, e = m.span()  # positions s .. e - 1
+            for hi in range(max(s + lo_len - 1, min_high), e):
+                spans = _SPANS[hi]
+                for length in range(lo_len, min(hi - s + 1, hi_len) + 1):
+                    if length == 13 and hi == 13:
+                        continue  # A..K is the same cards as 2..A (A high)
+                    if need == 1:
+                        out.extend(product(*[
+                            t if len(t) < 2 else _distinct(t)
+                            for t in map(by_rank.__getitem__, spans[length])]))
+                    else:
+                        out.extend(map(tuple, map(chain.from_iterable, product(*[
+                            sub_multisets(by_rank[p], 2) for p in spans[length]]))))
         return out
 
 
@@ -419,6 +461,34 @@ def _pairs(cards: tuple[Card, ...], big_a: Card) -> tuple[tuple[Card, ...], ...]
 def _distinct(cards: tuple[Card, ...]) -> tuple[Card, ...]:
     """The distinct cards of a sorted tuple, in order."""
     return tuple(dict.fromkeys(cards))
+
+
+@lru_cache(maxsize=4096)
+def _one_each(cards: tuple[Card, ...], but: Card) -> tuple[tuple[Card], ...]:
+    """``(c,)`` for each distinct card ``c`` of a sorted tuple but ``but``, in order."""
+    return tuple((c,) for c in dict.fromkeys(cards) if c != but)
+
+
+def _singles_above(out: list[tuple[Card, ...]], info: HandInfo, skey: int) -> None:
+    """Append to ``out`` the single plays of :meth:`HandInfo.singles` whose key is
+    above ``skey``, in the same order."""
+    by_rank = info.by_rank
+    big_a = info.big_a
+    for p in range(skey + 1, 13):
+        t = by_rank[p]
+        if t:
+            if len(t) == 1 and p != 10:
+                out.append(t)  # the one card of the rank: its own single play
+            else:
+                out.extend(_one_each(t, big_a))
+    jokers = info.jokers
+    if jokers and skey < POWER_BJ:
+        if jokers[0] == SMALL_JOKER and skey < POWER_SJ:
+            out.append((SMALL_JOKER,))
+        if jokers[-1] == BIG_JOKER:
+            out.append((BIG_JOKER,))
+    if skey < KEY_BIG_A and big_a in by_rank[10]:
+        out.append((big_a,))
 
 
 def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
@@ -435,7 +505,7 @@ def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
     sk, ssize, skey = standing if standing is not None else (-1, 0, -1)
     out: list[tuple[Card, ...]] = []
     if lead or sk == KIND_SINGLE:
-        out.extend([t for key, t in info.singles() if key > skey])
+        _singles_above(out, info, skey)
     elif sk == KIND_PAIR:
         for p in range(skey + 1, 13):
             if len(by_rank[p]) >= 2:
