@@ -194,32 +194,38 @@ def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tup
     """Every distinct sub-multiset of size ``r`` of ``items`` (card, count).
 
     Each result lists the cards in the order of ``items``; the results come
-    in the order of taking as many of the first item as possible first. The
-    number of results is at most C(len(items) + r - 1, r).
+    in the order of taking as many of the first item as possible first (the
+    lexicographic order of their item indexes). The number of results is at
+    most C(len(items) + r - 1, r).
     """
-    if r <= 0:
-        return [()] if r == 0 else []
+    if r <= 1:
+        return [()] if r == 0 else [] if r < 0 else [(c,) for c, k in items if k > 0]
     out: list[tuple[Card, ...]] = []
     avail = _available(items)
-    if avail[0] < r:
-        return out
+    n = len(items)
 
     def rec(i: int, left: int, acc: tuple[Card, ...]) -> None:
-        # 1 <= left <= avail[i]
-        if left == 1:
-            out.extend([(*acc, c) for c, k in items[i:] if k > 0])
-            return
-        card, count = items[i]
-        after = avail[i + 1]
-        for take in range(min(count, left), -1, -1):
-            rest = left - take
-            if rest == 0:
-                out.append(acc + (card,) * take)
-            elif after >= rest:
-                rec(i + 1, rest, acc + (card,) * take)
+        # left >= 2; the cards from item i on, lowest index first
+        for j in range(i, n):
+            if avail[j] < left:
+                return
+            card, count = items[j]
+            for take in range(min(count, left), 0, -1):
+                rest = left - take
+                t = acc + (card,) * take
+                if rest == 0:
+                    out.append(t)
+                elif rest == 1:
+                    out.extend([(*t, c) for c, k in items[j + 1 :] if k > 0])
+                else:
+                    rec(j + 1, rest, t)
 
     rec(0, r, ())
     return out
+
+
+def _reaches(parts: tuple[int, ...], req: tuple[int, ...]) -> bool:
+    return tuple(sorted(parts, reverse=True)) >= req
 
 
 def shaped_combinations(
@@ -227,31 +233,32 @@ def shaped_combinations(
 ) -> list[tuple[Card, ...]]:
     """The :func:`multiset_combinations` of size ``r`` whose :func:`partition`
     is lexicographically >= ``req`` (the follow-shape filter, computed during
-    the enumeration)."""
+    the enumeration: a branch stops when even its best completion, the cards
+    still to choose as one group, falls short)."""
     if r <= 0:
         return [()] if r == 0 and req <= () else []
     out: list[tuple[Card, ...]] = []
     avail = _available(items)
-    if avail[0] < r:
-        return out
+    n = len(items)
 
     def rec(i: int, left: int, acc: tuple[Card, ...], parts: tuple[int, ...]) -> None:
-        # 1 <= left <= avail[i]
-        if left == 1:
-            if tuple(sorted((*parts, 1), reverse=True)) >= req:
-                out.extend([(*acc, c) for c, k in items[i:] if k > 0])
-            return
-        card, count = items[i]
-        after = avail[i + 1]
-        for take in range(min(count, left), 0, -1):
-            rest = left - take
-            if rest == 0:
-                if tuple(sorted((*parts, take), reverse=True)) >= req:
-                    out.append(acc + (card,) * take)
-            elif after >= rest:
-                rec(i + 1, rest, acc + (card,) * take, (*parts, take))
-        if after >= left:
-            rec(i + 1, left, acc, parts)
+        for j in range(i, n):
+            if avail[j] < left:
+                return
+            card, count = items[j]
+            for take in range(min(count, left), 0, -1):
+                rest = left - take
+                got = (*parts, take)
+                t = acc + (card,) * take
+                if rest == 0:
+                    if _reaches(got, req):
+                        out.append(t)
+                elif not _reaches((*got, rest), req):
+                    continue
+                elif rest == 1:
+                    out.extend([(*t, c) for c, k in items[j + 1 :] if k > 0])
+                else:
+                    rec(j + 1, rest, t, got)
 
     rec(0, r, (), ())
     return out
