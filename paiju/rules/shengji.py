@@ -494,6 +494,15 @@ class Shengji(Game):
         # in play: each seat's cards by class (card_class), kept in step with
         # its plays (None: to be made again from the hand)
         self._by_class: list[dict[str, dict[Card, int]] | None] = [None] * SEATS
+        # each seat's distinct cards, sorted (None: to be made again)
+        self._distinct: list[list[Card] | None] = [None] * SEATS
+
+    def _cards_held(self, seat: int) -> list[Card]:
+        """``sorted(hands[seat])``, kept in step with the plays."""
+        distinct = self._distinct[seat]
+        if distinct is None:
+            distinct = self._distinct[seat] = sorted(self._hands[seat])
+        return distinct
 
     def _classes(self, seat: int) -> dict[str, dict[Card, int]]:
         """``seat``'s hand split by :func:`card_class`: class → card → count."""
@@ -703,6 +712,7 @@ class Shengji(Game):
         self.hands[dealer].update(self.kitty)
         self._hand_lists[dealer] = None
         self._by_class[dealer] = None
+        self._distinct[dealer] = None
         self._phase = "burying"
         return [
             Event("declaring_closed", {"trump": self.trump, "leader": dealer, "dealer": dealer}),
@@ -729,6 +739,7 @@ class Shengji(Game):
         remove(hand, a.cards)
         self._hand_lists[self.dealer] = None
         self._by_class[self.dealer] = None
+        self._distinct[self.dealer] = None
         self.buried = self._sorted(a.cards)
         self._phase = "play"
         self.leader = self.dealer
@@ -811,49 +822,73 @@ class Shengji(Game):
         cards = a.cards
         hand = self._hands[seat]
         cls = self.cls
+        listed = self._hand_lists[seat]
+        split = self._by_class[seat]
+        distinct = self._distinct[seat]
         if trick and len(cards) == 1 == len(trick[0][1]):
-            # a single on a single lead: _check_play's checks, inline
+            # a single on a single lead (the most common play): inline
             card = cards[0]
-            if hand.get(card, 0) < 1:
+            k = hand.get(card, 0)
+            if k < 1:
                 raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
             led = cls[trick[0][1][0]]
-            if cls[card] != led and self._classes(seat).get(led):
+            c_cls = cls[card]
+            if c_cls != led and self._classes(seat).get(led):
                 raise RulesError(
                     "must_follow_suit", "play as many cards of the led suit as you can"
                 )
+            if k > 1:
+                hand[card] = k - 1
+            else:
+                hand.pop(card)
+                if distinct is not None:
+                    distinct.remove(card)
+            if listed is not None:
+                listed.remove(card)
+            if split is not None:
+                part = split[c_cls]
+                k = part[card] - 1
+                if k:
+                    part[card] = k
+                else:
+                    del part[card]
+            combo = "single"
+            strength = self._strength
+            if c_cls in (led, TRUMP) and strength[card] > strength[trick[self.best][1][0]]:
+                self.best = len(trick)
         else:
             self._check_play(seat, cards)
-        # the hand, its sorted list and its classes, in step (cards.remove)
-        listed = self._hand_lists[seat]
-        split = self._by_class[seat]
-        for c in cards:
-            k = hand[c] - 1
-            if k:
-                hand[c] = k
-            else:
-                hand.pop(c)
-            if listed is not None:
-                listed.remove(c)
-            if split is not None:
-                part = split[cls[c]]
-                k = part[c] - 1
+            # the hand, its sorted lists and its classes, in step (cards.remove)
+            for c in cards:
+                k = hand[c] - 1
                 if k:
-                    part[c] = k
+                    hand[c] = k
                 else:
-                    del part[c]
-        if trick:
-            lead = trick[0][1]
-            size = len(lead)  # == len(cards) (_check_play)
-            first = cards[0]
-            if cards.count(first) == size:  # the lead's shape (group_size)
-                combo = SHAPE_NAMES[size]
-                if self._beats(first, trick[self.best][1][0], cls[lead[0]]):
-                    self.best = len(trick)
+                    hand.pop(c)
+                    if distinct is not None:
+                        distinct.remove(c)
+                if listed is not None:
+                    listed.remove(c)
+                if split is not None:
+                    part = split[cls[c]]
+                    k = part[c] - 1
+                    if k:
+                        part[c] = k
+                    else:
+                        del part[c]
+            if trick:
+                lead = trick[0][1]
+                size = len(lead)  # == len(cards) (_check_play)
+                first = cards[0]
+                if cards.count(first) == size:  # the lead's shape (group_size)
+                    combo = SHAPE_NAMES[size]
+                    if self._beats(first, trick[self.best][1][0], cls[lead[0]]):
+                        self.best = len(trick)
+                else:
+                    combo = "follow"
             else:
-                combo = "follow"
-        else:
-            self.best = 0
-            combo = SHAPE_NAMES[len(cards)]
+                self.best = 0
+                combo = SHAPE_NAMES[len(cards)]
         trick.append((seat, cards))
         if listed is None:
             listed = self._hand_lists[seat] = self._sorted(hand.elements())
@@ -901,7 +936,7 @@ class Shengji(Game):
         hand = self._hands[seat]
         leads = _LEADS[seat]
         try:
-            return [a for c in sorted(hand) for a in leads[c][hand[c]]]
+            return [a for c in self._cards_held(seat) for a in leads[c][hand[c]]]
         except (KeyError, IndexError):  # more than 4 copies (hands typed by tests)
             out: list[Action] = []
             for c, k in sorted(hand.items()):
@@ -948,7 +983,7 @@ class Shengji(Game):
             suit = (self._classes(seat) if split is None else split).get(led)
             singles = _SINGLES[seat]
             try:
-                return [singles[c] for c in sorted(suit or self._hands[seat])]
+                return [singles[c] for c in (sorted(suit) if suit else self._cards_held(seat))]
             except KeyError:  # not a card of the deck (hands typed by tests)
                 pass
         return _play_actions(seat, self._follows(seat, n, led))
