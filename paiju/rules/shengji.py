@@ -823,7 +823,6 @@ class Shengji(Game):
         hand = self._hands[seat]
         cls = self.cls
         listed = self._hand_lists[seat]
-        split = self._by_class[seat]
         distinct = self._distinct[seat]
         if trick and len(cards) == 1 == len(trick[0][1]):
             # a single on a single lead (the most common play): inline
@@ -837,6 +836,7 @@ class Shengji(Game):
                 raise RulesError(
                     "must_follow_suit", "play as many cards of the led suit as you can"
                 )
+            split = self._by_class[seat]  # (after the checks, which may make it)
             if k > 1:
                 hand[card] = k - 1
             else:
@@ -858,6 +858,7 @@ class Shengji(Game):
                 self.best = len(trick)
         else:
             self._check_play(seat, cards)
+            split = self._by_class[seat]  # (after the checks, which may make it)
             # the hand, its sorted lists and its classes, in step (cards.remove)
             for c in cards:
                 k = hand[c] - 1
