@@ -43,6 +43,8 @@ from paiju.rules.errors import RulesError
 SEATS = 5
 DECK: list[Card] = deck(2)
 DECK_COUNT: Counter[str] = Counter(DECK)
+_SORTED_DECK: list[Card] = sorted(DECK)
+_IS_CARD = CARD_ORDER.__contains__
 #: Room options every game accepts (rulings.md "Shared", "Settlement").
 ROOM_OPTIONS = frozenset({"turn_seconds", "reconnect_seconds", "base", "unit", "fee_rate"})
 #: Escape: the escapee pays this to each other seat (rulings.md "Settlement").
@@ -109,8 +111,12 @@ _REVEAL: list[Action] = [Action(s, "reveal") for s in range(SEATS)]
 def _cards(items: object) -> list[Card]:
     """Parse a card list, with a fast path for canonical cards (a deal is
     parsed at every game start). Raises ``malformed_cards``."""
-    if isinstance(items, list) and all(isinstance(c, str) and c in CARD_ORDER for c in items):
-        return list(items)
+    if isinstance(items, list):
+        try:
+            if all(map(_IS_CARD, items)):
+                return list(items)
+        except TypeError:  # an unhashable item: not a card
+            pass
     return parse_cards(items)
 
 
@@ -187,7 +193,7 @@ class Daa(Game):
                 raise RulesError("bad_deal", "daa has no kitty")
             if [len(h) for h in hands] != hand_sizes(first):
                 raise RulesError("bad_deal", f"hand sizes must be {hand_sizes(first)}")
-            if Counter(c for h in hands for c in h) != DECK_COUNT:
+            if sorted(chain.from_iterable(hands)) != _SORTED_DECK:  # the multiset DECK_COUNT
                 raise RulesError("bad_deal", "the deal is not two full decks")
             order_raw = deal.get("order")
             self.order: list[Card] | None = None
@@ -196,7 +202,7 @@ class Daa(Game):
                 if len(order) != len(DECK):
                     raise RulesError("bad_deal", "order must list all 108 cards")
                 for s in range(SEATS):
-                    if Counter(order[(s - first) % SEATS::SEATS]) != Counter(hands[s]):
+                    if sorted(order[(s - first) % SEATS::SEATS]) != sorted(hands[s]):
                         raise RulesError("bad_deal", f"order does not give seat {s} its hand")
                 self.order = order
         except RulesError as e:
@@ -318,16 +324,19 @@ class Daa(Game):
         cards it held then): one A of a suit it holds (亮), or, after another
         seat's 亮, two A of one suit (反). Empty outside the declaring window."""
         out: list[Action] = []
-        if self._phase != "declaring":
+        if self._phase != "declaring" or (dealt is not None and not 0 <= dealt <= len(DECK)):
             return out
+        # what _check_declare accepts, without raising for each refusal
+        visible = self._visible(seat, dealt)
+        single = self.declarer is None
+        pair = not single and seat != self.declarer and self.counter is None
         for s in "SHCD":
             card = "A" + s
-            for cards in ((card,), (card, card)):
-                try:
-                    self._check_declare(seat, cards, dealt)
-                except RulesError:
-                    continue
-                out.append(Action(seat, "declare", cards, dealt))
+            have = visible[card]
+            if single and have >= 1:
+                out.append(Action(seat, "declare", (card,), dealt))
+            if pair and have >= 2:
+                out.append(Action(seat, "declare", (card, card), dealt))
         return out
 
     def _declare(self, action: Action) -> list[Event]:

@@ -431,23 +431,31 @@ class HandInfo:
         ``lengths`` (a step-1 range) with highest natural position ≥ ``min_high``."""
         out: list[tuple[Card, ...]] = []
         lo_len, hi_len = lengths.start, lengths.stop - 1
-        # the maximal segments of natural positions holding ``need`` cards each
-        segments = _SEGMENTS[lo_len].finditer(bytes(self.counts).translate(_AT_LEAST[need]))
         by_rank = self.by_rank
-        for m in segments:
-            s, e = m.span()  # positions s .. e - 1
+        # the maximal segments s .. e - 1 of natural positions holding ``need`` cards each
+        for m in _SEGMENTS[lo_len].finditer(bytes(self.counts).translate(_AT_LEAST[need])):
+            s, e = m.span()
+            # per position of the segment: its distinct cards (need 1) or pairs (need 2)
+            if need == 1:
+                seg: list[tuple[Any, ...]] = [
+                    t if len(t) < 2 else _distinct(t)
+                    for t in map(by_rank.__getitem__, _POWER_OF_POS[s:e])]
+            else:
+                seg = [sub_multisets(by_rank[p], 2) for p in _POWER_OF_POS[s:e]]
             for hi in range(max(s + lo_len - 1, min_high), e):
-                spans = _SPANS[hi]
-                for length in range(lo_len, min(hi - s + 1, hi_len) + 1):
-                    if length == 13 and hi == 13:
+                stop = hi - s + 1
+                for length in range(lo_len, min(stop, hi_len) + 1):
+                    lo = hi - length + 1
+                    if lo >= 4 or hi < 4:  # the span's ranks in the game's order
+                        args = seg[lo - s:stop]
+                    elif length == 13 and hi == 13:
                         continue  # A..K is the same cards as 2..A (A high)
+                    else:  # A (low), 2, 3 rank above 4 .. hi
+                        args = seg[4 - s:stop] + seg[lo - s:4 - s]
                     if need == 1:
-                        out.extend(product(*[
-                            t if len(t) < 2 else _distinct(t)
-                            for t in map(by_rank.__getitem__, spans[length])]))
+                        out.extend(product(*args))
                     else:
-                        out.extend(map(tuple, map(chain.from_iterable, product(*[
-                            sub_multisets(by_rank[p], 2) for p in spans[length]]))))
+                        out.extend(map(tuple, map(chain.from_iterable, product(*args))))
         return out
 
 
