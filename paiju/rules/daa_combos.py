@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import chain, combinations, product
+from itertools import chain, combinations, groupby, product
 from typing import Any
 
 from paiju.rules.cards import BIG_JOKER, SMALL_JOKER, Card
@@ -46,6 +46,9 @@ CARD_ORDER: dict[Card, int] = {
 }
 CARD_ORDER[SMALL_JOKER] = POWER_SJ * 4
 CARD_ORDER[BIG_JOKER] = POWER_BJ * 4
+
+#: Card -> its power index (0–12); SJ 13, BJ 14.
+_CARD_POWER: dict[Card, int] = {c: k // 4 for c, k in CARD_ORDER.items()}
 
 # Natural sequence positions (runs): A = 1 or 14, 2 = 2, …, K = 13.
 _POWER_OF_POS: list[int] = [-1] + [POWER[r] for r in "A23456789TJQKA"]
@@ -289,16 +292,15 @@ class HandInfo:
     __slots__ = ("_singles", "_streaks", "big_a", "by_rank", "counts", "high", "jokers")
 
     def __init__(self, hand: Iterable[Card], big_a: Card) -> None:
-        ranks: list[list[Card]] = [[] for _ in range(13)]
-        jokers: list[Card] = []
-        for c in hand:
-            if c[1] == "J":
-                jokers.append(c)
+        by_rank: list[tuple[Card, ...]] = [()] * 13
+        jokers: tuple[Card, ...] = ()
+        for p, group in groupby(sorted(hand, key=CARD_ORDER.__getitem__),
+                                _CARD_POWER.__getitem__):
+            if p < 13:
+                by_rank[p] = tuple(group)
             else:
-                ranks[POWER[c[0]]].append(c)
-        key = CARD_ORDER.__getitem__
-        self._setup([tuple(sorted(r, key=key)) if len(r) > 1 else tuple(r) for r in ranks],
-                    tuple(sorted(jokers, key=key)), big_a)
+                jokers += tuple(group)
+        self._setup(by_rank, jokers, big_a)
 
     def without(self, cards: Sequence[Card]) -> HandInfo:
         """The analysis of this hand less ``cards`` (which it holds)."""
@@ -353,35 +355,40 @@ class HandInfo:
         self.big_a = big_a
         self.by_rank = by_rank
         self.jokers = jokers
-        sizes = [len(r) for r in by_rank]
-        self.counts = [0, sizes[10], sizes[11], sizes[12], *sizes[:11]]
+        sizes = list(map(len, by_rank))
+        self.counts = counts = [0, sizes[10], sizes[11], sizes[12], *sizes[:11]]
         self._streaks: dict[int, list[int]] = {}
         self._singles: list[tuple[int, tuple[Card]]] | None = None
         high: list[tuple[Combo, int, tuple[Any, ...]]] = []
         threes = 0
         fours = 0
-        for p, n_p in enumerate(sizes):
-            if n_p >= 3:
-                threes += 1
-                if n_p >= 4:
-                    fours += 1
-                for n in range(3, n_p + 1):
-                    high.append(((SAME_KIND[n], n, p), n, (p,)))
+        if max(sizes) >= 3:
+            for p, n_p in enumerate(sizes):
+                if n_p >= 3:
+                    threes += 1
+                    if n_p >= 4:
+                        fours += 1
+                    for n in range(3, n_p + 1):
+                        high.append(((SAME_KIND[n], n, p), n, (p,)))
         if sizes[10] >= 2 and by_rank[10].count(big_a) == 2:
             high.append(((KIND_BIG_A_PAIR, 2, 0), 0, (big_a, big_a)))
         if len(jokers) >= 2:
             for n in range(2, len(jokers) + 1):
                 for t in sub_multisets(jokers, n):
                     high.append(((JOKER_KIND[n], n, 0), 0, t))
-        if threes >= 3:
-            for hi, run in enumerate(self.streak(3)):
-                for m in range(3, min(run, 7) + 1):
-                    high.append(((CHAIN_KIND[m], m, hi), 3, _SPAN_POWERS[hi - m + 1, hi]))
-        if fours >= 2:
+        if threes >= 3:  # 连珠蛋: the segments of 3 or more positions holding 3 cards each
+            flags = bytes(counts).translate(_AT_LEAST[3])
+            for m in _SEGMENTS[3].finditer(flags):
+                s, e = m.span()
+                for hi in range(s + 2, e):
+                    for k in range(3, min(hi - s + 1, 7) + 1):
+                        high.append(((CHAIN_KIND[k], k, hi), 3, _SPANS[hi][k]))
+        if fours >= 2:  # 假八 family: two consecutive positions holding ``each`` cards
             for each, kind in FAKE_KIND.items():
-                for hi, run in enumerate(self.streak(each)):
-                    if run >= 2:
-                        high.append(((kind, 2, hi), each, _SPAN_POWERS[hi - 1, hi]))
+                for m in _SEGMENTS[2].finditer(bytes(counts).translate(_AT_LEAST[each])):
+                    s, e = m.span()
+                    for hi in range(s + 1, e):
+                        high.append(((kind, 2, hi), each, _SPANS[hi][2]))
         self.high = high
 
     def singles(self) -> list[tuple[int, tuple[Card]]]:
