@@ -17,8 +17,9 @@ holds.
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Mapping
-from itertools import groupby
+from itertools import groupby, repeat
 from typing import Any, ClassVar
 
 from paiju.rules import doudizhu_combos as dc
@@ -89,12 +90,23 @@ _set_a_dealt: Any = vars(Action)["dealt"].__set__
 _set_e_type: Any = vars(Event)["type"].__set__
 _set_e_data: Any = vars(Event)["data"].__set__
 _set_e_to: Any = vars(Event)["to"].__set__
+#: ``_consume(iterator, 0)`` runs an iterator to its end, keeping nothing.
+_consume = deque
 
 
 def _play_actions(out: list[Action], seat: int, plays: list[tuple[str, ...]]) -> list[Action]:
     """Append ``Action(seat, "play", cards)`` for each of ``plays`` to ``out``, built
     without the frozen dataclass's ``__init__`` (the same objects, faster: a lead
     lists a dozen or more); returns ``out``."""
+    n = len(plays)
+    if n > 8:  # set each field in one ``map`` pass over all the actions
+        acts: list[Action] = list(map(_new, repeat(Action, n)))
+        _consume(map(_set_a_seat, acts, repeat(seat, n)), 0)
+        _consume(map(_set_a_type, acts, repeat("play", n)), 0)
+        _consume(map(_set_a_cards, acts, plays), 0)
+        _consume(map(_set_a_dealt, acts, repeat(None, n)), 0)
+        out += acts
+        return out
     new, set_seat, set_type, set_cards, set_dealt = (
         _new, _set_a_seat, _set_a_type, _set_a_cards, _set_a_dealt)
     append = out.append
@@ -159,8 +171,7 @@ class Doudizhu(Game):
         hands, bottom, first = self._parse_deal(deal)
         self.first: int = first
         self.bottom: list[str] = bottom
-        # per seat: cards by rank index (sorted S H C D), rank counts, prefix tuples
-        self._held: list[set[str]] = [set(), set(), set()]
+        # per seat: rank counts, prefix tuples (pre[r][-1]: the cards of rank r held)
         self._counts: list[list[int]] = [[0] * dc.NRANKS for _ in hands]
         self._pre: list[list[list[tuple[str, ...]]]] = [[_EMPTY_PRE] * dc.NRANKS for _ in hands]
         self._sizes: list[int] = [0, 0, 0]
@@ -278,7 +289,6 @@ class Doudizhu(Game):
             counts[r] = len(t)
             pre[r] = prefixes[t]
         self._hands[seat] = hand
-        self._held[seat] = set(hand)
         self._counts[seat] = counts
         self._pre[seat] = pre
         self._sizes[seat] = len(hand)
@@ -487,7 +497,7 @@ class Doudizhu(Game):
         n = len(cards)
         if not n:
             raise RulesError("invalid_combination", "a play needs cards")
-        held = self._held[seat]
+        pre = self._pre[seat]
         rank_of = dc.CARD_RANK
         standing = self._standing
         if n == 1:  # fast path: a single
@@ -495,7 +505,7 @@ class Doudizhu(Game):
             r = rank_of.get(card, -1)
             if r < 0:
                 raise RulesError("malformed_cards", f"not a card: {card!r}")
-            if card not in held:
+            if card not in pre[r][-1]:
                 raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {card}")
             if standing is not None and not (standing[0] == dc.SINGLE and r > standing[2]):
                 if standing[0] == dc.SINGLE or standing[0] in (dc.BOMB, dc.ROCKET):
@@ -509,7 +519,7 @@ class Doudizhu(Game):
             r = rank_of.get(card, -1)
             if r < 0:
                 raise RulesError("malformed_cards", f"not a card: {card!r}")
-            if card not in held:
+            if card not in pre[r][-1]:
                 raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {card}")
             pc[r] += 1
         if len(set(cards)) != n:
@@ -535,19 +545,19 @@ class Doudizhu(Game):
         n = len(played)
         # remove the cards from the hand (sorted hand, held set, counts, prefixes)
         counts, pre, hand = self._counts[seat], self._pre[seat], self._hands[seat]
-        held = self._held[seat]
-        for card in played:
-            hand.remove(card)
-        held.difference_update(played)
         prefixes = _PREFIXES
         if n == 1:
+            card = played[0]
+            hand.remove(card)
             t = pre[main][-1]
-            t = t[1:] if t[0] == played[0] else tuple([x for x in t if x in held])
+            t = t[1:] if t[0] == card else tuple([x for x in t if x != card])
             counts[main] -= 1
             pre[main] = prefixes[t]
         else:
+            for card in played:
+                hand.remove(card)
             for rr in dict.fromkeys(map(dc.CARD_RANK.__getitem__, played)):
-                t = tuple([x for x in pre[rr][-1] if x in held])
+                t = tuple([x for x in pre[rr][-1] if x not in played])
                 counts[rr] = len(t)
                 pre[rr] = prefixes[t]
         self._sizes[seat] -= n
@@ -567,7 +577,16 @@ class Doudizhu(Game):
         kickers = _KICKERS.get(kind)
         if kickers:
             data["kickers"] = kickers
-        events = [_event("played", data), _event("hand", {"cards": hand[:]}, seat)]
+        new, set_type, set_data, set_to = _new, _set_e_type, _set_e_data, _set_e_to
+        played_event = new(Event)
+        set_type(played_event, "played")
+        set_data(played_event, data)
+        set_to(played_event, None)
+        hand_event = new(Event)
+        set_type(hand_event, "hand")
+        set_data(hand_event, {"cards": hand[:]})
+        set_to(hand_event, seat)
+        events = [played_event, hand_event]
         if self._sizes[seat] == 0:
             self._finish(seat)
         else:
@@ -579,7 +598,11 @@ class Doudizhu(Game):
             raise RulesError("cannot_pass", "the leader of a trick must play")
         self._passes += 1
         self.trick.append((seat, (), ""))
-        events = [_event("passed", {"seat": seat})]
+        passed = _new(Event)
+        _set_e_type(passed, "passed")
+        _set_e_data(passed, {"seat": seat})
+        _set_e_to(passed, None)
+        events = [passed]
         if self._passes == SEATS - 1:
             leader = self._standing_seat
             events.append(_event("trick_won", {"seat": leader, "next_leader": leader}))
