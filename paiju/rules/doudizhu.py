@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Mapping
-from itertools import groupby, repeat
+from itertools import groupby
 from typing import Any, ClassVar
 
 from paiju.rules import doudizhu_combos as dc
@@ -78,6 +78,13 @@ def _prefix_table() -> dict[tuple[str, ...], list[tuple[str, ...]]]:
 
 #: Sorted cards of one rank -> prefix list (see :func:`_prefix_table`).
 _PREFIXES = _prefix_table()
+#: Per seat, the ``play`` action of every card set of one rank (the ``pre[r][k]``
+#: tuples: singles, pairs, trios, bombs) and of the rocket, made once: the plays
+#: listed most often are looked up instead of built (a few hundred small objects).
+_RANK_PLAYS: list[dict[tuple[str, ...], Action]] = [
+    {t: Action(seat, "play", t) for t in [*_PREFIXES, ("SJ", "BJ")] if t}
+    for seat in range(SEATS)
+]
 _BID_TYPES = frozenset({"call", "no_call"})
 _ROB_TYPES = frozenset({"rob", "no_rob"})
 _PLAY_TYPES = frozenset({"play", "pass"})
@@ -95,29 +102,22 @@ _consume = deque
 
 
 def _play_actions(out: list[Action], seat: int, plays: list[tuple[str, ...]]) -> list[Action]:
-    """Append ``Action(seat, "play", cards)`` for each of ``plays`` to ``out``, built
-    without the frozen dataclass's ``__init__`` (the same objects, faster: a lead
-    lists a dozen or more); returns ``out``."""
-    n = len(plays)
-    if n > 8:  # set each field in one ``map`` pass over all the actions
-        acts: list[Action] = list(map(_new, repeat(Action, n)))
-        _consume(map(_set_a_seat, acts, repeat(seat, n)), 0)
-        _consume(map(_set_a_type, acts, repeat("play", n)), 0)
-        _consume(map(_set_a_cards, acts, plays), 0)
-        _consume(map(_set_a_dealt, acts, repeat(None, n)), 0)
-        out += acts
-        return out
-    new, set_seat, set_type, set_cards, set_dealt = (
-        _new, _set_a_seat, _set_a_type, _set_a_cards, _set_a_dealt)
-    append = out.append
-    for cards in plays:
-        a = new(Action)
-        set_seat(a, seat)
-        set_type(a, "play")
-        set_cards(a, cards)
-        set_dealt(a, None)
-        append(a)
+    """Append ``Action(seat, "play", cards)`` for each of ``plays`` to ``out`` and
+    return ``out``: the shared action of a rank play (:data:`_RANK_PLAYS`), else one
+    built without the frozen dataclass's ``__init__`` (the same objects, faster)."""
+    shared = _RANK_PLAYS[seat].get
+    out += [shared(cards) or _new_play(seat, cards) for cards in plays]
     return out
+
+
+def _new_play(seat: int, cards: tuple[str, ...]) -> Action:
+    """``Action(seat, "play", cards)``, built without the dataclass's ``__init__``."""
+    a: Action = _new(Action)
+    _set_a_seat(a, seat)
+    _set_a_type(a, "play")
+    _set_a_cards(a, cards)
+    _set_a_dealt(a, None)
+    return a
 
 
 def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
@@ -352,10 +352,11 @@ class Doudizhu(Game):
                 plays = dc.lead_plays(counts, pre, self.jokers_as_wings, self.pair_as_two_singles)
                 return _play_actions([], seat, plays)
             k = _GROUP_SIZE.get(standing[0])
-            if k:  # single, pair, trio: the common case, in one pass
+            if k:  # single, pair, trio: the common case, in one pass; only rank plays
                 plays = [pre[r][k] for r in range(standing[2] + 1, dc.NRANKS) if counts[r] >= k]
                 if 4 in counts or (counts[dc.SJ_RANK] and counts[dc.BJ_RANK]):
                     dc.add_bombs(plays, counts, pre)
+                return [_PASS[seat], *map(_RANK_PLAYS[seat].__getitem__, plays)]
             else:
                 plays = dc.follow_plays(
                     counts, pre, standing, self.jokers_as_wings, self.pair_as_two_singles
