@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections import Counter, deque
 from collections.abc import Mapping
-from itertools import chain, repeat
+from itertools import chain, combinations_with_replacement, repeat
 from typing import Any
 
 from paiju.rules.cards import Card, deck, hand_of, holds, parse_cards, remove
@@ -28,12 +28,14 @@ from paiju.rules.daa_combos import (
     POWER,
     POWER_BJ,
     POWER_SJ,
+    RANK_OF_POWER,
     TAKEABLE,
     Combo,
     HandInfo,
     beats,
     classify,
     generate,
+    generate_split,
     power_class,
     sort_cards,
 )
@@ -105,6 +107,22 @@ def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
 
 
 _PASS: list[Action] = [Action(s, "pass") for s in range(SEATS)]
+
+
+def _rank_plays(seat: int) -> dict[tuple[Card, ...], Action]:
+    """The ``play`` action of every single and every pair of one rank (sorted in
+    the game's order) for ``seat``: the plays listed most often, made once."""
+    out: dict[tuple[Card, ...], Action] = {}
+    for r in RANK_OF_POWER:
+        for cards in combinations_with_replacement(sort_cards(r + s for s in "SHCD"), 2):
+            out[(cards[0],)] = Action(seat, "play", (cards[0],))
+            out[cards] = Action(seat, "play", cards)
+    for joker in ("SJ", "BJ"):
+        out[(joker,)] = Action(seat, "play", (joker,))
+    return out
+
+
+_RANK_PLAYS: list[dict[tuple[Card, ...], Action]] = [_rank_plays(s) for s in range(SEATS)]
 _REVEAL: list[Action] = [Action(s, "reveal") for s in range(SEATS)]
 
 
@@ -615,7 +633,14 @@ class Daa(Game):
         if info is None:
             info = self.hand_info(seat)
         standing = self.standing
-        out = _play_actions(seat, generate(info, standing))
+        plays, k = generate_split(info, standing)
+        if k:  # singles and pairs first: their shared actions
+            n = len(plays)
+            out = list(map(_RANK_PLAYS[seat].__getitem__, plays if k == n else plays[:k]))
+            if k < n:
+                out += _play_actions(seat, plays[k:])
+        else:
+            out = _play_actions(seat, plays)
         if standing is not None:
             out.append(_PASS[seat])
         if not self.named and self._can_reveal(seat):

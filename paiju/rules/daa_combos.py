@@ -514,6 +514,12 @@ def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
     n-of-a-kind (取回). Rank-count based: kinds that cannot beat ``standing``
     are not enumerated at all.
     """
+    return generate_split(info, standing)[0]
+
+
+def generate_split(info: HandInfo, standing: Combo | None) -> tuple[list[tuple[Card, ...]], int]:
+    """:func:`generate` and how many of its first plays are singles and pairs
+    (which come first in its order)."""
     by_rank = info.by_rank
     big_a = info.big_a
     lead = standing is None
@@ -533,16 +539,18 @@ def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
         for p in range(13):
             if len(by_rank[p]) >= 2:
                 out.extend(_pairs(by_rank[p], big_a))
+        k = len(out)
         out.extend(info.runs(1, range(3, 14), 0))
         out.extend(info.runs(2, range(3, 12), 0))
         for _, need, powers in info.high:
             out.extend(info.cards_of(need, powers))
-        return out
+        return out, k
     assert standing is not None
+    k = len(out) if sk <= KIND_PAIR else 0
     for combo, need, powers in info.high:
         if beats(combo, standing):
             out.extend(info.cards_of(need, powers))
     # 取回: n-1 fours answer a standing n-of-a-kind
     if sk in TAKEABLE and len(by_rank[0]) >= ssize - 1:
         out.extend(sub_multisets(by_rank[0], ssize - 1))
-    return out
+    return out, k
