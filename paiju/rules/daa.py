@@ -251,8 +251,8 @@ class Daa(Game):
         rng.shuffle(order)
         first = rng.randrange(SEATS)
         hands: list[list[Card]] = [[] for _ in range(SEATS)]
-        for i, c in enumerate(order):
-            hands[(first + i) % SEATS].append(c)
+        for j in range(SEATS):  # card i goes to seat (first + i) % 5
+            hands[(first + j) % SEATS] = order[j::SEATS]
         return {"hands": hands, "bottom": [], "first": first, "order": order}
 
     # -- state -------------------------------------------------------------------

@@ -267,6 +267,8 @@ _SPANS: list[list[tuple[int, ...]]] = [
 _AT_LEAST: list[bytes] = [bytes(int(c >= need) for c in range(256)) for need in range(9)]
 #: ``_SEGMENTS[k]`` finds the maximal runs of at least ``k`` ones in such bytes.
 _SEGMENTS: list[re.Pattern[bytes]] = [re.compile(b"\x01{%d,}" % k) for k in range(15)]
+#: ``_ONES[k]``: k ones (a segment of k or more is there when they are).
+_ONES: list[bytes] = [b"\x01" * k for k in range(15)]
 
 
 def _product(parts: list[tuple[tuple[Card, ...], ...]]) -> list[tuple[Card, ...]]:
@@ -439,8 +441,11 @@ class HandInfo:
         out: list[tuple[Card, ...]] = []
         lo_len, hi_len = lengths.start, lengths.stop - 1
         by_rank = self.by_rank
+        flags = bytes(self.counts).translate(_AT_LEAST[need])
+        if _ONES[lo_len] not in flags:
+            return out
         # the maximal segments s .. e - 1 of natural positions holding ``need`` cards each
-        for m in _SEGMENTS[lo_len].finditer(bytes(self.counts).translate(_AT_LEAST[need])):
+        for m in _SEGMENTS[lo_len].finditer(flags):
             s, e = m.span()
             # per position of the segment: its distinct cards (need 1) or pairs (need 2)
             if need == 1:
