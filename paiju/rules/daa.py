@@ -13,7 +13,7 @@ particular is to act; the system's ``end_declare`` closes it), ``play``
 from __future__ import annotations
 
 import random
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Mapping
 from itertools import chain, combinations_with_replacement, repeat
 from typing import Any
@@ -41,6 +41,15 @@ from paiju.rules.daa_combos import (
 )
 from paiju.rules.engine import Action, Event, Game, Result
 from paiju.rules.errors import RulesError
+from paiju.rules.fastbuild import consume as _consume
+from paiju.rules.fastbuild import new as _new
+from paiju.rules.fastbuild import set_action_cards as _set_a_cards
+from paiju.rules.fastbuild import set_action_dealt as _set_a_dealt
+from paiju.rules.fastbuild import set_action_seat as _set_a_seat
+from paiju.rules.fastbuild import set_action_type as _set_a_type
+from paiju.rules.fastbuild import set_event_data as _set_e_data
+from paiju.rules.fastbuild import set_event_to as _set_e_to
+from paiju.rules.fastbuild import set_event_type as _set_e_type
 
 SEATS = 5
 DECK: list[Card] = deck(2)
@@ -55,16 +64,6 @@ ESCAPE_POINTS = 3
 SOLO_NAMED = 16
 SOLO_HIDDEN = 8
 DEFAULT_BIG_SUIT = "H"
-_new: Any = object.__new__
-_set_a_seat: Any = vars(Action)["seat"].__set__
-_set_a_type: Any = vars(Action)["type"].__set__
-_set_a_cards: Any = vars(Action)["cards"].__set__
-_set_a_dealt: Any = vars(Action)["dealt"].__set__
-_set_e_type: Any = vars(Event)["type"].__set__
-_set_e_data: Any = vars(Event)["data"].__set__
-_set_e_to: Any = vars(Event)["to"].__set__
-#: ``_consume(iterator, 0)`` runs an iterator to its end, keeping nothing.
-_consume = deque
 
 
 def _play_actions(seat: int, plays: list[tuple[Card, ...]]) -> list[Action]:

@@ -17,7 +17,6 @@ holds.
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Mapping
 from itertools import groupby
 from typing import Any, ClassVar
@@ -26,6 +25,14 @@ from paiju.rules import doudizhu_combos as dc
 from paiju.rules.cards import check_deal, deck, parse_cards
 from paiju.rules.engine import Action, Event, Game, Result
 from paiju.rules.errors import RulesError
+from paiju.rules.fastbuild import new as _new
+from paiju.rules.fastbuild import set_action_cards as _set_a_cards
+from paiju.rules.fastbuild import set_action_dealt as _set_a_dealt
+from paiju.rules.fastbuild import set_action_seat as _set_a_seat
+from paiju.rules.fastbuild import set_action_type as _set_a_type
+from paiju.rules.fastbuild import set_event_data as _set_e_data
+from paiju.rules.fastbuild import set_event_to as _set_e_to
+from paiju.rules.fastbuild import set_event_type as _set_e_type
 
 SEATS = 3
 HAND_SIZE = 17
@@ -89,16 +96,6 @@ _BID_TYPES = frozenset({"call", "no_call"})
 _ROB_TYPES = frozenset({"rob", "no_rob"})
 _PLAY_TYPES = frozenset({"play", "pass"})
 _KNOWN_TYPES = _BID_TYPES | _ROB_TYPES | _PLAY_TYPES
-_new: Any = object.__new__
-_set_a_seat: Any = vars(Action)["seat"].__set__
-_set_a_type: Any = vars(Action)["type"].__set__
-_set_a_cards: Any = vars(Action)["cards"].__set__
-_set_a_dealt: Any = vars(Action)["dealt"].__set__
-_set_e_type: Any = vars(Event)["type"].__set__
-_set_e_data: Any = vars(Event)["data"].__set__
-_set_e_to: Any = vars(Event)["to"].__set__
-#: ``_consume(iterator, 0)`` runs an iterator to its end, keeping nothing.
-_consume = deque
 
 
 def _play_actions(out: list[Action], seat: int, plays: list[tuple[str, ...]]) -> list[Action]:
