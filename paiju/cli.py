@@ -50,11 +50,15 @@ def gateway() -> None:
 
 
 @app.command()
-def up() -> None:
-    """Run the whole platform: NATS, the four services, SQLite; Ctrl-C stops all."""
+def up(
+    tables: Annotated[int, typer.Option(help="table service instances (1-9)")] = 1,
+    gateways: Annotated[int, typer.Option(help="gateway instances (1-9)")] = 1,
+) -> None:
+    """Run the whole platform: NATS, the four services, SQLite; a service that
+    dies is restarted; Ctrl-C stops all."""
     from paiju.platform import main as up_main
 
-    up_main()
+    up_main({"table": tables, "gateway": gateways})
 
 
 @app.command()
