@@ -88,7 +88,9 @@ def bots(
     tables: Annotated[int, typer.Option(help="tables of each game played at once")] = 1,
     think: Annotated[str, typer.Option(help="seconds a bot thinks per move: MIN-MAX or 0")
                      ] = "0.2-0.6",
-    gateway: Annotated[str, typer.Option(help="the gateway's WebSocket URL")
+    gateway: Annotated[str, typer.Option(
+        help="the gateway's WebSocket URL, or several comma separated (bots move on "
+             "to the next when one dies)")
                        ] = "ws://127.0.0.1:8080/ws",
     seed: Annotated[int | None, typer.Option(help="seed of the bots' choices")] = None,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
