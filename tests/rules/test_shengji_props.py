@@ -214,7 +214,7 @@ def _same_game(a: Shengji, b: Shengji) -> None:
         assert a.legal_actions(seat) == b.legal_actions(seat)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 4), st.integers(0, 2**32))
 def test_position_of_a_game_plays_as_the_game(decks: int, seed: int) -> None:
     """A game rebuilt by ``from_position`` at a random moment of play shows
