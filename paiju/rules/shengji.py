@@ -343,8 +343,10 @@ class Shengji(ShengjiPlay):
         if self.escaped is not None:
             return []
         phase = self._phase
-        if phase == "play":
-            return self._play_options(seat)
+        if phase == "play":  # leads or follows of the seat to play
+            if seat != (self.leader + len(self.trick)) % SEATS:
+                return []
+            return self._follow_actions(seat) if self.trick else self._lead_options(seat)
         if phase == "declaring":
             return self.declare_options(seat)
         if phase == "burying" and seat == self.dealer:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 from paiju.rules.cards import Card, Hand, check_deal, deck
 from paiju.rules.errors import RulesError
@@ -36,8 +35,7 @@ ROOM_OPTIONS = frozenset({"turn_seconds", "reconnect_seconds", "base", "unit", "
 GAME_OPTIONS = frozenset({"decks", "dealer", "escape_points"})
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(NamedTuple):
     """Parsed options: ``decks`` 1..4, ``dealer`` (``None`` in a room's first
     game, else the seat that deals), ``escape_points`` (what an escapee pays
     each other seat), ``turn_seconds`` (the turn clock, seconds)."""

@@ -191,14 +191,6 @@ class ShengjiPlay(ShengjiState):
         return play_actions(seat, follows(self._suit_items(seat, led), self._hands[seat],
                                           self.cls, led, n))
 
-    def _play_options(self, seat: int) -> list[Action]:
-        """``legal_actions`` in ``play``: leads or follows of the seat to play."""
-        if seat != (self.leader + len(self.trick)) % SEATS:
-            return []
-        if not self.trick:
-            return self._lead_options(seat)
-        return self._follow_actions(seat)
-
     def _default_play(self, seat: int) -> Action:
         """The timeout's play (rulings.md "Shared", "Settlement"): lead the
         lowest single; follow with the legal play whose highest card is lowest
