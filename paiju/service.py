@@ -1,11 +1,14 @@
 """The bootstrap every paiju service process uses.
 
 :func:`run` sets up JSON logging, the ``/metrics`` endpoint, a ``grpc.aio``
-server with the metrics interceptor, the standard health service (readiness
-fed by dependencies) and reflection, calls the service's ``setup`` to add its
-servicers and background work, and serves until SIGTERM or SIGINT. Then it
-stops gracefully: readiness goes NOT_SERVING, the server stops accepting and
-lets in-flight calls finish (``PAIJU_DRAIN_SECONDS``), the service's own
+server with the metrics and authorisation interceptors on mutual TLS
+(``PAIJU_TLS_DIR``, :mod:`paiju.identity`, :mod:`paiju.authz`), the standard
+health service (readiness fed by dependencies) and reflection on it, the
+health service alone on its own plain port (``PAIJU_HEALTH_PORT``), calls
+the service's ``setup`` to add its servicers and background work, and serves
+until SIGTERM or SIGINT. Then it stops gracefully: readiness goes
+NOT_SERVING, the server stops accepting and lets in-flight calls finish
+(``PAIJU_DRAIN_SECONDS``), the health port closes, the service's own
 ``on_stop`` callbacks run (drain NATS, close the database), in that order.
 """
 
@@ -17,7 +20,7 @@ import dataclasses
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,23 +29,30 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from paiju import log as logsetup
+from paiju.authz import RULES, AuthzInterceptor, Rule
 from paiju.config import Config, load
 from paiju.health import Health
+from paiju.identity import Identity, IdentityError
+from paiju.identity import load as load_identity
 from paiju.metrics import MetricsInterceptor, serve_metrics
 
 
 @dataclass
 class Context:
-    """What ``setup`` gets: the configuration (``grpc_port`` is the bound port),
-    health, the gRPC server, a logger, the stop event, and lists to register
-    background tasks and stop callbacks in (callbacks run in order after the
-    gRPC server has drained; tasks are cancelled last)."""
+    """What ``setup`` gets: the configuration (``grpc_port`` and
+    ``health_port`` are the bound ports), health, the gRPC server, a logger,
+    the stop event, lists to register background tasks and stop callbacks in
+    (callbacks run in order after the gRPC server has drained; tasks are
+    cancelled last), and the process's identity for its clients
+    (``paiju.identity.secure_channel(addr, ctx.identity, peer)``; None on an
+    insecure development server)."""
 
     config: Config
     health: Health
     server: grpc.aio.Server
     log: logging.Logger
     stopping: asyncio.Event
+    identity: Identity | None = None
     tasks: list[asyncio.Task[object]] = field(default_factory=list)
     on_stop: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
@@ -54,33 +64,68 @@ Setup = Callable[[Context], Awaitable[Sequence[str]]]
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
+def server_identity(config: Config) -> Identity | None:
+    """The identity ``config.service`` serves and calls as, from
+    ``PAIJU_TLS_DIR``; None in development mode without it (insecure, logged
+    as a warning by :func:`serve`). Raises :class:`~paiju.identity.IdentityError`
+    (a ``ValueError`` naming the setting) outside development mode without
+    ``PAIJU_TLS_DIR``, or when its files are missing or wrong."""
+    if config.tls_dir is None:
+        if config.dev_mode:
+            return None
+        raise IdentityError("PAIJU_TLS_DIR is not set: outside development mode "
+                            "(PAIJU_DEV_MODE) a service needs its certificates "
+                            f"(ca.pem, {config.service}.pem, {config.service}-key.pem)")
+    return load_identity(config.tls_dir, config.service)
+
+
+def _bind(server: grpc.aio.Server, where: str, what: str,
+          credentials: grpc.ServerCredentials | None = None) -> int:
+    try:
+        port: int = (server.add_insecure_port(where) if credentials is None
+                     else server.add_secure_port(where, credentials))
+    except RuntimeError as e:  # grpc's own "Failed to bind"
+        raise RuntimeError(f"cannot bind {what} port {where} (in use?)") from e
+    if port == 0:
+        raise RuntimeError(f"cannot bind {what} port {where} (in use?)")
+    return port
+
+
 async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None, *,
                 stop: asyncio.Event | None = None,
                 on_started: Callable[[Context], object] | None = None,
-                signals: bool = True) -> None:
+                signals: bool = True, rules: Mapping[str, Rule] = RULES) -> None:
     """Run one service until SIGTERM/SIGINT or until ``stop`` is set.
 
-    ``config.grpc_port`` 0 binds a free port (``ctx.config.grpc_port`` tells
-    which). ``ready`` is set and ``on_started(ctx)`` called once the server
-    accepts calls. ``signals=False`` leaves the process's signal handlers alone
-    (in-process tests). Raises ``RuntimeError`` if the port cannot be bound and
-    whatever ``setup`` raises; the server is stopped in every case.
+    The gRPC port takes mutual-TLS callers only, each call authorised by
+    ``rules`` (default :data:`paiju.authz.RULES`); see :func:`server_identity`.
+    ``config.grpc_port`` / ``config.health_port`` 0 bind free ports
+    (``ctx.config`` tells which). ``ready`` is set and ``on_started(ctx)``
+    called once the server accepts calls. ``signals=False`` leaves the
+    process's signal handlers alone (in-process tests). Raises ``RuntimeError``
+    if a port cannot be bound, ``IdentityError`` without certificates, and
+    whatever ``setup`` raises; the servers are stopped in every case.
     """
     log = logging.getLogger(f"paiju.{config.service}")
-    server = grpc.aio.server(interceptors=[MetricsInterceptor()])
-    where = f"{config.host}:{config.grpc_port}"
-    try:
-        port = server.add_insecure_port(where)
-    except RuntimeError as e:  # grpc's own "Failed to bind"
-        raise RuntimeError(f"cannot bind gRPC port {where} (in use?)") from e
-    if port == 0:
-        raise RuntimeError(f"cannot bind gRPC port {where} (in use?)")
+    identity = server_identity(config)
+    interceptors: list[grpc.aio.ServerInterceptor] = [MetricsInterceptor()]
+    if identity is None:
+        log.warning("insecure gRPC: development mode without PAIJU_TLS_DIR; any caller "
+                    "may call anything")
+    else:
+        interceptors.append(AuthzInterceptor(rules, config.dev_mode))
+    server = grpc.aio.server(interceptors=interceptors)
+    port = _bind(server, f"{config.host}:{config.grpc_port}", "gRPC",
+                 identity.server_credentials() if identity is not None else None)
+    health_server = grpc.aio.server()
+    health_port = _bind(health_server, f"{config.host}:{config.health_port}", "health")
     if config.grpc_port != port:
         instance = config.instance
         if not instance or instance == f"{config.service}-{config.grpc_port}":
             instance = f"{config.service}-{port}"
         config = dataclasses.replace(config, grpc_port=port, instance=instance)
-    ctx = Context(config, Health([]), server, log, stop or asyncio.Event())
+    config = dataclasses.replace(config, health_port=health_port)
+    ctx = Context(config, Health([]), server, log, stop or asyncio.Event(), identity=identity)
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
     try:
@@ -94,12 +139,15 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
             return
         ctx.health.services += names
         health_pb2_grpc.add_HealthServicer_to_server(ctx.health.servicer, server)
+        health_pb2_grpc.add_HealthServicer_to_server(ctx.health.servicer, health_server)
         reflection.enable_server_reflection(
             [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
              reflection.SERVICE_NAME], server)
         await ctx.health.publish()
+        await health_server.start()
         await server.start()
         log.info("serving", extra={"grpc_port": port, "metrics_port": config.metrics_port,
+                                   "health_port": health_port, "tls": identity is not None,
                                    "services": names, "instance": config.instance})
         if ready is not None:
             ready.set()
@@ -108,7 +156,7 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
         await ctx.stopping.wait()
         log.info("stopping", extra={"drain_seconds": config.drain_seconds})
     finally:
-        await _shutdown(ctx)
+        await _shutdown(ctx, health_server)
         for sig in installed:
             loop.remove_signal_handler(sig)
 
@@ -131,11 +179,13 @@ async def _setup_unless_stopped(setup: Setup, ctx: Context) -> list[str] | None:
     return list(setup_task.result())
 
 
-async def _shutdown(ctx: Context) -> None:
-    """NOT_SERVING, drain the gRPC server, stop callbacks, cancel tasks."""
+async def _shutdown(ctx: Context, health_server: grpc.aio.Server) -> None:
+    """NOT_SERVING, drain the gRPC server, stop the health port, stop
+    callbacks, cancel tasks."""
     grace = ctx.config.drain_seconds
     await ctx.health.stop()
     await ctx.server.stop(grace=grace)
+    await health_server.stop(grace=None)
     for callback in ctx.on_stop:
         try:
             await asyncio.wait_for(callback(), timeout=grace)
@@ -152,9 +202,10 @@ def run(service: str, setup: Setup) -> None:
     """The ``main()`` of a service process: configuration from the environment,
     logs, metrics, then :func:`serve` until SIGTERM or SIGINT. Exit status 0
     after a graceful stop, 1 if it failed (logged as JSON), 2 for a malformed
-    ``PAIJU_*`` variable."""
+    ``PAIJU_*`` variable or missing certificates (:func:`server_identity`)."""
     try:
         config = load(service)
+        server_identity(config)
     except ValueError as e:
         print(f"paiju {service}: {e}", file=sys.stderr)
         raise SystemExit(2) from None

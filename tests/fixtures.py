@@ -26,7 +26,10 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from paiju import identity
+from paiju.authz import RULES, Rule
 from paiju.config import Config, load
+from paiju.identity import Identity
 from paiju.platform import die_with_parent, nats_server_binary
 from paiju.platform import free_port as free_port  # re-exported: a free port on 127.0.0.1
 from paiju.service import Context, Setup, serve
@@ -100,6 +103,38 @@ class NatsServer:
         shutil.rmtree(self.store, ignore_errors=True)
 
 
+_TLS_DIR: list[Path] = []
+
+
+def tls_dir() -> Path:
+    """A CA and a certificate for every identity (:data:`paiju.identity.IDENTITIES`),
+    made once per test process in a temporary folder (removed at exit); the
+    certificates also name 127.0.0.1 and localhost, so a test may reach a
+    service by address (:func:`client_channel` with no ``peer``)."""
+    if not _TLS_DIR:
+        import atexit
+
+        path = Path(tempfile.mkdtemp(prefix="paiju-tls-"))
+        atexit.register(shutil.rmtree, path, True)
+        identity.make_ca(path)
+        for name in identity.IDENTITIES:
+            identity.issue(path, name, hosts=("127.0.0.1", "localhost"))
+        _TLS_DIR.append(path)
+    return _TLS_DIR[0]
+
+
+def as_identity(name: str) -> Identity:
+    """The test certificate of identity ``name`` (``gateway``, ``operator``…)."""
+    return identity.load(tls_dir(), name)
+
+
+def client_channel(addr: str, as_: str = "operator", peer: str | None = None
+                   ) -> grpc.aio.Channel:
+    """A mutual-TLS channel to ``addr`` acting as identity ``as_`` (the test
+    CA's certificate), checking the server is ``peer`` (default: by address)."""
+    return identity.secure_channel(addr, as_identity(as_), peer)
+
+
 def postgres_reachable(url: str, timeout: float = 3.0) -> str | None:
     """``None`` if a PostgreSQL at ``url`` accepts a connection and ``SELECT 1``,
     otherwise the reason it does not (for a skip message)."""
@@ -136,11 +171,12 @@ def postgres_test_url() -> str:
 
 
 def service_config(service: str, **overrides: Any) -> Config:
-    """``load(service)`` with a free gRPC port, no metrics port, and ``overrides``
-    (any :class:`~paiju.config.Config` field, e.g. ``nats_url=...``,
+    """``load(service)`` with a free gRPC port, a free health port, no metrics
+    port, the test certificates (:func:`tls_dir`), and ``overrides`` (any
+    :class:`~paiju.config.Config` field, e.g. ``nats_url=...``,
     ``database_url=...``)."""
     base = dataclasses.replace(load(service), grpc_port=free_port(), metrics_port=0,
-                               drain_seconds=2.0)
+                               health_port=0, tls_dir=tls_dir(), drain_seconds=2.0)
     base = dataclasses.replace(base, instance=f"{service}-{base.grpc_port}")
     return dataclasses.replace(base, **overrides)
 
@@ -148,7 +184,7 @@ def service_config(service: str, **overrides: Any) -> Config:
 @contextlib.asynccontextmanager
 async def running_service(
     name: str, setup: Setup, config_overrides: Mapping[str, Any] | None = None,
-    contexts: list[Context] | None = None,
+    contexts: list[Context] | None = None, rules: Mapping[str, Rule] = RULES,
 ) -> AsyncIterator[str]:
     """Run service ``name`` in-process (``paiju.service.serve``) on a free port;
     yields its address ``127.0.0.1:<port>``, stops it gracefully on exit.
@@ -156,7 +192,8 @@ async def running_service(
     ``config_overrides`` replaces Config fields (``nats_url``, ``database_url``,
     ``ledger_addr``…). Pass a list as ``contexts`` to get the service's
     :class:`~paiju.service.Context` appended (its health, config, tasks).
-    Raises whatever ``setup`` raised if the service could not start.
+    ``rules`` is the authorisation table (default paiju's). Raises whatever
+    ``setup`` raised if the service could not start.
     """
     config = service_config(name, **dict(config_overrides or {}))
     stop = asyncio.Event()
@@ -172,7 +209,7 @@ async def running_service(
             started.set_exception(error or RuntimeError(f"{name} stopped before serving"))
 
     task = asyncio.create_task(serve(config, setup, stop=stop, on_started=on_started,
-                                     signals=False))
+                                     signals=False, rules=rules))
     task.add_done_callback(on_done)
     ctx = await started
     if contexts is not None:
@@ -184,10 +221,13 @@ async def running_service(
         await task
 
 
-async def health_status(addr: str, service: str = "", timeout: float = 2.0) -> str:
+async def health_status(addr: str, service: str = "", timeout: float = 2.0,
+                        plain: bool = False) -> str:
     """The gRPC health status of ``service`` at ``addr`` as a name (``SERVING``,
-    ``NOT_SERVING``, ``SERVICE_UNKNOWN``), or ``UNAVAILABLE`` if nothing answers."""
-    async with grpc.aio.insecure_channel(addr) as channel:
+    ``NOT_SERVING``, ``SERVICE_UNKNOWN``), or ``UNAVAILABLE`` if nothing answers.
+    Asked over mutual TLS as the operator (a service's main port), or without
+    TLS if ``plain`` (its health port)."""
+    async with (grpc.aio.insecure_channel(addr) if plain else client_channel(addr)) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
             reply = await stub.Check(health_pb2.HealthCheckRequest(service=service),
@@ -219,9 +259,12 @@ async def wait_health(addr: str, want: str = "SERVING", timeout: float = 30.0,
 
 def service_env(**paiju: str) -> dict[str, str]:
     """The current environment without any ``PAIJU_*`` variable, plus ``paiju``
-    given as ``NAME=value`` (``service_env(NATS_URL=...)`` sets ``PAIJU_NATS_URL``)."""
+    given as ``NAME=value`` (``service_env(NATS_URL=...)`` sets ``PAIJU_NATS_URL``).
+    Unless given, ``PAIJU_TLS_DIR`` is the test certificates (:func:`tls_dir`;
+    ``TLS_DIR=""`` leaves it unset) and ``PAIJU_HEALTH_PORT`` a free port."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAIJU_")}
-    env.update({f"PAIJU_{k}": v for k, v in paiju.items()})
+    paiju = {"TLS_DIR": str(tls_dir()), "HEALTH_PORT": str(free_port()), **paiju}
+    env.update({f"PAIJU_{k}": v for k, v in paiju.items() if v != "" or k != "TLS_DIR"})
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from paiju import identity
 from paiju.platform import port_free
 from tests.fixtures import (
     REPO,
@@ -105,7 +107,7 @@ async def test_service_follows_its_nats(name: str, nats_process: NatsServer,
 
 def port_base() -> int:
     """A base where every port ``paiju up`` derives from it is free."""
-    offsets = [1, 2, 3, 4, 11, 12, 13, 14, 22, 80]
+    offsets = [1, 2, 3, 4, 11, 12, 13, 14, 22, 31, 32, 33, 34, 80]
     for _ in range(200):
         base = random.randrange(10000, 32000, 100)  # below the ephemeral range
         if all(port_free("127.0.0.1", base + o) for o in offsets):
@@ -153,11 +155,12 @@ def wait_gone(pids: set[int], timeout: float) -> set[int]:
 
 @pytest.fixture
 def up_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Path, int]]:
-    """``paiju up`` on a free port range with its data in tmp_path; (process, output, base)."""
+    """``paiju up`` on a free port range with its data (and its own CA) in
+    tmp_path; (process, output, base)."""
     base = port_base()
     out = tmp_path / "up.out"
     env = service_env(UP_PORT_BASE=str(base), DATA_DIR=str(tmp_path / "data"),
-                      DRAIN_SECONDS="5")
+                      DRAIN_SECONDS="5", TLS_DIR="")
     with out.open("wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "paiju.cli", "up"], env=env, cwd=tmp_path,
                                 stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
@@ -193,9 +196,17 @@ async def test_up_serves_all_four_and_sigterm_leaves_no_process(
     proc, out, base = up_process
     banner = wait_banner(proc, out)
     assert f"Web client: http://127.0.0.1:{base + 80}/" in banner
+    tls = out.parent / "data" / "tls"
+    operator = identity.load(tls, "operator")  # paiju up made its CA and certificates
     for offset, name in enumerate(["lobby", "table", "ledger", "gateway"], start=1):
-        assert f"{name:8} gRPC 127.0.0.1:{base + offset} " in banner
-        assert await health_status(f"127.0.0.1:{base + offset}") == "SERVING", name
+        addr = f"127.0.0.1:{base + offset}"
+        assert f"{name:8} gRPC {addr:21} health {base + 30 + offset} " in banner
+        assert await health_status(f"127.0.0.1:{base + 30 + offset}", plain=True) == "SERVING"
+        assert await health_status(addr) == "UNAVAILABLE", name  # not the tests' CA
+        async with identity.secure_channel(addr, operator, name) as ch:
+            reply = await health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(),
+                                                               timeout=5)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
     assert f"nats://127.0.0.1:{base + 22}" in banner
     below = descendants(proc.pid)
     commands = {Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -207,7 +218,7 @@ async def test_up_serves_all_four_and_sigterm_leaves_no_process(
     assert proc.wait(timeout=60) == 0
     assert wait_gone(below, 5) == set()
     assert "paiju up: stopped" in out.read_text()
-    for offset in (1, 2, 3, 4, 11, 12, 13, 14, 22, 80):
+    for offset in (1, 2, 3, 4, 11, 12, 13, 14, 22, 31, 32, 33, 34, 80):
         assert port_free("127.0.0.1", base + offset), base + offset
 
 

@@ -4,23 +4,35 @@ loopback with a tiny test servicer, a real NATS server."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import REGISTRY
 
+from paiju.authz import RULES, Rule
 from paiju.natsconn import connect
 from paiju.service import Context, serve
 from tests.fixtures import (
     NatsServer,
+    client_channel,
     health_status,
-    running_service,
     service_config,
     wait_health,
 )
+from tests.fixtures import running_service as running
 
 SERVICE = "paiju.test.v1.Probe"
+#: paiju's authorisation table plus the probe's methods, callable by the operator.
+PROBE_RULES = {**RULES, **{f"/{SERVICE}/{m}": Rule(frozenset({"operator"}))
+                           for m in ("Echo", "Reject", "Crash", "Hold")}}
+
+
+def running_service(*args: Any, **kwargs: Any) -> Any:
+    """tests.fixtures.running_service with the probe's rules."""
+    kwargs["rules"] = PROBE_RULES
+    return running(*args, **kwargs)
 
 
 class Probe:
@@ -68,7 +80,7 @@ def handling_count(method: str) -> float:
 
 
 async def call(addr: str, method: str, payload: bytes = b"x") -> bytes:
-    async with grpc.aio.insecure_channel(addr) as channel:
+    async with client_channel(addr) as channel:
         reply: bytes = await channel.unary_unary(f"/{SERVICE}/{method}")(payload, timeout=5)
         return reply
 
@@ -104,7 +116,7 @@ async def test_health_and_reflection_list_the_services() -> None:
         assert await health_status(addr, SERVICE) == "SERVING"
         assert await health_status(addr, "liveness") == "SERVING"
         assert await health_status(addr, "paiju.nothing.v1.Here") == "SERVICE_UNKNOWN"
-        async with grpc.aio.insecure_channel(addr) as channel:
+        async with client_channel(addr) as channel:
             stub = reflection_pb2_grpc.ServerReflectionStub(channel)
             request = reflection_pb2.ServerReflectionRequest(list_services="")
             names: set[str] = set()
@@ -125,7 +137,7 @@ async def test_stop_drains_in_flight_calls_and_refuses_new_ones() -> None:
             stopped_callbacks.append("drained")
 
         ctx.on_stop.append(on_stop)
-        async with grpc.aio.insecure_channel(addr) as channel:
+        async with client_channel(addr) as channel:
             watch = health_pb2_grpc.HealthStub(channel).Watch(
                 health_pb2.HealthCheckRequest(service=""))
             first = await watch.read()

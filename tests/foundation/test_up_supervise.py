@@ -23,9 +23,9 @@ from tests.foundation.test_processes import descendants, wait_banner, wait_gone
 
 def free_base(extra: int) -> int:
     """A port base where ``paiju up``'s ports for ``extra`` more instances are free."""
-    offsets = [1, 2, 3, 4, 11, 12, 13, 14, 22, 80]
+    offsets = [1, 2, 3, 4, 11, 12, 13, 14, 22, 31, 32, 33, 34, 80]
     offsets += [o + up.INSTANCE_STRIDE * k for k in range(1, extra + 1)
-                for o in (2, 4, 12, 14)] + [80 + k for k in range(1, extra + 1)]
+                for o in (2, 4, 12, 14, 32, 34)] + [80 + k for k in range(1, extra + 1)]
     for _ in range(200):
         base = random.randrange(10000, 31000, 100)
         if all(port_free("127.0.0.1", base + o) for o in offsets):

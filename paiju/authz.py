@@ -1,0 +1,176 @@
+"""Who may call what: the one deny-by-default authorisation table of every
+gRPC method paiju serves, and the server interceptor that enforces it.
+
+The caller is the identity of its client certificate
+(:func:`paiju.identity.peer_identity`). A method missing from :data:`RULES`,
+or called by an identity its rule does not name, is refused with
+``PERMISSION_DENIED`` (``permission_denied: <identity> may not call
+<method>``) before the servicer runs. ``dev`` callers are allowed only when
+the server runs in development mode (``PAIJU_DEV_MODE``). On an insecure
+development server (no ``PAIJU_TLS_DIR``) there is no caller identity and
+nothing is checked.
+
+tests/foundation/test_authz.py checks that RULES names every RPC of every
+proto and nothing else, and that docs/operations.md shows :func:`markdown`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from prometheus_client import Counter
+
+from paiju.identity import IDENTITIES, peer_identity
+
+log = logging.getLogger("paiju.authz")
+
+DENIED = Counter("paiju_grpc_calls_denied_total",
+                 "gRPC calls refused by the authorisation table, by caller identity.",
+                 ["caller"])
+
+LOBBY, TABLE, LEDGER, GATEWAY, OPERATOR = "lobby", "table", "ledger", "gateway", "operator"
+EVERY = frozenset(IDENTITIES)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The identities that may call one method; ``dev`` are allowed as well
+    in development mode only."""
+
+    callers: frozenset[str]
+    dev: frozenset[str] = frozenset()
+    why: str = ""
+
+
+def _rule(*callers: str, dev: tuple[str, ...] = (), why: str = "") -> Rule:
+    return Rule(frozenset(callers), frozenset(dev), why)
+
+
+_LOBBY = "/paiju.lobby.v1.LobbyService/"
+_TABLE = "/paiju.table.v1.TableService/"
+_LEDGER = "/paiju.ledger.v1.LedgerService/"
+
+#: Full method name (``/package.Service/Method``) → who may call it.
+RULES: Mapping[str, Rule] = {
+    # lobby: players' requests come through the gateway; results from the table
+    _LOBBY + "ListServers": _rule(GATEWAY, OPERATOR, why="a player lists coin servers"),
+    _LOBBY + "ListRooms": _rule(GATEWAY, OPERATOR, why="a player lists rooms"),
+    _LOBBY + "GetRoom": _rule(GATEWAY, OPERATOR, why="a room's state"),
+    _LOBBY + "Sit": _rule(GATEWAY, why="a player sits"),
+    _LOBBY + "Stand": _rule(GATEWAY, why="a player stands up"),
+    _LOBBY + "Ready": _rule(GATEWAY, why="a player is ready"),
+    _LOBBY + "WhereIs": _rule(GATEWAY, why="a player's seat on (re)connect"),
+    _LOBBY + "GameOver": _rule(TABLE, why="the table reports a finished game"),
+    # table: games are created by the lobby, played through the gateway
+    _TABLE + "CreateGame": _rule(LOBBY, why="the lobby starts a full room's game"),
+    _TABLE + "Act": _rule(GATEWAY, why="a seated player's move"),
+    _TABLE + "Check": _rule(GATEWAY, why="a move checked without playing it"),
+    _TABLE + "Hints": _rule(GATEWAY, why="a player's legal moves"),
+    _TABLE + "GetView": _rule(GATEWAY, why="a seat's view (its own hand)"),
+    _TABLE + "GetScores": _rule(GATEWAY, why="the scores"),
+    _TABLE + "GetLastTrick": _rule(GATEWAY, why="the last trick"),
+    _TABLE + "PlayerDisconnected": _rule(GATEWAY, why="a player's connection dropped"),
+    _TABLE + "PlayerReconnected": _rule(GATEWAY, why="a player came back"),
+    _TABLE + "Leave": _rule(GATEWAY, why="a player leaves (escape)"),
+    _TABLE + "ListGames": _rule(LOBBY, OPERATOR, why="placement and reconciliation"),
+    # ledger: coins move only by the table's settlements and the operator's grants
+    _LEDGER + "OpenAccount": _rule(GATEWAY, why="a player's first sign-in"),
+    _LEDGER + "GetBalance": _rule(GATEWAY, LOBBY, OPERATOR,
+                                  why="a player's coins; the lobby checks a room's minimum"),
+    _LEDGER + "GetHistory": _rule(GATEWAY, OPERATOR, why="a player's coin history"),
+    _LEDGER + "Grant": _rule(OPERATOR, dev=(GATEWAY,),
+                             why="coins from nowhere: the operator; development login's "
+                                 "starting coins"),
+    _LEDGER + "Settle": _rule(TABLE, why="a finished game's settlement"),
+    _LEDGER + "ChargeFee": _rule(TABLE, why="the no-call fee"),
+    _LEDGER + "Audit": _rule(OPERATOR, why="the books' consistency check"),
+    # every authenticated caller: health and reflection on the main port
+    "/grpc.health.v1.Health/Check": Rule(EVERY, why="health (also on the plain port)"),
+    "/grpc.health.v1.Health/Watch": Rule(EVERY, why="health (also on the plain port)"),
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo": Rule(
+        EVERY, why="reflection"),
+}
+
+
+def allowed(rules: Mapping[str, Rule], method: str, caller: str, dev_mode: bool) -> bool:
+    """True if ``caller`` may call ``method`` under ``rules`` (deny by default)."""
+    rule = rules.get(method)
+    if rule is None:
+        return False
+    return caller in rule.callers or (dev_mode and caller in rule.dev)
+
+
+class AuthzInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Refuses, with ``PERMISSION_DENIED``, every call its rules do not allow
+    the caller's certificate identity (see the module docstring)."""
+
+    def __init__(self, rules: Mapping[str, Rule] = RULES, dev_mode: bool = False) -> None:
+        self.rules = rules
+        self.dev_mode = dev_mode
+
+    async def intercept_service(
+        self, continuation: Callable[[grpc.HandlerCallDetails],
+                                     Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None:
+            return handler
+        method = str(details.method)
+        return _guarded(handler, lambda ctx: self._check(method, ctx))
+
+    def _check(self, method: str, context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+        caller = peer_identity(context)
+        if caller is None or allowed(self.rules, method, caller, self.dev_mode):
+            return None
+        DENIED.labels(caller if caller in EVERY else "other").inc()
+        log.warning("call refused", extra={"caller": caller, "method": method})
+        return f"permission_denied: {caller} may not call {method}"
+
+
+def _guarded(handler: grpc.RpcMethodHandler,
+             check: Callable[[grpc.aio.ServicerContext[Any, Any]], str | None],
+             ) -> grpc.RpcMethodHandler:
+    """``handler`` with ``check`` run first: a refusal aborts the call."""
+    kinds = {
+        (False, False): ("unary_unary", grpc.unary_unary_rpc_method_handler),
+        (False, True): ("unary_stream", grpc.unary_stream_rpc_method_handler),
+        (True, False): ("stream_unary", grpc.stream_unary_rpc_method_handler),
+        (True, True): ("stream_stream", grpc.stream_stream_rpc_method_handler),
+    }
+    attr, make = kinds[(bool(handler.request_streaming), bool(handler.response_streaming))]
+    behaviour = getattr(handler, attr)
+    if inspect.isasyncgenfunction(behaviour):
+        async def generator(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            refusal = check(context)
+            if refusal is not None:
+                await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal)
+            async for reply in behaviour(request, context):
+                yield reply
+        wrapped: Any = generator
+    else:  # a coroutine (or plain function) returning the reply or using context.write
+        async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            refusal = check(context)
+            if refusal is not None:
+                await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal)
+            result = behaviour(request, context)
+            return await result if inspect.isawaitable(result) else result
+        wrapped = call
+    return make(wrapped, request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer)
+
+
+def markdown(rules: Mapping[str, Rule] = RULES) -> str:
+    """The table as a Markdown table (docs/operations.md shows it): method,
+    callers, callers in development mode only, why."""
+    rows = ["| method | callers | also in development mode | why |",
+            "|---|---|---|---|"]
+    for method, rule in rules.items():
+        rows.append(f"| `{method.lstrip('/')}` | {', '.join(sorted(rule.callers))} | "
+                    f"{', '.join(sorted(rule.dev)) or '-'} | {rule.why} |")
+    return "\n".join(rows) + "\n"
