@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from alembic import command
-from alembic.config import Config as AlembicConfig
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config as AlembicConfig
 from alembic.migration import MigrationContext
 from sqlalchemy import Connection, text
 
