@@ -1,68 +1,40 @@
-"""The driver of running games: one lock per room, timers on the clock,
-publishing, and the end of a game (ledger, record, game_finished, lobby).
+"""The driver of running games: one lock per room, its timer, publishing.
 
 :class:`Table` holds every room this instance runs; a room's
 :class:`RoomRunner` serialises everything that moves its game under one
 ``asyncio.Lock`` (one action at a time, in order) and publishes the events of
-each step, in order, before it lets the next step in. Redeals (nobody bid or
-declared) deal again in the same room with a new game id
-(``<game_id>.r<n>``); in doudizhu the second all-no_call deal in a row makes
-every seated player pay ``no_call_fee`` (ledger ChargeFee, charge id
-``<that deal's game_id>:no_call_fee``) and the streak starts from zero again.
+each step, in order, before it lets the next step in. The room's timer
+(:mod:`services.table.timers`) fires at the game's next deadline; the end of a
+game (settlement, record, ``game_finished``, redeal or lobby) is
+:mod:`services.table.ending`. Redeals (nobody bid or declared) deal again in
+the same room with a new game id (``<game_id>.r<n>``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from paiju import subjects
 from paiju.common.v1 import common_pb2
-from paiju.ledger.v1 import ledger_pb2
-from paiju.lobby.v1 import lobby_pb2
 from paiju.rules import load
 from paiju.table.v1 import table_pb2
-from services.table import metrics
-from services.table.clock import Clock, TimerHandle
+from services.table import ending, metrics
+from services.table.clock import Clock
 from services.table.dealing import random_deal, with_first
-from services.table.game import Answer, GameError, Outgoing, RunningGame, Seat
-from services.table.options import TableOptions
+from services.table.game import Answer, GameError, Outgoing, RunningGame
 from services.table.publisher import Publisher
-from services.table.remote import Ledger, Lobby, Refused, settlement_rows
+from services.table.remote import Ledger, Lobby
+from services.table.spec import GameSpec, Terms
 from services.table.store import RecordStore
+from services.table.timers import RoomTimer
+
+__all__ = ["GameSpec", "RoomRunner", "Table", "Terms"]
 
 log = logging.getLogger("paiju.table")
-
-
-@dataclass(frozen=True)
-class Terms:
-    """A room's settlement settings (rulings.md "Settlement")."""
-
-    base: int = 1
-    unit: int = 1
-    fee_rate: float = 0.02
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    """What CreateGame asked for: the first game of a room's start.
-    ``table_instance``: the gRPC address the lobby placed it at ("" unknown)."""
-
-    game_id: str
-    room: str
-    server: str
-    game: str
-    engine_options: dict[str, Any]
-    table_options: TableOptions
-    seats: tuple[Seat, ...]
-    terms: Terms
-    deal: dict[str, Any] | None = None
-    table_instance: str = ""
 
 
 class RoomRunner:
@@ -75,7 +47,7 @@ class RoomRunner:
         self.redeals = 0
         self.no_call_streak = spec.table_options.no_call_streak
         self.game = self._new_game(spec.game_id, spec.deal)
-        self.timer: TimerHandle | None = None
+        self.timer = RoomTimer(table.clock, table.background, self._timer_step)
         self.done = asyncio.Event()
         self.ending: asyncio.Task[None] | None = None
         self._summary: table_pb2.GameSummary | None = None
@@ -147,11 +119,13 @@ class RoomRunner:
         async with self.lock:
             await self._step(self.game.leave(player, self.table.clock.now()))
 
-    def _on_timer(self) -> None:
-        self.timer = None
-        task = asyncio.get_running_loop().create_task(self._timer_step())
-        self.table.background.add(task)
-        task.add_done_callback(self.table.background.discard)
+    async def redeal(self) -> None:
+        """Deal the room again: game id ``<first game id>.r<n>``."""
+        self.redeals += 1
+        async with self.lock:
+            self.game = self._new_game(f"{self.spec.game_id}.r{self.redeals}", None)
+            self.ending = None
+            await self._step(self.game.start(self.table.clock.now()))
 
     async def _timer_step(self) -> None:
         async with self.lock:
@@ -164,107 +138,16 @@ class RoomRunner:
         """Publish ``out`` in order (under the lock), re-arm the timer, and start
         the end once the game finished."""
         await self.table.emit(self.game, out)
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        deadline = self.game.next_deadline()
-        if deadline is not None:
-            self.timer = self.table.clock.call_at(deadline, self._on_timer)
+        self.timer.arm(self.game.next_deadline())
         if self.game.finished and self.ending is None:
             self.ending = asyncio.get_running_loop().create_task(self._end(self.game))
 
     async def _end(self, game: RunningGame) -> None:
         try:
-            await self._finish(game)
+            await ending.finish(self, game)
         except Exception:
             log.exception("ending game %s failed", game.game_id)
             self.table.drop(self)
-
-    async def _finish(self, game: RunningGame) -> None:
-        """Settle, store, publish game_finished, then redeal or tell the lobby."""
-        reason = game.reason or "normal"
-        metrics.GAMES_FINISHED.labels(self.name, reason).inc()
-        if reason == "escape":
-            metrics.ESCAPES.labels(self.name).inc()
-        result = game.engine.result()
-        rows: list[dict[str, Any]] = []
-        settlement_error = ""
-        if reason != "redeal":
-            req = ledger_pb2.SettleRequest(
-                game_id=game.game_id, game=game.name, reason=reason,
-                terms=common_pb2.SettlementTerms(
-                    base=self.spec.terms.base, unit=self.spec.terms.unit,
-                    fee_rate=self.spec.terms.fee_rate),
-                seats=[ledger_pb2.SettleSeat(seat=s.seat, player=s.player,
-                                             points=int(result.points[s.seat]))
-                       for s in game.seats])
-            try:
-                reply = await self.table.ledger.settle(req)
-                rows = settlement_rows(list(reply.rows))
-            except Refused as e:
-                settlement_error = e.details or e.code.name
-                log.error("ledger refused settling %s: %s", game.game_id, e)
-        record = game.record()
-        if rows:
-            record["settlement"] = rows
-        await self.table.store_record(record)
-        async with self.lock:
-            event = game.finished_event(rows)
-            if settlement_error:
-                event.data["settlement_error"] = settlement_error
-            await self.table.emit(game, [event])
-        if reason == "redeal":
-            await self._redeal(game)
-            return
-        if self.name == "doudizhu":
-            self.no_call_streak = 0
-        await self._game_over(game, rows)
-
-    async def _redeal(self, game: RunningGame) -> None:
-        if self.name == "doudizhu":
-            self.no_call_streak += 1
-            if self.no_call_streak >= 2:
-                fee = self.spec.table_options.no_call_fee
-                if fee > 0:
-                    try:
-                        await self.table.ledger.charge_fee(ledger_pb2.ChargeFeeRequest(
-                            charge_id=f"{game.game_id}:no_call_fee",
-                            players=[s.player for s in game.seats], coins=fee,
-                            reason="no_call_fee"))
-                    except Refused as e:
-                        log.error("ledger refused the no-call fee of %s: %s", game.game_id, e)
-                self.no_call_streak = 0
-        self.redeals += 1
-        async with self.lock:
-            self.game = self._new_game(f"{self.spec.game_id}.r{self.redeals}", None)
-            self.ending = None
-            await self._step(self.game.start(self.table.clock.now()))
-
-    def carry(self, game: RunningGame) -> dict[str, Any]:
-        """What the room's next game needs (lobby GameOver carry_json)."""
-        detail = game.engine.result().detail
-        if self.name == "hunzhan" and detail.get("last_trick_winner") is not None:
-            return {"first": detail["last_trick_winner"]}
-        if self.name == "shengji" and detail.get("next_dealer") is not None:
-            return {"dealer": detail["next_dealer"]}
-        if self.name == "doudizhu":
-            return {"no_call_streak": self.no_call_streak}
-        return {}
-
-    async def _game_over(self, game: RunningGame, rows: list[dict[str, Any]]) -> None:
-        escaped = [] if game.engine.escaped is None else [game.player_of(game.engine.escaped)]
-        req = lobby_pb2.GameOverRequest(
-            game_id=self.spec.game_id, room=self.spec.room, escaped=escaped,
-            carry_json=json.dumps(self.carry(game)),
-            settlement=[common_pb2.SettlementRow(
-                player=str(r["player"]), seat=int(r["seat"]), points=int(r["points"]),
-                coins=int(r["coins"]), fee=int(r["fee"])) for r in rows])
-        if self.table.lobby is not None:
-            try:
-                await self.table.lobby.game_over(req)
-            except Refused as e:
-                log.error("lobby refused GameOver %s: %s", self.spec.game_id, e)
-        self.table.drop(self)
 
 
 class Table:
