@@ -2,13 +2,15 @@
 the lobby's ``GameOver`` (docs/table.md "Behaviour").
 
 A finished game (not a redeal) is settled by the ledger (``Settle``,
-idempotent by game id); its record is stored; ``game_finished`` goes out with
-the ledger's rows. A redeal (nobody bid or declared) is dealt again in the
-same room; in doudizhu the second all-no_call deal in a row makes every
-seated player pay ``no_call_fee`` (ledger ChargeFee, charge id
-``<that deal's game_id>:no_call_fee``) and the streak starts from zero again.
-Otherwise the lobby hears ``GameOver`` with the escapees and the carry-over
-for the room's next game.
+idempotent by game id); its record is stored; the lobby hears ``GameOver``
+(the escapees, the carry-over for the room's next game, the settlement table)
+and only then ``game_finished`` goes out with the ledger's rows, so that a
+player who acts on ``game_finished`` (``stand``, ``ready``) finds the room free.
+A redeal (nobody bid or declared) publishes ``game_finished`` (reason
+``redeal``) and is dealt again in the same room; in doudizhu the second
+all-no_call deal in a row makes every seated player pay ``no_call_fee``
+(ledger ChargeFee, charge id ``<that deal's game_id>:no_call_fee``) and the
+streak starts from zero again.
 """
 
 from __future__ import annotations
@@ -108,12 +110,8 @@ async def finish(runner: RoomRunner, game: RunningGame) -> None:
     if rows:
         record["settlement"] = rows
     await table.store_record(record)
-    async with runner.lock:
-        event = game.finished_event(rows)
-        if settlement_error:
-            event.data["settlement_error"] = settlement_error
-        await table.emit(game, [event])
     if reason == "redeal":
+        await publish_finished(runner, game, rows, settlement_error)
         if game.name == "doudizhu":
             runner.no_call_streak += 1
             if runner.no_call_streak >= 2:
@@ -124,10 +122,24 @@ async def finish(runner: RoomRunner, game: RunningGame) -> None:
         return
     if game.name == "doudizhu":
         runner.no_call_streak = 0
+    runner.over = True
     if table.lobby is not None:
         req = game_over_request(runner, game, rows)
         try:
             await table.lobby.game_over(req)
         except Refused as e:
             log.error("lobby refused GameOver %s: %s", runner.spec.game_id, e)
-    table.drop(runner)
+    try:
+        await publish_finished(runner, game, rows, settlement_error)
+    finally:
+        table.drop(runner)
+
+
+async def publish_finished(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]],
+                           settlement_error: str) -> None:
+    """Publish ``game_finished`` (under the room's lock, after every event before it)."""
+    async with runner.lock:
+        event = game.finished_event(rows)
+        if settlement_error:
+            event.data["settlement_error"] = settlement_error
+        await runner.table.emit(game, [event])

@@ -11,9 +11,11 @@ The caller (:mod:`services.table.runner`) publishes them in order and calls
 Timers (rulings.md "Shared by all games"): the turn clock
 (:mod:`services.table.turns`): at a seat's deadline the table applies
 ``timeout`` (the engine applies the default action and counts; its 4th in a
-row is an escape). Disconnect holds (:mod:`services.table.holds`): while held
-the game waits at the seat's turn; the hold's end is an ``escape``. A paced
-deal (:mod:`services.table.paced`) gives one card every ``deal_interval_ms``;
+row is an escape). Disconnect holds (:mod:`services.table.holds`, a budget of
+``reconnect_seconds`` per seat per sitting, shared by a game and its redeals):
+while a seat is away the game waits at its turn and its turn clock stops; when
+its budget is spent the seat escapes. A paced deal
+(:mod:`services.table.paced`) gives one card every ``deal_interval_ms``;
 ``declare_grace_seconds`` after the last card the table applies ``end_declare``.
 """
 
@@ -33,6 +35,7 @@ from services.table.numbering import Numbering
 from services.table.options import TableOptions
 from services.table.outgoing import Answer, GameError, Outgoing, Seat, ms
 from services.table.paced import PacedDeal
+from services.table.record import game_record
 from services.table.turns import TurnClock
 
 __all__ = ["HINTS_CAP", "Answer", "GameError", "Outgoing", "RunningGame", "Seat"]
@@ -48,13 +51,14 @@ class RunningGame:
     (``game_started`` carries it; "" when not given). Raises ``RulesError``
     (``bad_deal``, ``bad_options``) from the constructor where the engine
     refuses the options or the deal, ``GameError(wrong_seats)`` for a wrong
-    number of seats.
+    number of seats. ``holds``: the sitting's disconnect budgets (a redeal
+    passes those of the game before it); a fresh sitting when None.
     """
 
     def __init__(self, *, game_id: str, room: str, server: str, game: str,
                  engine_options: Mapping[str, Any], table_options: TableOptions,
                  seats: Sequence[Seat], deal: Mapping[str, Any], now: float,
-                 table_instance: str = "") -> None:
+                 table_instance: str = "", holds: Holds | None = None) -> None:
         self.game_id = game_id
         self.table_instance = table_instance
         self.room = room
@@ -74,7 +78,8 @@ class RunningGame:
         self.actions: list[dict[str, Any]] = []
         self.numbers = Numbering(s.player for s in self.seats)
         self.turns = TurnClock(table_options.turn_seconds)
-        self.holds = Holds(table_options.reconnect_seconds)
+        self.holds = holds if holds is not None else Holds(
+            self.engine.seats, table_options.reconnect_seconds, now)
         self.paced = PacedDeal(DealPlan.of(self.deal, self.engine.seats), now,
                                table_options.deal_interval_ms,
                                table_options.declare_grace_seconds)
@@ -133,33 +138,45 @@ class RunningGame:
 
     def view(self, player: str, now: float) -> dict[str, Any]:
         """The whole state ``player`` may see (its own hand only): the engine's
-        view plus game_id, seats, disconnects, deadlines, time left and seq."""
+        view plus game_id, seats (each with ``disconnected``, ``hold_until``
+        unix ms while away, ``budget_left_ms``), deadlines, ``time_left_ms`` of
+        its turn, ``can_pass`` and ``declare_options`` (as ``your_turn`` gives
+        them), the public ``seq`` (also as ``public_seq``: a ``view`` event's own
+        ``seq`` is the player's) and ``player_seq``."""
         seat = self.seat_of(player)
         v = copy.deepcopy(self.engine.view(seat))
         if self.dealing:
             v["hand"] = self._hand(seat)
             v["hand_counts"] = self.paced.counts()
-        deadline = self.turns.deadline(seat)
+        left = self.turns.time_left(seat, now)
         window = self.paced.window_end()
+        legal = self._legal_now(seat)
         v.update({
             "game_id": self.game_id,
             "room": self.room,
             "game": self.name,
             "phase": self.phase,
             "seat": seat,
-            "seats": [{"seat": s.seat, "player": s.player, "name": s.name,
-                       "disconnected": s.seat in self.holds,
-                       "hold_until": ms(self.holds.until[s.seat])
-                       if s.seat in self.holds else None} for s in self.seats],
+            "seats": [self._seat_state(s, now) for s in self.seats],
             "to_act": self.engine.to_act(),
             "deadlines": {str(s): ms(t) for s, t in self.turns.deadlines.items()},
-            "time_left_ms": max(0, ms(deadline - now)) if deadline is not None else None,
+            "time_left_ms": ms(left) if left is not None else None,
+            "can_pass": any(a.type == "pass" for a in legal),
+            "declare_options": [list(a.cards) for a in legal if a.type == "declare"],
             "dealing": self.paced.progress(),
             "declaring_until": ms(window) if window is not None else None,
             "seq": self.numbers.public_seq,
+            "public_seq": self.numbers.public_seq,
             "player_seq": self.numbers.player_seq[player],
         })
         return v
+
+    def _seat_state(self, s: Seat, now: float) -> dict[str, Any]:
+        end = self.holds.end(s.seat)
+        return {"seat": s.seat, "player": s.player, "name": s.name,
+                "disconnected": end is not None,
+                "hold_until": ms(end) if end is not None else None,
+                "budget_left_ms": ms(self.holds.left(s.seat, now))}
 
     def scores(self) -> dict[str, Any]:
         """看分: each seat's captured points and the cards that made them, as far as
@@ -175,7 +192,9 @@ class RunningGame:
     def hints(self, player: str) -> list[Action]:
         """``player``'s legal actions now (at most :data:`HINTS_CAP`); declares are
         limited to the cards the seat holds so far during a paced deal."""
-        seat = self.seat_of(player)
+        return self._legal_now(self.seat_of(player))[:HINTS_CAP]
+
+    def _legal_now(self, seat: int) -> list[Action]:
         if self.finished:
             return []
         declaring = self.paced.declaring_open
@@ -185,7 +204,7 @@ class RunningGame:
         if declaring:
             actions = [a for a in actions if a.type != "declare"
                        or self._holds_now(seat, a.cards)]
-        return actions[:HINTS_CAP]
+        return actions
 
     def _holds_now(self, seat: int, cards: Sequence[str]) -> bool:
         held = self.paced.held(seat) if self.dealing else Counter(self._hand(seat))
@@ -220,6 +239,8 @@ class RunningGame:
             "first": self.plan.first, "dealer": self.engine_options.get("dealer"),
             "turn_seconds": self.topts.turn_seconds, "table_instance": self.table_instance,
         })]
+        # A redeal goes on with the sitting: the seats away are still away.
+        out += [self._disconnected_event(seat, now) for seat in self.holds.away()]
         if not self.plan.paced:
             out.append(self.numbers.public("dealing", {
                 "cards_dealt_per_seat": [len(self._hand(s)) for s in range(self.engine.seats)],
@@ -248,30 +269,50 @@ class RunningGame:
         self.numbers.remember(player, client_seq, answer)
         return answer, out
 
-    def disconnected(self, player: str, now: float) -> list[Outgoing]:
-        """Hold ``player``'s seat for ``reconnect_seconds`` (a repeat changes nothing)."""
+    def disconnected(self, player: str, now: float, at: float | None = None
+                     ) -> list[Outgoing]:
+        """``player`` went away at ``at`` (default ``now``; never later than
+        ``now``): its seat is held, spending its budget from then, and its turn
+        clock stops. ``seat_disconnected`` carries ``hold_until`` (unix ms, when
+        the budget runs out) and ``budget_left_ms``. A repeat changes nothing.
+        After the end (before a redeal) only the sitting's budget is told."""
         seat = self.seat_of(player)
+        at = now if at is None else min(at, now)
+        if not self.holds.leave(seat, at):
+            return []
         if self.finished:
             return []
-        until = self.holds.hold(seat, now)
-        if until is None:
-            return []
-        return [self.numbers.public("seat_disconnected", {"seat": seat, "hold_until": ms(until)})]
+        self.turns.pause(seat, at)
+        return [self._disconnected_event(seat, at)]
+
+    def _disconnected_event(self, seat: int, now: float) -> Outgoing:
+        end = self.holds.end(seat)
+        assert end is not None
+        return self.numbers.public("seat_disconnected", {
+            "seat": seat, "hold_until": ms(end),
+            "budget_left_ms": ms(self.holds.left(seat, now))})
 
     def reconnected(self, player: str, now: float) -> list[Outgoing]:
-        """End ``player``'s hold: its turn (if it is) starts afresh; it gets its
-        whole ``view`` privately."""
+        """``player`` is back: the time away is spent from its seat's budget
+        (``seat_reconnected`` with ``budget_left_ms``); its stopped turn goes
+        on with the time it had left, at least 10 s (:meth:`TurnClock.resume`).
+        It gets its whole ``view`` privately (its ``player_seq`` is the event's
+        own ``seq``)."""
         seat = self.seat_of(player)
+        came_back = self.holds.back(seat, now)
         if self.finished:
             return []
         out: list[Outgoing] = []
-        if self.holds.release(seat):
-            out.append(self.numbers.public("seat_reconnected",
-                                           {"seat": seat, "hold_until": None}))
-            if seat in self.engine.to_act():
-                self.turns.restart(seat, now)
+        if came_back:
+            out.append(self.numbers.public("seat_reconnected", {
+                "seat": seat, "hold_until": None,
+                "budget_left_ms": ms(self.holds.left(seat, now))}))
+            if self.turns.resume(seat, now):
                 out += self._turn_events(seat)
-        out.append(self.numbers.private(player, "view", self.view(player, now)))
+        view = self.view(player, now)
+        view["player_seq"] += 1
+        out.append(self.numbers.private(player, "view", view))
+        assert out[-1].seq == view["player_seq"]
         return out
 
     def leave(self, player: str, now: float) -> list[Outgoing]:
@@ -373,7 +414,7 @@ class RunningGame:
             if scores:
                 out.append(self.numbers.public("scores", scores))
             return out
-        for s in self.turns.follow(self.engine.to_act(), acted, now):
+        for s in self.turns.follow(self.engine.to_act(), acted, now, self.holds):
             out += self._turn_events(s)
         if self.paced.declaring_open:
             out += self._declare_events()
@@ -419,32 +460,8 @@ class RunningGame:
     # -- the end -------------------------------------------------------------------
 
     def record(self) -> dict[str, Any]:
-        """The game record (records.md): game, options, deal, actions as applied
-        (system ones too), plus game_id, room, server, players, table_options,
-        reason, result, started_at / finished_at (unix ms)."""
-        rec: dict[str, Any] = {
-            "game": self.name,
-            "options": dict(self.engine_options),
-            "deal": dict(self.deal),
-            "actions": list(self.actions),
-            "game_id": self.game_id,
-            "room": self.room,
-            "server": self.server,
-            "players": [{"seat": s.seat, "player": s.player, "name": s.name}
-                        for s in self.seats],
-            "table_options": {
-                "turn_seconds": self.topts.turn_seconds,
-                "reconnect_seconds": self.topts.reconnect_seconds,
-                "declare_grace_seconds": self.topts.declare_grace_seconds,
-                "deal_interval_ms": self.topts.deal_interval_ms,
-            },
-            "started_at": ms(self.started_at),
-        }
-        if self.finished:
-            rec["reason"] = self.reason
-            rec["result"] = self.engine.result().to_json()
-            rec["finished_at"] = ms(self.finished_at or self.started_at)
-        return rec
+        """The game record (:func:`services.table.record.game_record`)."""
+        return game_record(self)
 
     def finished_event(self, settlement: list[dict[str, Any]]) -> Outgoing:
         """``game_finished`` with the reason, the result and the settlement table."""

@@ -7,12 +7,20 @@ each step, in order, before it lets the next step in. The room's timer
 (:mod:`services.table.timers`) fires at the game's next deadline; the end of a
 game (settlement, record, ``game_finished``, redeal or lobby) is
 :mod:`services.table.ending`. Redeals (nobody bid or declared) deal again in
-the same room with a new game id (``<game_id>.r<n>``).
+the same room with a new game id (``<game_id>.r<n>``); the redeals are the
+same sitting: they share the seats' disconnect budgets
+(:mod:`services.table.holds`).
+
+Presence (:mod:`paiju.presence`): :meth:`Table.on_presence` takes each
+``Change`` of a seated player: absent starts its seat's hold from ``at_ms``,
+present ends it. The PlayerDisconnected / PlayerReconnected RPCs feed the same
+routine (at the time of the call).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -20,12 +28,14 @@ from typing import Any
 
 from paiju import subjects
 from paiju.common.v1 import common_pb2
+from paiju.presence import Change
 from paiju.rules import load
 from paiju.table.v1 import table_pb2
 from services.table import ending, metrics
 from services.table.clock import Clock
 from services.table.dealing import random_deal, with_first
 from services.table.game import Answer, GameError, Outgoing, RunningGame
+from services.table.holds import Holds
 from services.table.publisher import Publisher
 from services.table.remote import Ledger, Lobby
 from services.table.spec import GameSpec, Terms
@@ -35,6 +45,11 @@ from services.table.timers import RoomTimer
 __all__ = ["GameSpec", "RoomRunner", "Table", "Terms"]
 
 log = logging.getLogger("paiju.table")
+
+#: How many absent players the table remembers before it forgets old ones, and
+#: the age (seconds) of an absence it forgets then.
+ABSENT_KEPT = 10_000
+ABSENT_FORGET_SECONDS = 3600.0
 
 
 class RoomRunner:
@@ -46,6 +61,10 @@ class RoomRunner:
         self.lock = asyncio.Lock()
         self.redeals = 0
         self.no_call_streak = spec.table_options.no_call_streak
+        self.holds = Holds(len(spec.seats), spec.table_options.reconnect_seconds,
+                           table.clock.now())
+        #: Set once the lobby is being told GameOver: the room is the lobby's again.
+        self.over = False
         self.game = self._new_game(spec.game_id, spec.deal)
         self.timer = RoomTimer(table.clock, table.background, self._timer_step)
         self.done = asyncio.Event()
@@ -68,7 +87,7 @@ class RoomRunner:
             game_id=game_id, room=self.spec.room, server=self.spec.server, game=self.spec.game,
             engine_options=self.spec.engine_options, table_options=opts,
             seats=self.spec.seats, deal=deal, now=self.table.clock.now(),
-            table_instance=self.spec.table_instance)
+            table_instance=self.spec.table_instance, holds=self.holds)
 
     def summary(self) -> table_pb2.GameSummary:
         """The current game as ListGames lists it (kept between calls: only its
@@ -102,10 +121,14 @@ class RoomRunner:
         metrics.ACTION_SECONDS.labels(self.name).observe(time.perf_counter() - started)
         return answer
 
-    async def disconnected(self, player: str) -> None:
-        """Hold the player's seat."""
+    def seated(self, player: str) -> bool:
+        """Does ``player`` sit in this room's game?"""
+        return player in self.game.by_player
+
+    async def disconnected(self, player: str, at: float | None = None) -> None:
+        """Hold the player's seat from ``at`` (unix s; default now)."""
         async with self.lock:
-            await self._step(self.game.disconnected(player, self.table.clock.now()))
+            await self._step(self.game.disconnected(player, self.table.clock.now(), at))
 
     async def reconnected(self, player: str) -> dict[str, Any]:
         """End the hold; returns the player's full view."""
@@ -168,11 +191,42 @@ class Table:
         self.background: set[asyncio.Task[None]] = set()
         self.idle = asyncio.Event()
         self.idle.set()
+        #: Players whose last presence Change was absent -> since when (unix s).
+        self.absent: dict[str, float] = {}
+        #: How long CreateGame waits for a room's ended game to let go (seconds).
+        self.ending_wait = 10.0
+
+    async def on_presence(self, change: Change) -> None:
+        """A presence flip (:class:`paiju.presence.Change`): the rooms where the
+        player sits hold its seat from ``change.at_ms`` (absent) or end the
+        hold (present)."""
+        at = change.at_ms / 1000.0
+        if change.present:
+            self.absent.pop(change.player, None)
+        else:
+            self.absent[change.player] = at
+            if len(self.absent) > ABSENT_KEPT:
+                for p, since in list(self.absent.items()):
+                    if since < at - ABSENT_FORGET_SECONDS:
+                        del self.absent[p]
+        for runner in list(self.rooms.values()):
+            if runner.seated(change.player):
+                if change.present:
+                    await runner.reconnected(change.player)
+                else:
+                    await runner.disconnected(change.player, at)
 
     async def create(self, spec: GameSpec) -> RoomRunner:
         """Start ``spec``'s game. Idempotent by game id; ``GameError`` with
-        ``draining`` (UNAVAILABLE) or ``room_busy`` (ALREADY_EXISTS)."""
+        ``draining`` (UNAVAILABLE) or ``room_busy`` (ALREADY_EXISTS). A room
+        whose game told the lobby GameOver is waited for (it only publishes
+        ``game_finished`` still). Seats whose player is known to be absent
+        (presence) start held."""
         current = self.rooms.get(spec.room)
+        if current is not None and current.over and current.spec.game_id != spec.game_id:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(current.done.wait(), self.ending_wait)
+            current = self.rooms.get(spec.room)
         if current is not None:
             if current.spec.game_id == spec.game_id:
                 return current
@@ -181,6 +235,10 @@ class Table:
         if not self.accepting:
             raise GameError("draining", f"{self.instance} takes no new games", "UNAVAILABLE")
         runner = RoomRunner(self, spec)
+        now = self.clock.now()
+        for s in spec.seats:
+            if s.player in self.absent:
+                runner.holds.leave(s.seat, now)
         self.rooms[spec.room] = runner
         self.idle.clear()
         metrics.GAMES_RUNNING.labels(spec.game).inc()
