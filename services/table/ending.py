@@ -84,14 +84,16 @@ def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
 def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]]
                       ) -> lobby_pb2.GameOverRequest:
     """The lobby's GameOver for ``game``: the room's game id (the first deal's),
-    the escapees, the carry-over and the settlement table."""
+    the escapees, the carry-over, and the room's last result: the settlement
+    table and ``record_id``, the game id of the deal played out (its record's)."""
     escaped = [] if game.engine.escaped is None else [game.player_of(game.engine.escaped)]
     return lobby_pb2.GameOverRequest(
         game_id=runner.spec.game_id, room=runner.spec.room, escaped=escaped,
         carry_json=json.dumps(carry(game, runner.no_call_streak)),
         settlement=[common_pb2.SettlementRow(
             player=str(r["player"]), seat=int(r["seat"]), points=int(r["points"]),
-            coins=int(r["coins"]), fee=int(r["fee"])) for r in rows])
+            coins=int(r["coins"]), fee=int(r["fee"])) for r in rows],
+        record_id=game.game_id)
 
 
 async def finish(runner: RoomRunner, game: RunningGame) -> None:

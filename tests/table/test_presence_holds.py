@@ -182,6 +182,10 @@ async def test_a_redeal_goes_on_with_the_away_seat_and_its_budget(ph: Harness) -
     assert fin["game_id"] == r1 and fin["reason"] == "escape"
     call = await h.wait(lambda: h.lobby.calls, "GameOver")
     assert call[0].game_id == gid and list(call[0].escaped) == [ps[0]]
+    # The room's last result: the deal played out, its settlement table.
+    assert call[0].record_id == r1
+    assert [(r.player, r.coins) for r in call[0].settlement] == [
+        (r["player"], r["coins"]) for r in fin["settlement"]]
     # The coins moved by the escape's settlement only: no no-call fee.
     rows = {r["player"]: r for r in fin["settlement"]}
     for p in ps:
