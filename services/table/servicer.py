@@ -184,7 +184,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     async def PlayerDisconnected(self, request: table_pb2.PlayerRequest,
                                  context: grpc.aio.ServicerContext
                                  ) -> table_pb2.PlayerResponse:
-        """Hold the player's seat (reconnect_seconds)."""
+        """Hold the player's seat from now (its disconnect budget runs; the same
+        as a presence change to absent, docs/table.md "Disconnects")."""
         async def body() -> table_pb2.PlayerResponse:
             await self.table.room(request.room).disconnected(request.player)
             return table_pb2.PlayerResponse(ok=True)
@@ -193,7 +194,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     async def PlayerReconnected(self, request: table_pb2.PlayerRequest,
                                 context: grpc.aio.ServicerContext
                                 ) -> table_pb2.PlayerResponse:
-        """End the hold; the reply carries the full view."""
+        """End the hold (its turn goes on with the time it had left, at least
+        10 s); the reply carries the full view."""
         async def body() -> table_pb2.PlayerResponse:
             view = await self.table.room(request.room).reconnected(request.player)
             return table_pb2.PlayerResponse(ok=True, view_json=json.dumps(view,
