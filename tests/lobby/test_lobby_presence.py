@@ -132,7 +132,7 @@ async def room_when(stack: Stack, room: str, cond: Callable[[lobby_pb2.Room], bo
                     timeout: float = 10.0) -> lobby_pb2.Room:
     deadline = time.monotonic() + timeout
     while True:
-        r = await stack.stub.GetRoom(lobby_pb2.GetRoomRequest(room=room))
+        r: lobby_pb2.Room = await stack.stub.GetRoom(lobby_pb2.GetRoomRequest(room=room))
         if cond(r):
             return r
         if time.monotonic() > deadline:
@@ -154,15 +154,17 @@ async def test_an_absent_player_is_marked_and_its_ready_flag_drops(
     await gw.offline("a1")
     event = await stack.events.wait_for(
         lambda e: (event_seat(e, "a1") or {}).get("connected") is False)
-    assert event_seat(event, "a1") == {"seat": 0, "player": "a1", "name": "A1",
-                                       "coins": 1000, "ready": False, "connected": False,
-                                       "away_since": event_seat(event, "a1")["away_since"]}
+    gone = event_seat(event, "a1")
+    assert gone is not None
+    away = gone["away_since"]
+    assert gone == {"seat": 0, "player": "a1", "name": "A1", "coins": 1000, "ready": False,
+                    "connected": False, "away_since": away}
     assert event["missing"] == ["a1"]
     # Dated on the lobby clock (fake here: it did not move) at the disconnect.
-    assert before_ms - 1000 <= event_seat(event, "a1")["away_since"] <= before_ms
+    assert before_ms - 1000 <= away <= before_ms
     room = await stack.stub.GetRoom(lobby_pb2.GetRoomRequest(room="dz-01"))
     assert seat_flags(room) == [("a1", False, False), ("a2", False, True)]
-    assert room.seats[0].away_since_ms == event_seat(event, "a1")["away_since"]
+    assert room.seats[0].away_since_ms == away
     # An absent player cannot press start.
     assert await refused(stack.stub.Ready(who("a1"))) == (FP, "not_connected")
     # Back: connected again, and it has to press start again.
