@@ -65,9 +65,13 @@ async def sit(s: Session, args: dict[str, Any]) -> dict[str, Any]:
 @command("stand")
 async def stand(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     """Stand up (outside a game); ``not_seated``, ``room_started``."""
+    return {"room": await _stand_up(s)}
+
+
+async def _stand_up(s: Session) -> dict[str, Any]:
     room = await call(s.gw.backends.lobby.Stand, lobby_pb2.PlayerRequest(player=s.player))
     await s.stood_up()
-    return {"room": convert.room(room)}
+    return convert.room(room)
 
 
 @command("ready")
@@ -76,3 +80,23 @@ async def ready(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     room = await call(s.gw.backends.lobby.Ready, lobby_pb2.PlayerRequest(player=s.player))
     await s.seated(room)
     return {"room": convert.room(room)}
+
+
+@command("leave")
+async def leave(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """退出. During a game: the table's ``Leave``, an escape (seed 000 例外:
+    主动退出的玩家被视为逃跑; the game ends and is settled as the rules settle
+    an escape; the lobby removes the escapee from the room at the game's end,
+    and the connection follows the table until ``game_finished``); reply
+    ``escaped: true``. Outside one: stand up as ``stand`` does; reply
+    ``escaped: false`` and ``room``. Refusals: ``not_seated``, and those of
+    ``stand``."""
+    try:
+        await s.table_call("Leave", s.player_request)
+    except ClientError as e:
+        if e.code != "no_game":
+            raise
+    else:
+        await s.left_game()
+        return {"escaped": True}
+    return {"escaped": False, "room": await _stand_up(s)}

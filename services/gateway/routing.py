@@ -8,6 +8,7 @@ asked (``WhereIs``) at the next game command.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,9 @@ class Seat:
     room: str
     server: str
     table: str = ""
+    #: The player left the running game (退出): the lobby removes it from the
+    #: room at the game's end, so its table is followed until ``game_finished``.
+    leaving: bool = False
 
 
 class Router:
@@ -44,6 +48,7 @@ class Router:
         self.subs = subs
         self.player = player
         self.seat: Seat | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def where_is(self) -> lobby_pb2.Room | None:
         """The player's room as the lobby has it, or ``None`` where it sits
@@ -79,6 +84,16 @@ class Router:
         if kind in ("game_started", "game_finished") and self.seat:
             where = event.get("table_instance") if kind == "game_started" else None
             self.seat.table = where if isinstance(where, str) else ""
+            if kind == "game_finished" and self.seat.leaving:
+                task = asyncio.create_task(self.stood_up())
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def left_game(self) -> None:
+        """The player left its running game (an escape): once the game ends it
+        sits nowhere."""
+        if self.seat is not None:
+            self.seat.leaving = True
 
     async def game_table(self) -> Seat:
         """The seat with the instance of the player's running game (asking the

@@ -10,6 +10,7 @@ out in :mod:`services.gateway.signin`, where the player's game runs in
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from services.gateway import (  # noqa: F401
     signin,
 )
 from services.gateway.dispatch import dispatch, handle_frame
+from services.gateway.keepalive import keepalive
 from services.gateway.protocol import ClientError, TokenBucket
 from services.gateway.routing import Router
 from services.gateway.subscriptions import OnEvent, Subscriptions
@@ -53,6 +55,8 @@ class Session:
         self.bucket = TokenBucket()
         self.identity: auth.Identity | None = None
         self.replaced = False
+        #: True once this session's presence ``connect`` was published.
+        self.announced = False
         self.outbox = Outbox(ws, self.id)
         self.subs = Subscriptions(gateway.nats, gateway.fanout, self.outbox.put)
         self.route = Router(gateway.backends, self.subs, lambda: self.player)
@@ -64,6 +68,7 @@ class Session:
         the URL, signed in with as an ``auth`` command)."""
         metrics.CONNECTIONS.inc()
         self.outbox.start()
+        pinger = asyncio.create_task(keepalive(self.ws, self.id, *self.gw.ping))
         try:
             if token:
                 await dispatch(self, None, "auth", {"token": token})
@@ -73,6 +78,7 @@ class Session:
         except ConnectionClosed:
             pass
         finally:
+            pinger.cancel()
             await self.outbox.stop()
             metrics.CONNECTIONS.dec()
             if self.identity:
@@ -145,6 +151,11 @@ class Session:
     async def stood_up(self) -> None:
         """The player sits nowhere now."""
         await self.route.stood_up()
+
+    async def left_game(self) -> None:
+        """The player left its running game (退出): it sits nowhere once the
+        game ends (the lobby removes escapees)."""
+        await self.route.left_game()
 
     async def table_call(self, method: str, make: Callable[[str], Any]) -> Any:
         """Call ``method`` of the table hosting the player's game with the request

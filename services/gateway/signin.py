@@ -1,10 +1,12 @@
 """Signing a connection in and out: the player's private subjects, one live
-connection per player (a newer one replaces the older), and resuming the
-player's seat and game after a reconnect."""
+connection per player (a newer one replaces the older), its presence
+(``connect`` / ``disconnect`` of this session, PRESENCE.md), and resuming the
+player's seat and game after a reconnect, from any device."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 from typing import TYPE_CHECKING, Any
 
 from nats.aio.msg import Msg
@@ -22,12 +24,17 @@ if TYPE_CHECKING:
 
 async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
     """Make ``identity`` the player of connection ``s``: its private subjects,
-    closing its older connections, and resuming its seat and game. Returns
-    the reply fields of ``login`` / ``auth``: ``player``, ``name``, ``coins``,
-    ``room`` (as in ``room_changed``, or ``None``). ``bad_request`` where the
+    its presence ``connect``, closing its older connections, and resuming its
+    seat and game. Returns the reply fields of ``login`` / ``auth``:
+    ``player``, ``name``, ``coins``, ``room`` (as in ``room_changed``, or
+    ``None``) and ``view`` (the player's whole view of its running game, as
+    the ``view`` command gives it, or ``None``). ``bad_request`` where the
     connection is signed in as another player."""
     s.identify(identity)
     player = identity.player
+    if not s.announced:
+        s.announced = True
+        await s.gw.presence.connect(player, s.id)
     await s.subscribe("player", subjects.player_events(player))
     control = subjects.player_control(player)
 
@@ -41,30 +48,40 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
                            {"player": player, "session": s.id})
     account = await call(s.gw.backends.ledger.GetBalance,
                          ledger_pb2.GetBalanceRequest(player=player))
-    room = await resume(s)
+    room, view = await resume(s)
     return {"player": player, "name": identity.name, "coins": account.coins,
-            "room": convert.room(room) if room is not None else None}
+            "room": convert.room(room) if room is not None else None, "view": view}
 
 
-async def resume(s: Session) -> lobby_pb2.Room | None:
-    """Find the player's seat (after a reconnect) and have its game's view
-    sent; the room, or ``None`` where the player sits nowhere (or the lobby
-    is away: the client asks again)."""
+async def resume(s: Session) -> tuple[lobby_pb2.Room | None, dict[str, Any] | None]:
+    """Find the player's seat (after a reconnect, or a sign-in on another
+    device) and follow its table; where its game runs, fetch the player's
+    whole view (the table sends it as a ``view`` event too). Returns the room
+    and the view, each ``None`` where there is none (or its service is away:
+    the client asks again)."""
     room = await s.route.where_is()
     if room is None:
-        return None
+        return None, None
     await s.seated(room)
-    if s.route.seat and s.route.seat.table:
-        # The table answers with the player's whole `view` on its subject.
-        with contextlib.suppress(ClientError):
-            await s.table_call("PlayerReconnected", s.player_request)
-    return room
+    if not (s.route.seat and s.route.seat.table):
+        return room, None
+    try:
+        resp = await s.table_call("PlayerReconnected", s.player_request)
+    except ClientError:
+        return room, None
+    view: dict[str, Any] | None = json.loads(resp.view_json) if resp.view_json else None
+    return room, view
 
 
 async def sign_out(s: Session) -> None:
-    """The connection of a signed-in player ended: the table holds its seat
-    (unless a newer connection of the player replaced this one)."""
-    if s.identity is None or s.route.seat is None or s.replaced:
+    """The connection of a signed-in player ended: its presence ``disconnect``
+    is published, and the table holds its seat (unless a newer connection of
+    the player replaced this one)."""
+    if s.identity is None:
+        return
+    if s.announced:
+        await s.gw.presence.disconnect(s.player, s.id)
+    if s.route.seat is None or s.replaced:
         return
     with contextlib.suppress(ClientError):
         await s.table_call("PlayerDisconnected", s.player_request)
