@@ -23,7 +23,8 @@ from paiju.rules import ENGINES, RulesError, load
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.game import Answer, GameError, RunningGame, Seat
 from services.table.options import OptionsError, split
-from services.table.runner import GameSpec, Table, Terms
+from services.table.runner import Table
+from services.table.spec import GameSpec, Terms
 
 METADATA_KEY = "paiju-error"
 
