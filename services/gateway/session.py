@@ -54,7 +54,6 @@ class Session:
         self.id = uuid.uuid4().hex
         self.bucket = TokenBucket()
         self.identity: auth.Identity | None = None
-        self.replaced = False
         #: True once this session's presence ``connect`` was published.
         self.announced = False
         self.outbox = Outbox(ws, self.id)
@@ -93,7 +92,6 @@ class Session:
 
     async def close_replaced(self) -> None:
         """A newer connection of the player signed in: close this one (4001)."""
-        self.replaced = True
         self.outbox.closed = True
         await self.ws.close(CLOSE_REPLACED, "replaced")
 

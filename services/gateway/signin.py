@@ -5,7 +5,6 @@ player's seat and game after a reconnect, from any device."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -32,9 +31,8 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
     connection is signed in as another player."""
     s.identify(identity)
     player = identity.player
-    if not s.announced:
-        s.announced = True
-        await s.gw.presence.connect(player, s.id)
+    # Subscribed before presence says the player is here: the table answers a
+    # return with a private `view` event.
     await s.subscribe("player", subjects.player_events(player))
     control = subjects.player_control(player)
 
@@ -44,6 +42,9 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
             await s.close_replaced()
 
     await s.subs.own("control", control, on_control)
+    if not s.announced:
+        s.announced = True
+        await s.gw.presence.connect(player, s.id)
     await natsconn.publish(s.gw.nats, control, "session_started",
                            {"player": player, "session": s.id})
     account = await call(s.gw.backends.ledger.GetBalance,
@@ -56,9 +57,8 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
 async def resume(s: Session) -> tuple[lobby_pb2.Room | None, dict[str, Any] | None]:
     """Find the player's seat (after a reconnect, or a sign-in on another
     device) and follow its table; where its game runs, fetch the player's
-    whole view (the table sends it as a ``view`` event too). Returns the room
-    and the view, each ``None`` where there is none (or its service is away:
-    the client asks again)."""
+    whole view (``GetView``). Returns the room and the view, each ``None``
+    where there is none (or its service is away: the client asks again)."""
     room = await s.route.where_is()
     if room is None:
         return None, None
@@ -66,22 +66,16 @@ async def resume(s: Session) -> tuple[lobby_pb2.Room | None, dict[str, Any] | No
     if not (s.route.seat and s.route.seat.table):
         return room, None
     try:
-        resp = await s.table_call("PlayerReconnected", s.player_request)
+        resp = await s.table_call("GetView", s.view_request)
     except ClientError:
         return room, None
-    view: dict[str, Any] | None = json.loads(resp.view_json) if resp.view_json else None
+    view: dict[str, Any] = json.loads(resp.json)
     return room, view
 
 
 async def sign_out(s: Session) -> None:
-    """The connection of a signed-in player ended: its presence ``disconnect``
-    is published, and the table holds its seat (unless a newer connection of
-    the player replaced this one)."""
-    if s.identity is None:
-        return
-    if s.announced:
+    """The connection of a signed-in player ended: its presence
+    ``disconnect`` (the table and the lobby watch presence; the table holds
+    the seat while the player has no live session anywhere)."""
+    if s.announced and s.identity is not None:
         await s.gw.presence.disconnect(s.player, s.id)
-    if s.route.seat is None or s.replaced:
-        return
-    with contextlib.suppress(ClientError):
-        await s.table_call("PlayerDisconnected", s.player_request)
