@@ -8,8 +8,9 @@ therefore closed, and its player's presence ``disconnect`` published, at most
 ``PING_INTERVAL + PING_TIMEOUT`` seconds (10 s by default) after its last
 sign of life. websockets' own keepalive (``serve(ping_interval=,
 ping_timeout=)``) times out the same way but then starts a closing handshake
-and waits ``close_timeout`` more for a peer that is gone; here the socket is
-aborted at once. Only the public ``ping()`` of the connection is used.
+and waits ``close_timeout`` more for a peer that is gone (up to 12 s in
+all); here the socket is aborted at once. Uses the connection's public
+``ping()`` and its asyncio transport's ``abort()``.
 
 Settings (seconds, above 0): ``PAIJU_GATEWAY_PING_INTERVAL_SECONDS`` (default
 5) and ``PAIJU_GATEWAY_PING_TIMEOUT_SECONDS`` (default 5); tests run shorter.

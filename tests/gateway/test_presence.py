@@ -219,10 +219,12 @@ def public_seqs(c: Capture, game_id: str) -> list[int]:
 
 
 async def test_signing_in_on_another_device_goes_straight_back_to_the_game(
-        platform: Platform) -> None:
+        platform: Platform, presence: PresenceLog) -> None:
     """A second device's sign-in while the game runs: the reply brings the room
     and the whole view (the table's public seq), the first connection is
-    closed (4001), and the new one follows the table from there."""
+    closed (4001), and the new one follows the table from there. The player
+    never counts as gone: presence is by session, and the new session is
+    announced before the old one closes."""
     clients, room = await seat_three(platform, ["dev-a", "dev-b", "dev-c"])
     other: Capture | None = None
     try:
@@ -246,7 +248,17 @@ async def test_signing_in_on_another_device_goes_straight_back_to_the_game(
         action = (await actor.client.call("hints"))["actions"][0]
         await actor.client.call("act", action=action)
         await wait_for(lambda: view["seq"] + 1 in public_seqs(other, game_id))
-        assert (await other.client.call("view"))["view"]["hand"] is not None
+        player = reply["player"]
+        sessions = [m["session"] for m in presence.of("connect", player)]
+        assert len(sessions) == 2
+        await wait_for(lambda: [m["session"] for m in presence.of("disconnect", player)]
+                       == sessions[:1], timeout=10)
+        # Two heartbeats later the table has had the old session's end for long.
+        beats = len(presence.of("heartbeat"))
+        await wait_for(lambda: len(presence.of("heartbeat")) >= beats + 2, timeout=10)
+        assert not [e for e in clients[1].events if e["type"] == "seat_disconnected"]
+        seats = (await clients[1].client.call("view"))["view"]["seats"]
+        assert seats[0]["disconnected"] is False
     finally:
         for c in [*clients, *([other] if other else [])]:
             await c.__aexit__()
@@ -265,3 +277,38 @@ async def test_signing_in_again_in_a_waiting_room_returns_the_room(platform: Pla
             assert [s["seat"] for s in reply["room"]["seats"]
                     if s["player"] == reply["player"]] == [2]
             await again.client.call("stand")
+
+
+async def test_a_dropped_player_is_held_through_presence_and_comes_back(
+        platform: Platform) -> None:
+    """A closed connection is a presence disconnect: the table holds the seat
+    (``seat_disconnected``); signing in again ends the hold, the reply brings
+    the view, and the table's ``view`` event follows (its own ``seq`` is the
+    player's, ``public_seq`` the table's)."""
+    clients, room = await seat_three(platform, ["back-a", "back-b", "back-c"])
+    again: Capture | None = None
+    try:
+        await wait_for(lambda: any(my_turn(c) for c in clients))
+        game_id = next(e["game_id"] for e in clients[1].events if e["type"] == "game_started")
+        token = clients[2].token
+        await clients[2].client.close()
+        await wait_for(lambda: any(e["type"] == "seat_disconnected" and e["seat"] == 2
+                                   for e in clients[1].events), timeout=10)
+        again = Capture(platform.gateway_url)
+        await again.__aenter__()
+        reply = await again.client.call("auth", token=token)
+        assert reply["room"]["room"] == room and reply["view"]["game_id"] == game_id
+        assert reply["view"]["seat"] == 2
+        await wait_for(lambda: any(e["type"] == "seat_reconnected" and e["seat"] == 2
+                                   for e in clients[1].events), timeout=10)
+        await wait_for(lambda: any(e["type"] == "view" for e in again.events), timeout=10)
+        event = next(e for e in again.events if e["type"] == "view")
+        assert event["game_id"] == game_id and event["seat"] == 2
+        assert event["seq"] == event["player_seq"]
+        # seat_reconnected is the last public event before the view was taken.
+        back = next(e for e in clients[1].events if e["type"] == "seat_reconnected")
+        assert event["public_seq"] >= back["seq"]
+        assert event["public_seq"] in public_seqs(clients[1], game_id)
+    finally:
+        for c in [*clients, *([again] if again else [])]:
+            await c.__aexit__()
