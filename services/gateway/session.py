@@ -78,12 +78,14 @@ class Session:
             pass
         finally:
             pinger.cancel()
+            # First: the presence publisher forgets the session at once, so
+            # that even a cancelled close leaves no session in its heartbeats.
+            await signin.sign_out(self)
             await self.outbox.stop()
             metrics.CONNECTIONS.dec()
             if self.identity:
                 metrics.PLAYERS.dec()
             await self.subs.close()
-            await signin.sign_out(self)
 
     @property
     def closing(self) -> bool:
@@ -101,11 +103,6 @@ class Session:
         """Queue ``obj`` for the client; cut the client off when it is too slow."""
         if not self.closing:
             self.outbox.put(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
-
-    def send_text(self, text: str) -> None:
-        """Queue the JSON ``text`` for the client; cut the client off when it is
-        too slow."""
-        self.outbox.put(text)
 
     # -- the player ---------------------------------------------------------------
 
