@@ -226,6 +226,14 @@ class PresenceBook:
         gateway.sessions = new
         return self._replace(gateway_id, old, new, now_ms)
 
+    def hear_all(self, now_ms: int) -> None:
+        """Count every known gateway as heard from at ``now_ms``: after the
+        caller's own outage (it could not hear them), so that they get a whole
+        timeout to show they live instead of being declared dead at once."""
+        self.now_ms = max(self.now_ms, now_ms)
+        for gateway in self._gateways.values():
+            gateway.heard_ms = max(gateway.heard_ms, now_ms)
+
     def expire(self, now_ms: int) -> list[Change]:
         """Declare dead the gateways not heard from for more than ``timeout_ms``
         at ``now_ms``: their players without other sessions become absent as of
@@ -279,7 +287,9 @@ class PresenceWatcher:
     PAIJU_PRESENCE_TIMEOUT_SECONDS; ``clock`` (unix ms) to the wall clock.
     ``on_change`` is awaited once per :class:`Change`, one at a time, in order; its
     exceptions are logged and do not stop the watcher. Malformed messages are
-    logged and ignored.
+    logged and ignored. While ``nc`` is disconnected nothing expires (the
+    watcher cannot hear the heartbeats); once it is back every known gateway
+    gets a fresh timeout (:meth:`PresenceBook.hear_all`).
     """
 
     def __init__(self, nc: NATS, on_change: OnChange, timeout_ms: int | None = None,
@@ -323,9 +333,16 @@ class PresenceWatcher:
             await self._emit(self.book.apply(message, self.clock()))
 
     async def _tick(self) -> None:
+        deaf = False
         while True:
             await asyncio.sleep(self.tick_seconds)
+            if not self.nc.is_connected:
+                deaf = True
+                continue
             async with self._lock:
+                if deaf:
+                    deaf = False
+                    self.book.hear_all(self.clock())
                 await self._emit(self.book.expire(self.clock()))
 
     async def _emit(self, changes: list[Change]) -> None:

@@ -25,7 +25,7 @@ from paiju.presence import (
     Session,
     new_gateway_id,
 )
-from tests.fixtures import REPO
+from tests.fixtures import REPO, NatsServer
 
 T0 = 1_700_000_000_000
 TIMEOUT = 6000
@@ -120,6 +120,14 @@ def test_a_gateway_heard_again_after_death_brings_its_players_back() -> None:
     book.apply(beat("g1", ("p1", "s1")), t)
     assert book.expire(t + 7000) == [Change("p1", False, t)]
     assert book.apply(beat("g1", ("p1", "s1")), t + 9000) == [Change("p1", True, t + 9000)]
+
+
+def test_after_the_watchers_own_outage_gateways_get_a_fresh_timeout() -> None:
+    book, t = warm_book(), AFTER_WARMUP
+    book.apply(beat("g1", ("p1", "s1")), t)
+    book.hear_all(t + 10_000)  # the watcher heard nothing for 10 s: its own fault
+    assert book.expire(t + 16_000) == []
+    assert book.expire(t + 16_001) == [Change("p1", False, t + 10_000)]
 
 
 def test_gateway_down_ends_all_its_sessions_at_once() -> None:
@@ -294,6 +302,39 @@ async def test_watcher_follows_a_publisher_and_a_gateway_that_dies(nats_server: 
             proc.kill()
         if proc is not None:
             proc.wait(timeout=10)
+        await watcher.stop()
+        await watcher_nc.close()
+        await gateway_nc.close()
+
+
+async def test_a_watcher_cut_off_from_nats_does_not_declare_gateways_dead(
+        nats_process: NatsServer) -> None:
+    changes: list[Change] = []
+
+    async def on_change(change: Change) -> None:
+        changes.append(change)
+
+    watcher_nc = await nats_connect(nats_process.url, None, "test-watcher")
+    gateway_nc = await nats_connect(nats_process.url, None, "test-publisher")
+    watcher = PresenceWatcher(watcher_nc, on_change, timeout_ms=2000, tick_seconds=0.1)
+    publisher = PresencePublisher(gateway_nc, "gw-1", heartbeat_seconds=0.2)
+    try:
+        await watcher.start()
+        await watcher_nc.flush()
+        await publisher.start()
+        await publisher.connect("p1", "s1")
+        while not watcher.book.sessions("p1"):
+            await asyncio.sleep(0.05)
+        nats_process.stop()  # nobody hears anybody for twice the timeout
+        await asyncio.sleep(4)
+        nats_process.start()
+        while not (watcher_nc.is_connected and gateway_nc.is_connected):
+            await asyncio.sleep(0.05)
+        heard = watcher.book.gateways()
+        await asyncio.sleep(2.5)  # more than the timeout once both are back
+        assert heard == {"gw-1"} and watcher.book.present("p1")
+        assert changes == []
+    finally:
         await watcher.stop()
         await watcher_nc.close()
         await gateway_nc.close()
