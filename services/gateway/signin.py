@@ -26,8 +26,9 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
     its presence ``connect``, closing its older connections, and resuming its
     seat and game. Returns the reply fields of ``login`` / ``auth``:
     ``player``, ``name``, ``coins``, ``room`` (as in ``room_changed``, or
-    ``None``) and ``view`` (the player's whole view of its running game, as
-    the ``view`` command gives it, or ``None``). ``bad_request`` where the
+    ``None``), ``view`` (the player's whole view of its running game, as
+    the ``view`` command gives it, or ``None``) and ``last_result`` (the
+    settlement table of the last game it played, or ``None``). ``bad_request`` where the
     connection is signed in as another player."""
     s.identify(identity)
     player = identity.player
@@ -51,7 +52,21 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
                          ledger_pb2.GetBalanceRequest(player=player))
     room, view = await resume(s)
     return {"player": player, "name": identity.name, "coins": account.coins,
-            "room": convert.room(room) if room is not None else None, "view": view}
+            "room": convert.room(room) if room is not None else None, "view": view,
+            "last_result": await last_result(s)}
+
+
+async def last_result(s: Session) -> dict[str, Any] | None:
+    """The last finished game the player played (lobby ``LastResult``, also
+    when it sits nowhere since: an escape, stood up after the game) as
+    :func:`services.gateway.convert.result`; ``None`` before any game (or
+    with the lobby away)."""
+    try:
+        found = await call(s.gw.backends.lobby.LastResult,
+                           lobby_pb2.PlayerRequest(player=s.player))
+    except ClientError:
+        return None
+    return convert.result(found)
 
 
 async def resume(s: Session) -> tuple[lobby_pb2.Room | None, dict[str, Any] | None]:

@@ -198,6 +198,19 @@ async def test_leave_during_a_game_is_an_escape_and_outside_one_stands(
         assert dev_player_id("leave-b") not in [s["player"] for s in left["seats"]]
         assert await refused(leaver.client, "leave") == "not_seated"
         assert await refused(leaver.client, "view") == "no_game"
+        # Signing in again (another device): no room, but that game's settlement.
+        async with Capture(platform.gateway_url) as back:
+            again = await back.client.call("auth", token=leaver.token)
+            assert again["room"] is None and again["view"] is None
+            last = again["last_result"]
+            assert last["game_id"] == finished["game_id"] and last["room"] == room
+
+            def by_seat(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                return sorted(rows, key=lambda r: int(r["seat"]))
+
+            assert by_seat(last["settlement"]) == by_seat(finished["settlement"])
+            escapee = next(r for r in last["settlement"] if r["seat"] == 1)
+            assert escapee["coins"] < 0
         # Outside a game, 退出 stands up.
         stayer = clients[0]
         out = await stayer.client.call("leave")
@@ -274,6 +287,7 @@ async def test_signing_in_again_in_a_waiting_room_returns_the_room(platform: Pla
         async with Capture(platform.gateway_url) as again:
             reply = await again.client.call("auth", token=first.token)
             assert reply["room"]["room"] == room and reply["view"] is None
+            assert reply["last_result"] is None  # never played
             assert [s["seat"] for s in reply["room"]["seats"]
                     if s["player"] == reply["player"]] == [2]
             await again.client.call("stand")
