@@ -91,9 +91,13 @@ class Router:
 
     async def left_game(self) -> None:
         """The player left its running game (an escape): once the game ends it
-        sits nowhere."""
-        if self.seat is not None:
+        sits nowhere (at once where its ``game_finished`` came already)."""
+        if self.seat is None:
+            return
+        if self.seat.table:
             self.seat.leaving = True
+        else:
+            await self.stood_up()
 
     async def game_table(self) -> Seat:
         """The seat with the instance of the player's running game (asking the
