@@ -12,9 +12,11 @@ from websockets.asyncio.server import ServerConnection
 
 from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
+from paiju.presence import PresencePublisher
 from services.gateway import auth
 from services.gateway.backends import Backends, call
 from services.gateway.fanout import Fanout
+from services.gateway.keepalive import ping_seconds
 from services.gateway.session import Session
 
 #: Coins a development login starts with (once per player).
@@ -30,6 +32,10 @@ class Gateway:
     config: Config
     nats: NATS
     backends: Backends
+    #: Publishes the signed-in sessions (paiju.presence, PRESENCE.md).
+    presence: PresencePublisher
+    #: WebSocket ping interval and pong timeout, seconds (services.gateway.keepalive).
+    ping: tuple[float, float] = field(default_factory=ping_seconds)
     fanout: Fanout = field(init=False)
 
     def __post_init__(self) -> None:

@@ -4,12 +4,16 @@ A :class:`Room` is the state of one room; every operation takes a room and
 returns a new one (or raises :class:`~services.lobby.errors.LobbyError`),
 which the store then writes with compare-and-set. Times are unix milliseconds
 given by the caller. Source: seed 000 第二节 (room states, sitting, the start
-button, the 20 s kick) and architecture.md "Flows".
+button, the 20 s kick), architecture.md "Flows", and rulings.md "Shared by all
+games" (presence outside a game: an absent player is never ready, a game never
+starts with an absent seat, an absent seat is stood up after
+``idle_disconnect_seconds``; the last result shown to a player coming back).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,13 +26,53 @@ STATES = (IDLE, WAITING, STARTED)
 @dataclass(frozen=True)
 class Seat:
     """An occupied seat: ``seat`` number, ``player`` id, display ``name``,
-    ``coins`` (balance when last read from the ledger), ``ready`` (准备)."""
+    ``coins`` (balance when last read from the ledger), ``ready`` (准备),
+    ``connected`` (the player has a live session: presence) and ``away_ms``
+    (unix ms since when it is absent; None while connected)."""
 
     seat: int
     player: str
     name: str
     coins: int
     ready: bool = False
+    connected: bool = True
+    away_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a settlement table (结算表): points and coins after the fee."""
+
+    player: str
+    seat: int
+    points: int
+    coins: int
+    fee: int
+
+
+@dataclass(frozen=True)
+class Result:
+    """A finished game of a room: the lobby's ``game_id``, the ``record_id`` of
+    the deal played out, its settlement ``rows`` and ``ended_ms`` (unix ms)."""
+
+    room: str
+    game_id: str
+    record_id: str
+    rows: tuple[Row, ...]
+    ended_ms: int
+
+    def to_json(self) -> dict[str, Any]:
+        """As stored: {room, game_id, record_id, ended_ms, settlement: [{player,
+        seat, points, coins, fee}]}."""
+        return {"room": self.room, "game_id": self.game_id, "record_id": self.record_id,
+                "ended_ms": self.ended_ms,
+                "settlement": [dataclasses.asdict(r) for r in self.rows]}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Result:
+        """The inverse of :meth:`to_json`."""
+        return Result(str(data["room"]), str(data["game_id"]), str(data["record_id"]),
+                      tuple(Row(**r) for r in data["settlement"]), int(data["ended_ms"]))
 
 
 @dataclass(frozen=True)
@@ -39,7 +83,8 @@ class Room:
     number of seats; ``game_id`` / ``table_instance`` are set while started;
     ``kick_at_ms`` is when the last unready player of a full room is removed;
     ``carry`` holds what the next game needs from the previous one (merged into
-    the next CreateGame's options); ``version`` is the stored row version.
+    the next CreateGame's options); ``last_result`` is the room's last finished
+    game; ``version`` is the stored row version.
     """
 
     room: str
@@ -51,6 +96,7 @@ class Room:
     table_instance: str = ""
     kick_at_ms: int | None = None
     carry: dict[str, Any] = field(default_factory=dict)
+    last_result: Result | None = None
     version: int = 0
 
     @property
@@ -67,8 +113,14 @@ class Room:
 
     @property
     def can_start(self) -> bool:
-        """Full, not started, and everyone pressed start."""
-        return self.full and not self.game_id and all(s.ready for s in self.seats.values())
+        """Full, not started, and everyone connected and pressed start."""
+        return self.full and not self.game_id and all(
+            s.ready and s.connected for s in self.seats.values())
+
+    @property
+    def missing(self) -> list[str]:
+        """The seated players who are absent, by seat."""
+        return [s.player for _, s in sorted(self.seats.items()) if not s.connected]
 
     def seat_of(self, player: str) -> Seat | None:
         """The seat ``player`` holds in this room, or None."""
@@ -113,10 +165,12 @@ def check_sit(room: Room, seat: int, player: str) -> None:
 
 
 def sit(room: Room, seat: int, player: str, name: str, coins: int, *, now_ms: int,
-        ready_seconds: int) -> Room:
-    """``player`` sits at ``seat`` (not ready). Refusals as :func:`check_sit`."""
+        ready_seconds: int, connected: bool = True) -> Room:
+    """``player`` sits at ``seat`` (not ready; ``connected``: whether presence
+    knows it present, else absent from ``now_ms``). Refusals as :func:`check_sit`."""
     check_sit(room, seat, player)
-    seats = {**room.seats, seat: Seat(seat, player, name, coins, False)}
+    seats = {**room.seats, seat: Seat(seat, player, name, coins, False, connected,
+                                      None if connected else now_ms)}
     return _with_seats(room, seats, now_ms, ready_seconds)
 
 
@@ -146,6 +200,10 @@ def ready(room: Room, player: str, *, now_ms: int, ready_seconds: int) -> Room:
     mine = _seated(room, player)
     if room.game_id:
         raise E.LobbyError(E.ROOM_STARTED, f"the game in room {room.room} has started")
+    if not mine.connected:
+        raise E.LobbyError(E.NOT_CONNECTED,
+                           f"player {player} has no live session: an absent player "
+                           "is never ready")
     if mine.ready:
         return room
     seats = {**room.seats, mine.seat: dataclasses.replace(mine, ready=True)}
@@ -190,12 +248,15 @@ def abort_start(room: Room, game_id: str, player: str, *, now_ms: int,
 
 def game_over(room: Room, game_id: str, escaped: list[str], carry: dict[str, Any],
               balances: dict[str, int], min_coins: int, *, now_ms: int,
-              ready_seconds: int) -> Room:
+              ready_seconds: int, result: Result | None = None) -> Room:
     """The game ``game_id`` ended (architecture.md flow 4): back to waiting with
     nobody ready; escapees removed; players whose balance (``balances``, from
     the ledger after settlement; a player missing there keeps its seat) is now
-    below ``min_coins`` stood up; ``carry`` kept for the next game. Returns the
-    room unchanged when ``game_id`` is not its running game (a repeat)."""
+    below ``min_coins`` stood up; ``carry`` kept for the next game; ``result``
+    (if given) becomes the room's last result. An absent player's time away
+    counts from ``now_ms`` (only absence outside a game stands a player up).
+    Returns the room unchanged when ``game_id`` is not its running game (a
+    repeat)."""
     if not game_id or room.game_id != game_id:
         return room
     gone = set(escaped)
@@ -206,9 +267,11 @@ def game_over(room: Room, game_id: str, escaped: list[str], carry: dict[str, Any
         coins = balances.get(s.player, s.coins)
         if s.player in balances and coins < min_coins:
             continue
-        seats[n] = Seat(n, s.player, s.name, coins, False)
+        away = None if s.connected else now_ms
+        seats[n] = Seat(n, s.player, s.name, coins, False, s.connected, away)
     room = dataclasses.replace(room, seats=seats, game_id="", table_instance="",
-                               kick_at_ms=None, carry=dict(carry) if seats else {})
+                               kick_at_ms=None, carry=dict(carry) if seats else {},
+                               last_result=result or room.last_result)
     return _rearm(room, now_ms, ready_seconds)
 
 
@@ -237,3 +300,51 @@ def kick_due(room: Room, now_ms: int) -> tuple[Room, Seat | None]:
     gone = unready_seats[0]
     seats = {k: v for k, v in room.seats.items() if k != gone.seat}
     return dataclasses.replace(room, seats=seats, kick_at_ms=None), gone
+
+
+def set_presence(room: Room, player: str, present: bool, at_ms: int, *,
+                 now_ms: int, ready_seconds: int) -> Room:
+    """Presence says ``player`` became present or absent (``at_ms``: since when).
+    Its seat's ``connected`` follows; an absent player's start flag drops outside
+    a game (an absent player is never ready; the ready kick is re-armed). No
+    change when it does not sit here or its seat already says so (idempotent:
+    several lobby replicas apply the same news)."""
+    mine = room.seat_of(player)
+    if mine is None or mine.connected == present:
+        return room
+    if present:
+        seat = dataclasses.replace(mine, connected=True, away_ms=None)
+    else:
+        seat = dataclasses.replace(mine, connected=False, away_ms=at_ms,
+                                   ready=mine.ready and bool(room.game_id))
+    room = dataclasses.replace(room, seats={**room.seats, mine.seat: seat})
+    return room if room.game_id else _rearm(room, now_ms, ready_seconds)
+
+
+def mark_presence(room: Room, present: Callable[[str], bool], *, now_ms: int,
+                  ready_seconds: int) -> Room:
+    """Every seat's ``connected`` set from ``present(player)`` (absent from
+    ``now_ms`` for a seat that was connected): before a start, so that a game
+    never starts with an absent seat and the room says who is missing."""
+    for s in list(room.seats.values()):
+        room = set_presence(room, s.player, present(s.player), now_ms, now_ms=now_ms,
+                            ready_seconds=ready_seconds)
+    return room
+
+
+def stand_idle(room: Room, now_ms: int, idle_seconds: int, *, ready_seconds: int,
+               present: Callable[[str], bool] = lambda _: False) -> tuple[Room, list[Seat]]:
+    """Outside a game, stand up every seat absent for ``idle_seconds`` or more at
+    ``now_ms`` (rulings.md "Shared by all games": 30 s) whose player is not
+    ``present`` now. Returns the new room and the seats removed (none, and the
+    room as is, while the game runs or nobody is due)."""
+    if room.game_id:
+        return room, []
+    gone = [s for s in room.seats.values()
+            if not s.connected and s.away_ms is not None
+            and now_ms - s.away_ms >= idle_seconds * 1000 and not present(s.player)]
+    if not gone:
+        return room, []
+    seats = {k: v for k, v in room.seats.items() if v not in gone}
+    room = _with_seats(room, seats, now_ms, ready_seconds)
+    return (room if seats else dataclasses.replace(room, carry={})), gone

@@ -5,7 +5,9 @@ Codes (docs/lobby.md): ``room_started``, ``seat_taken``, ``not_enough_coins``,
 FAILED_PRECONDITION), ``not_seated``, ``no_such_server``, ``no_such_game``
 (NOT_FOUND where a lookup finds nothing), ``invalid_argument``,
 ``ledger_unavailable`` / ``no_table_instance`` (UNAVAILABLE), ``busy`` (ABORTED:
-too many compare-and-set conflicts in a row).
+too many compare-and-set conflicts in a row), ``not_connected`` (FAILED_PRECONDITION:
+a start pressed by a player without a live session), ``no_result`` (NOT_FOUND: no
+finished game of that player).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ INVALID_ARGUMENT = "invalid_argument"
 LEDGER_UNAVAILABLE = "ledger_unavailable"
 NO_TABLE_INSTANCE = "no_table_instance"
 BUSY = "busy"
+NOT_CONNECTED = "not_connected"
+NO_RESULT = "no_result"
 
 #: The reasons a Sit is refused (the label values of paiju_lobby_sits_refused_total).
 SIT_REFUSALS = (ROOM_STARTED, SEAT_TAKEN, NOT_ENOUGH_COINS, ALREADY_SEATED, NO_SUCH_ROOM,

@@ -12,17 +12,18 @@ import json
 import logging
 import random
 import uuid
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 import grpc
 from nats.aio.client import Client as NATS
 
+from paiju.common.v1 import common_pb2
 from services.lobby import domain
 from services.lobby import errors as E
 from services.lobby import metrics as M
 from services.lobby.clock import Clock
-from services.lobby.domain import Room
+from services.lobby.domain import Result, Room, Row
 from services.lobby.events import publish_room
 from services.lobby.ledger import Ledger
 from services.lobby.placement import Tables
@@ -55,6 +56,11 @@ class Lobby:
         #: fresh read, so a stale entry (another lobby changed the room) costs
         #: a retry, never a wrong answer.
         self.rooms: dict[str, Room] = {}
+        #: Whether a player has a live session (presence; set by
+        #: services/lobby/presence.py; without it everyone counts present).
+        self.present: Callable[[str], bool] = lambda _: True
+        #: More steps of the background pass (the presence sweep).
+        self.passes: list[Callable[[], Awaitable[Any]]] = []
 
     def _remember(self, room: Room) -> Room:
         known = self.rooms.get(room.room)
@@ -144,11 +150,21 @@ class Lobby:
         return await self.store.load_rooms(server.room_ids())
 
     async def where_is(self, player: str) -> Room:
-        """The room where ``player`` sits. ``not_seated`` (NOT_FOUND)."""
+        """The room where ``player`` sits (with its last result). ``not_seated``
+        (NOT_FOUND)."""
         room_id = await self.store.find_player(player)
         if room_id is None:
             raise E.not_found(E.NOT_SEATED, f"player {player} sits nowhere")
         return await self._load(room_id)
+
+    async def last_result(self, player: str) -> Result:
+        """The last finished game ``player`` played, seated or not (rulings.md
+        "Shared by all games": a player back after its game ended is shown that
+        settlement table). ``no_result`` (NOT_FOUND)."""
+        found = await self.store.last_result(player) if player else None
+        if found is None:
+            raise E.not_found(E.NO_RESULT, f"player {player} has no finished game")
+        return found
 
     # -- sitting ---------------------------------------------------------------
 
@@ -179,8 +195,10 @@ class Lobby:
                                f"{server.server} needs {server.min_coins} coins to sit; "
                                f"{player} has {coins}")
         now = self.clock.now_ms()
+        connected = self.present(player)
         _, saved = await self._mutate(room_id, lambda r: domain.sit(
-            r, seat, player, name, coins, now_ms=now, ready_seconds=server.ready_seconds))
+            r, seat, player, name, coins, now_ms=now, ready_seconds=server.ready_seconds,
+            connected=connected))
         return saved
 
     async def _seated_room(self, player: str) -> str:
@@ -203,15 +221,20 @@ class Lobby:
     async def ready(self, player: str) -> Room:
         """``player`` presses start. When that makes the full room all ready, the
         game starts: a new game id, the least loaded table instance that answers,
-        CreateGame there (the next one if it fails), the room started.
-        ``not_seated``; ``room_started``; ``no_table_instance`` (UNAVAILABLE,
+        CreateGame there (the next one if it fails), the room started. Every
+        seat's presence is checked first: an absent seat is marked (not
+        connected, not ready) and the game does not start (the room says who is
+        missing). ``not_seated``; ``room_started``; ``not_connected`` when the
+        presser itself has no live session; ``no_table_instance`` (UNAVAILABLE,
         the press undone) when no instance takes the game."""
         room_id = await self._seated_room(player)
         server = self._server(room_id)
         now = self.clock.now_ms()
 
         def press(r: Room) -> Room:
-            return domain.ready(r, player, now_ms=now, ready_seconds=server.ready_seconds)
+            marked = domain.mark_presence(r, self.present, now_ms=now,
+                                          ready_seconds=server.ready_seconds)
+            return domain.ready(marked, player, now_ms=now, ready_seconds=server.ready_seconds)
 
         preview = await self._decide(room_id, press)
         if not preview.can_start:
@@ -270,10 +293,14 @@ class Lobby:
     # -- after the game --------------------------------------------------------
 
     async def game_over(self, game_id: str, room_id: str, escaped: list[str],
-                        carry_json: str) -> Room:
+                        carry_json: str,
+                        settlement: Sequence[common_pb2.SettlementRow] = (),
+                        record_id: str = "") -> Room:
         """The table reports ``game_id`` over (idempotent): back to waiting,
         nobody ready, escapees removed, players now below ``min_coins`` stood
-        up, ``carry_json`` (a JSON object) kept for the next CreateGame.
+        up, ``carry_json`` (a JSON object) kept for the next CreateGame, the
+        ``settlement`` table with ``record_id`` kept as the room's last result
+        (and each of its players' last game).
         ``no_such_room``; ``no_such_game`` (NOT_FOUND) for a game never started;
         invalid_argument for a carry that is not a JSON object."""
         if not game_id:
@@ -296,9 +323,11 @@ class Lobby:
         balances = await self.ledger.balances(
             [s.player for s in room.seats.values() if s.player not in gone])
         now = self.clock.now_ms()
+        result = Result(room_id, game_id, record_id, tuple(
+            Row(r.player, r.seat, r.points, r.coins, r.fee) for r in settlement), now)
         _, saved = await self._mutate(room_id, lambda r: domain.game_over(
             r, game_id, list(escaped), carry, balances, server.min_coins, now_ms=now,
-            ready_seconds=server.ready_seconds))
+            ready_seconds=server.ready_seconds, result=result))
         return saved
 
     async def void_game(self, room_id: str, game_id: str) -> tuple[Room, bool]:
@@ -354,6 +383,8 @@ class Lobby:
         while True:
             try:
                 await self.kick_due()
+                for step in self.passes:
+                    await step()
                 await self.refresh_metrics()
             except asyncio.CancelledError:
                 raise

@@ -3,9 +3,11 @@
 Reads the rooms file (``PAIJU_ROOMS_FILE``, default services/lobby/rooms.yaml),
 migrates its database (``PAIJU_DATABASE_URL``), inserts missing rooms, connects
 to NATS, the ledger and the table instances, and serves ``LobbyService`` with
-a background pass (ready kick, gauges) every second and the reconciler
-(services/lobby/reconcile.py; ``PAIJU_LOBBY_RECONCILE_SECONDS`` 5,
-``PAIJU_LOBBY_START_GRACE_SECONDS`` 30, ``PAIJU_LOBBY_TABLE_LOST_SECONDS`` 60).
+a background pass (ready kick, presence sweep and idle stand-up, gauges) every
+second, presence (services/lobby/presence.py; ``PAIJU_PRESENCE_TIMEOUT_SECONDS``
+6) and the reconciler (services/lobby/reconcile.py;
+``PAIJU_LOBBY_RECONCILE_SECONDS`` 5, ``PAIJU_LOBBY_START_GRACE_SECONDS`` 30,
+``PAIJU_LOBBY_TABLE_LOST_SECONDS`` 60).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from services.lobby.clock import Clock, SystemClock
 from services.lobby.ledger import Ledger
 from services.lobby.lobby import Lobby
 from services.lobby.placement import Tables
+from services.lobby.presence import SeatPresence
 from services.lobby.reconcile import Reconciler, ReconcileSettings
 from services.lobby.servicer import LobbyServicer
 from services.lobby.store import Store
@@ -31,13 +34,15 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 def make_setup(clock: Clock | None = None, interval: float = 1.0,
                lobbies: list[Lobby] | None = None,
                reconcile: ReconcileSettings | None = None,
-               reconcilers: list[Reconciler] | None = None) -> Setup:
+               reconcilers: list[Reconciler] | None = None,
+               presences: list[SeatPresence] | None = None) -> Setup:
     """A ``setup`` for :func:`paiju.service.serve` with an injectable ``clock``
     and background ``interval`` (seconds); the :class:`Lobby` made is appended
     to ``lobbies`` when given (tests drive the ready kick through it).
     ``reconcile``: the reconciler's settings (default: from the environment,
     read at start; ``ValueError`` for a bad value); the :class:`Reconciler`
-    made is appended to ``reconcilers`` when given."""
+    made is appended to ``reconcilers`` when given, the :class:`SeatPresence`
+    to ``presences`` (tests drive its sweep)."""
 
     async def setup(ctx: Context) -> list[str]:
         settings = reconcile or ReconcileSettings.from_env()
@@ -56,6 +61,10 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         lobby = Lobby(config, store, ledger, tables, nc, the_clock)
         if lobbies is not None:
             lobbies.append(lobby)
+        presence = SeatPresence(lobby, nc, int(ctx.config.presence_timeout_seconds * 1000))
+        await presence.start()
+        if presences is not None:
+            presences.append(presence)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(lobby), ctx.server)
         reconciler = Reconciler(lobby, settings)
         if reconcilers is not None:
@@ -65,6 +74,7 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         ctx.tasks.append(asyncio.create_task(db.watch(engine, ctx.health)))
 
         async def close() -> None:
+            await presence.stop()
             await nc.drain()
             await ledger.close()
             await tables.close()

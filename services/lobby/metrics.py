@@ -29,6 +29,10 @@ ROOMS_RECOVERED = Counter(
     "Started rooms returned to waiting because their game was lost: game_missing "
     "(the table instance answers without it), table_unreachable (the instance "
     "did not answer for too long).", ["reason"])
+IDLE_STANDUPS = Counter(
+    "paiju_lobby_idle_standups_total",
+    "Seated players stood up because they were absent (no live session) outside a "
+    "game for the room's idle_disconnect_seconds.")
 RECOVERY_REASONS = ("game_missing", "table_unreachable")
 
 for _reason in SIT_REFUSALS:

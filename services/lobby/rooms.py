@@ -40,6 +40,8 @@ class CoinServer:
     ``base``: coins per point unit; ``unit``: points per unit; ``min_coins``:
     coins needed to sit; ``fee_rate``: the house's share of winnings;
     ``ready_seconds``: time the last unready player of a full room has;
+    ``idle_disconnect_seconds``: how long a seated player may be absent outside a
+    game before it is stood up (rulings.md "Shared by all games", 30 s);
     ``options``: the game's rule options (rulings.md).
     """
 
@@ -53,6 +55,7 @@ class CoinServer:
     rooms: int
     seats: int
     ready_seconds: int
+    idle_disconnect_seconds: int = 30
     options: dict[str, Any] = field(default_factory=dict)
 
     def room_ids(self) -> list[str]:
@@ -123,13 +126,16 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
         raise RoomsConfigError(f"{where}: shengji decks must be 1..4, got {options['decks']!r}")
     merged.setdefault("unit", UNITS.get(game, 1))
     merged.setdefault("ready_seconds", 20)
+    merged.setdefault("idle_disconnect_seconds", 30)
     merged.setdefault("rooms", 6)
     return CoinServer(
         server=sid, name=str(merged.get("name") or sid), game=game,
         base=_int(merged, "base", where, 1), unit=_int(merged, "unit", where, 1),
         min_coins=_int(merged, "min_coins", where, 0), fee_rate=float(fee_rate),
         rooms=_int(merged, "rooms", where, 1), seats=SEATS[game],
-        ready_seconds=_int(merged, "ready_seconds", where, 1), options=dict(options),
+        ready_seconds=_int(merged, "ready_seconds", where, 1),
+        idle_disconnect_seconds=_int(merged, "idle_disconnect_seconds", where, 1),
+        options=dict(options),
     )
 
 

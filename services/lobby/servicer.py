@@ -11,7 +11,7 @@ import grpc
 
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from services.lobby.errors import METADATA_KEY, LobbyError
-from services.lobby.events import room_message
+from services.lobby.events import result_message, room_message
 from services.lobby.lobby import Lobby
 
 T = TypeVar("T")
@@ -39,7 +39,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             lobby_pb2.CoinServer(server=s.server, name=s.name, game=s.game, base=s.base,
                                  min_coins=s.min_coins, fee_rate=s.fee_rate, unit=s.unit,
                                  options_json=s.options_json, rooms=s.rooms, seats=s.seats,
-                                 ready_seconds=s.ready_seconds)
+                                 ready_seconds=s.ready_seconds,
+                                 idle_disconnect_seconds=s.idle_disconnect_seconds)
             for s in self.lobby.config.servers])
 
     async def ListRooms(self, request: lobby_pb2.ListRoomsRequest,
@@ -78,4 +79,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                        context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
         """A finished game (from the table service)."""
         return room_message(await _guard(context, self.lobby.game_over(
-            request.game_id, request.room, list(request.escaped), request.carry_json)))
+            request.game_id, request.room, list(request.escaped), request.carry_json,
+            list(request.settlement), request.record_id)))
+
+    async def LastResult(self, request: lobby_pb2.PlayerRequest,
+                         context: grpc.aio.ServicerContext) -> lobby_pb2.RoomResult:
+        """The player's last finished game."""
+        return result_message(await _guard(context, self.lobby.last_result(request.player)))

@@ -8,7 +8,12 @@ Tables (owned by the lobby, created by its Alembic migrations):
 - ``lobby_seats``: occupied seats, primary key (room, seat): a seat holds one
   player; ``player`` is UNIQUE: a player sits in at most one seat anywhere,
   whatever the number of lobby processes.
-- ``lobby_games``: every game the lobby started (game over is idempotent by it).
+- ``lobby_games``: every game the lobby started (game over is idempotent by it),
+  with its result (settlement table) once over.
+- ``lobby_last_games``: each player's last finished game (``LastResult``).
+
+Seats carry the player's presence (``connected``, ``away_ms``); rooms their last
+result (``last_result_json``).
 
 Works on SQLite (the default) and PostgreSQL.
 """
@@ -35,6 +40,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    true,
     update,
 )
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -42,7 +48,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from paiju.db import retryable
 from services.lobby import errors as E
-from services.lobby.domain import STATES, Room, Seat
+from services.lobby.domain import STATES, Result, Room, Seat
 from services.lobby.rooms import RoomsConfig
 
 metadata = MetaData()
@@ -56,6 +62,7 @@ rooms_table = Table(
     Column("table_instance", String(256), nullable=False, server_default=""),
     Column("kick_at_ms", BigInteger, nullable=True, index=True),
     Column("carry_json", Text, nullable=False, server_default="{}"),
+    Column("last_result_json", Text, nullable=False, server_default=""),
     Column("version", BigInteger, nullable=False),
     Column("updated_ms", BigInteger, nullable=False),
 )
@@ -68,6 +75,8 @@ seats_table = Table(
     Column("name", String(128), nullable=False),
     Column("coins", BigInteger, nullable=False),
     Column("ready", Boolean, nullable=False),
+    Column("connected", Boolean, nullable=False, server_default=true()),
+    Column("away_ms", BigInteger, nullable=True),
 )
 
 games_table = Table(
@@ -77,6 +86,14 @@ games_table = Table(
     Column("table_instance", String(256), nullable=False),
     Column("started_ms", BigInteger, nullable=False),
     Column("ended_ms", BigInteger, nullable=True),
+    Column("result_json", Text, nullable=True),
+)
+
+last_games_table = Table(
+    "lobby_last_games", metadata,
+    Column("player", String(128), primary_key=True),
+    Column("game_id", String(64), nullable=False),
+    Column("ended_ms", BigInteger, nullable=False),
 )
 
 
@@ -128,17 +145,23 @@ class Store:
         assert server is not None
         return Room(
             room=row.room, server=server.server, game=server.game, size=server.seats,
-            seats={s.seat: Seat(s.seat, s.player, s.name, int(s.coins), bool(s.ready))
+            seats={s.seat: Seat(s.seat, s.player, s.name, int(s.coins), bool(s.ready),
+                                bool(s.connected),
+                                None if s.away_ms is None else int(s.away_ms))
                    for s in seats},
             game_id=row.game_id, table_instance=row.table_instance,
             kick_at_ms=None if row.kick_at_ms is None else int(row.kick_at_ms),
-            carry=json.loads(row.carry_json or "{}"), version=int(row.version),
+            carry=json.loads(row.carry_json or "{}"),
+            last_result=(Result.from_json(json.loads(row.last_result_json))
+                         if row.last_result_json else None),
+            version=int(row.version),
         )
 
     async def _load_many(self, conn: AsyncConnection, room_ids: Sequence[str]) -> list[Room]:
         j = rooms_table.outerjoin(seats_table, seats_table.c.room == rooms_table.c.room)
         query = (select(rooms_table, seats_table.c.seat, seats_table.c.player,
-                        seats_table.c.name, seats_table.c.coins, seats_table.c.ready)
+                        seats_table.c.name, seats_table.c.coins, seats_table.c.ready,
+                        seats_table.c.connected, seats_table.c.away_ms)
                  .select_from(j).where(rooms_table.c.room.in_(list(room_ids))))
         rows: dict[str, Any] = {}
         seats: dict[str, list[Any]] = {}
@@ -192,10 +215,13 @@ class Store:
                     .values(state=new.state, game_id=new.game_id,
                             table_instance=new.table_instance, kick_at_ms=new.kick_at_ms,
                             carry_json=json.dumps(new.carry, sort_keys=True),
+                            last_result_json=_result_json(new.last_result),
                             version=version, updated_ms=now_ms))
                 if result.rowcount != 1:
                     raise Conflict(old.room)
                 await self._write_seats(conn, old, new)
+                if new.last_result is not None and new.last_result != old.last_result:
+                    await self._write_result(conn, new.last_result)
                 if old.game_id and new.game_id != old.game_id:
                     await conn.execute(update(games_table)
                                        .where(games_table.c.game_id == old.game_id)
@@ -227,13 +253,49 @@ class Store:
             elif kept != s:
                 await conn.execute(update(seats_table)
                                    .where(and_(c.room == old.room, c.seat == n))
-                                   .values(name=kept.name, coins=kept.coins, ready=kept.ready))
+                                   .values(name=kept.name, coins=kept.coins, ready=kept.ready,
+                                           connected=kept.connected, away_ms=kept.away_ms))
         fresh = [s for n, s in new.seats.items()
                  if n not in old.seats or old.seats[n].player != s.player]
         if fresh:
             await conn.execute(insert(seats_table), [
                 {"room": new.room, "seat": s.seat, "player": s.player, "name": s.name,
-                 "coins": s.coins, "ready": s.ready} for s in fresh])
+                 "coins": s.coins, "ready": s.ready, "connected": s.connected,
+                 "away_ms": s.away_ms} for s in fresh])
+
+    async def _write_result(self, conn: AsyncConnection, result: Result) -> None:
+        """The game's result, and it as the last game of each of its players."""
+        await conn.execute(update(games_table).where(games_table.c.game_id == result.game_id)
+                           .values(result_json=_result_json(result)))
+        players = sorted({r.player for r in result.rows})
+        if not players:
+            return
+        await conn.execute(delete(last_games_table)
+                           .where(last_games_table.c.player.in_(players)))
+        await conn.execute(insert(last_games_table), [
+            {"player": p, "game_id": result.game_id, "ended_ms": result.ended_ms}
+            for p in players])
+
+    async def last_result(self, player: str) -> Result | None:
+        """The result of ``player``'s last finished game, or None."""
+        query = (select(games_table.c.result_json)
+                 .select_from(last_games_table.join(
+                     games_table, games_table.c.game_id == last_games_table.c.game_id))
+                 .where(last_games_table.c.player == player))
+        async with self.engine.connect() as conn:
+            found = (await conn.execute(query)).scalar()
+        return Result.from_json(json.loads(found)) if found else None
+
+    async def seats(self) -> list[tuple[str, Seat]]:
+        """Every occupied seat of the configured rooms: (room id, seat)."""
+        ids = [r for r, _ in self.config.all_rooms()]
+        c = seats_table.c
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(select(seats_table).where(c.room.in_(ids)))).all()
+        return [(str(r.room), Seat(int(r.seat), r.player, r.name, int(r.coins), bool(r.ready),
+                                   bool(r.connected),
+                                   None if r.away_ms is None else int(r.away_ms)))
+                for r in rows]
 
     async def due_kicks(self, now_ms: int) -> list[str]:
         """Rooms whose ready kick is due at ``now_ms``."""
@@ -278,3 +340,7 @@ class Store:
             seated = (await conn.execute(select(func.count()).select_from(seats_table)
                                          .where(seats_table.c.room.in_(ids)))).scalar()
         return by_state, int(seated or 0)
+
+
+def _result_json(result: Result | None) -> str:
+    return "" if result is None else json.dumps(result.to_json(), sort_keys=True)

@@ -1,92 +1,47 @@
-"""A running game: the engine, its seats and players, sequence numbers,
-de-duplication and its timers as data. No I/O, no clock of its own.
+"""A running game: the engine, its seats and players, and what moves it.
+No I/O, no clock of its own.
 
 Every method that moves the game takes ``now`` (unix seconds) and returns the
-events it caused as :class:`Outgoing` messages, numbered already: public ones
-with the game's public ``seq`` (1, 2, 3 …), private ones with that player's
-own ``seq`` (events.md "Names"). The caller (:mod:`services.table.runner`)
-publishes them in order and calls :meth:`RunningGame.on_time` once
-:meth:`RunningGame.next_deadline` has passed.
+events it caused as :class:`Outgoing` messages, numbered already
+(:mod:`services.table.numbering`): public ones with the game's public ``seq``
+(1, 2, 3 …), private ones with that player's own ``seq`` (events.md "Names").
+The caller (:mod:`services.table.runner`) publishes them in order and calls
+:meth:`RunningGame.on_time` once :meth:`RunningGame.next_deadline` has passed.
 
-Timers (rulings.md "Shared by all games"): each seat to act has a deadline
-``turn_seconds`` after its turn began; at the deadline the table applies
+Timers (rulings.md "Shared by all games"): the turn clock
+(:mod:`services.table.turns`): at a seat's deadline the table applies
 ``timeout`` (the engine applies the default action and counts; its 4th in a
-row is an escape). A disconnected seat is held ``reconnect_seconds``; while
-held the game waits at its turn (no timeout); the hold's end is an ``escape``.
-A paced deal gives one card every ``deal_interval_ms``; ``declare_grace_seconds``
-after the last card the table applies ``end_declare``.
+row is an escape). Disconnect holds (:mod:`services.table.holds`, a budget of
+``reconnect_seconds`` per seat per sitting, shared by a game and its redeals):
+while a seat is away the game waits at its turn and its turn clock stops; when
+its budget is spent the seat escapes. A paced deal
+(:mod:`services.table.paced`) gives one card every ``deal_interval_ms``;
+``declare_grace_seconds`` after the last card the table applies ``end_declare``.
 """
 
 from __future__ import annotations
 
 import copy
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from paiju.rules import Action, Event, Game, RulesError, new_game
 from paiju.rules.cards import parse_cards
 from paiju.rules.engine import SYSTEM_ACTIONS
 from services.table.dealing import DealPlan
+from services.table.holds import Holds
+from services.table.numbering import Numbering
 from services.table.options import TableOptions
+from services.table.outgoing import Answer, GameError, Outgoing, Seat, ms
+from services.table.paced import PacedDeal
+from services.table.record import game_record
+from services.table.turns import TurnClock
+
+__all__ = ["HINTS_CAP", "Answer", "GameError", "Outgoing", "RunningGame", "Seat"]
 
 #: How many actions Hints returns at most.
 HINTS_CAP = 50
-
-
-@dataclass(frozen=True)
-class Seat:
-    """A seat of a game and who sits there."""
-
-    seat: int
-    player: str
-    name: str = ""
-
-
-@dataclass(frozen=True)
-class Outgoing:
-    """One event to publish: public (``player`` None, on paiju.table.<room>.events)
-    or private to ``player`` (paiju.player.<player>.events). ``seq`` is already
-    assigned; ``data`` is the events.md payload."""
-
-    type: str
-    data: dict[str, Any]
-    seq: int
-    player: str | None = None
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The answer to an action: ``ok``, else a stable ``error`` code
-    (records.md) and a ``message``; ``seq`` is the public seq after it."""
-
-    ok: bool
-    error: str = ""
-    message: str = ""
-    seq: int = 0
-
-
-class GameError(Exception):
-    """A request the game refuses before the rules see it: ``code`` is a stable
-    reason (``not_seated``), ``status`` the gRPC status name to answer with."""
-
-    def __init__(self, code: str, message: str, status: str = "FAILED_PRECONDITION") -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.status = status
-
-
-def _ms(t: float) -> int:
-    return round(t * 1000)
-
-
-@dataclass
-class _Timers:
-    deadlines: dict[int, float] = field(default_factory=dict)
-    holds: dict[int, float] = field(default_factory=dict)
 
 
 class RunningGame:
@@ -95,13 +50,15 @@ class RunningGame:
     ``table_instance`` is the gRPC address the lobby placed the game at
     (``game_started`` carries it; "" when not given). Raises ``RulesError``
     (``bad_deal``, ``bad_options``) from the constructor where the engine
-    refuses the options or the deal.
+    refuses the options or the deal, ``GameError(wrong_seats)`` for a wrong
+    number of seats. ``holds``: the sitting's disconnect budgets (a redeal
+    passes those of the game before it); a fresh sitting when None.
     """
 
     def __init__(self, *, game_id: str, room: str, server: str, game: str,
                  engine_options: Mapping[str, Any], table_options: TableOptions,
                  seats: Sequence[Seat], deal: Mapping[str, Any], now: float,
-                 table_instance: str = "") -> None:
+                 table_instance: str = "", holds: Holds | None = None) -> None:
         self.game_id = game_id
         self.table_instance = table_instance
         self.room = room
@@ -116,31 +73,17 @@ class RunningGame:
                             f"not {len(seats)}", "INVALID_ARGUMENT")
         self.seats = sorted(seats, key=lambda s: s.seat)
         self.by_player = {s.player: s.seat for s in self.seats}
-        self.plan = DealPlan.of(self.deal, self.engine.seats)
         self.started_at = now
         self.finished_at: float | None = None
         self.actions: list[dict[str, Any]] = []
-        self.public_seq = 0
-        self.player_seq = {s.player: 0 for s in self.seats}
-        self.answers: dict[tuple[str, int], Answer] = {}
-        self.timers = _Timers()
-        self.dealt = 0
-        self.deal_done_at: float | None = None if self.plan.paced else now
-        self.declaring_open = self.plan.paced
+        self.numbers = Numbering(s.player for s in self.seats)
+        self.turns = TurnClock(table_options.turn_seconds)
+        self.holds = holds if holds is not None else Holds(
+            self.engine.seats, table_options.reconnect_seconds, now)
+        self.paced = PacedDeal(DealPlan.of(self.deal, self.engine.seats), now,
+                               table_options.deal_interval_ms,
+                               table_options.declare_grace_seconds)
         self.sent_hands: dict[int, list[str]] = {}
-        self.sent_declare: dict[int, list[list[str]]] = {}
-        seat_range = range(self.engine.seats)
-        #: Cards each seat was dealt so far (paced deal).
-        self._held: list[Counter[str]] = [Counter() for _ in seat_range]
-        #: Seats whose hand may have changed since it was last compared with
-        #: what was sent (during a paced deal only the seats dealt to).
-        self._hand_dirty: set[int] = set(seat_range)
-        #: The engine's declare options per seat (the whole hand), and the cards
-        #: they use; None once the engine moved (recomputed at the next use).
-        self._declare_full: list[list[tuple[str, ...]]] | None = None
-        self._declare_cards: list[frozenset[str]] = []
-        #: Seats whose declare options may have changed since last sent.
-        self._declare_dirty: set[int] = set(seat_range)
         self.timeouts = 0
         self.reason: str | None = None
 
@@ -152,11 +95,29 @@ class RunningGame:
         return self.engine.finished
 
     @property
+    def plan(self) -> DealPlan:
+        """The order the deal's cards are given in."""
+        return self.paced.plan
+
+    @property
+    def dealt(self) -> int:
+        """Cards of a paced deal dealt so far."""
+        return self.paced.dealt
+
+    @property
+    def public_seq(self) -> int:
+        """The game's public seq so far."""
+        return self.numbers.public_seq
+
+    @property
+    def dealing(self) -> bool:
+        """True while a paced deal runs."""
+        return self.paced.running and not self.finished
+
+    @property
     def phase(self) -> str:
         """``dealing`` while a paced deal runs, else the engine's phase."""
-        if self.plan.paced and self.dealt < self.plan.total and not self.finished:
-            return "dealing"
-        return self.engine.phase
+        return "dealing" if self.dealing else self.engine.phase
 
     def seat_of(self, player: str) -> int:
         """The seat of ``player``; ``GameError(not_seated)`` if it plays no seat here."""
@@ -170,41 +131,52 @@ class RunningGame:
         return self.seats[seat].player
 
     def _hand(self, seat: int) -> list[str]:
-        if self.plan.paced and self.dealt < self.plan.total and not self.finished:
-            return sorted(self.plan.cards(seat, self.dealt))
+        if self.dealing:
+            return self.paced.hand(seat)
         hand = self.engine.view(seat).get("hand")
         return list(hand) if isinstance(hand, list) else []
 
     def view(self, player: str, now: float) -> dict[str, Any]:
         """The whole state ``player`` may see (its own hand only): the engine's
-        view plus game_id, seats, disconnects, deadlines, time left and seq."""
+        view plus game_id, seats (each with ``disconnected``, ``hold_until``
+        unix ms while away, ``budget_left_ms``), deadlines, ``time_left_ms`` of
+        its turn, ``can_pass`` and ``declare_options`` (as ``your_turn`` gives
+        them), the public ``seq`` (also as ``public_seq``: a ``view`` event's own
+        ``seq`` is the player's) and ``player_seq``."""
         seat = self.seat_of(player)
         v = copy.deepcopy(self.engine.view(seat))
-        if self.phase == "dealing":
+        if self.dealing:
             v["hand"] = self._hand(seat)
-            v["hand_counts"] = self.plan.counts(self.dealt)
-        deadline = self.timers.deadlines.get(seat)
+            v["hand_counts"] = self.paced.counts()
+        left = self.turns.time_left(seat, now)
+        window = self.paced.window_end()
+        legal = self._legal_now(seat)
         v.update({
             "game_id": self.game_id,
             "room": self.room,
             "game": self.name,
             "phase": self.phase,
             "seat": seat,
-            "seats": [{"seat": s.seat, "player": s.player, "name": s.name,
-                       "disconnected": s.seat in self.timers.holds,
-                       "hold_until": _ms(self.timers.holds[s.seat])
-                       if s.seat in self.timers.holds else None} for s in self.seats],
+            "seats": [self._seat_state(s, now) for s in self.seats],
             "to_act": self.engine.to_act(),
-            "deadlines": {str(s): _ms(t) for s, t in self.timers.deadlines.items()},
-            "time_left_ms": max(0, _ms(deadline - now)) if deadline is not None else None,
-            "dealing": {"dealt": self.dealt, "total": self.plan.total,
-                        "done": self.dealt >= self.plan.total},
-            "declaring_until": _ms(self._grace_end())
-            if self.declaring_open and self.deal_done_at is not None else None,
-            "seq": self.public_seq,
-            "player_seq": self.player_seq[player],
+            "deadlines": {str(s): ms(t) for s, t in self.turns.deadlines.items()},
+            "time_left_ms": ms(left) if left is not None else None,
+            "can_pass": any(a.type == "pass" for a in legal),
+            "declare_options": [list(a.cards) for a in legal if a.type == "declare"],
+            "dealing": self.paced.progress(),
+            "declaring_until": ms(window) if window is not None else None,
+            "seq": self.numbers.public_seq,
+            "public_seq": self.numbers.public_seq,
+            "player_seq": self.numbers.player_seq[player],
         })
         return v
+
+    def _seat_state(self, s: Seat, now: float) -> dict[str, Any]:
+        end = self.holds.end(s.seat)
+        return {"seat": s.seat, "player": s.player, "name": s.name,
+                "disconnected": end is not None,
+                "hold_until": ms(end) if end is not None else None,
+                "budget_left_ms": ms(self.holds.left(s.seat, now))}
 
     def scores(self) -> dict[str, Any]:
         """看分: each seat's captured points and the cards that made them, as far as
@@ -220,19 +192,22 @@ class RunningGame:
     def hints(self, player: str) -> list[Action]:
         """``player``'s legal actions now (at most :data:`HINTS_CAP`); declares are
         limited to the cards the seat holds so far during a paced deal."""
-        seat = self.seat_of(player)
+        return self._legal_now(self.seat_of(player))[:HINTS_CAP]
+
+    def _legal_now(self, seat: int) -> list[Action]:
         if self.finished:
             return []
-        if seat not in self.engine.to_act() and not self.declaring_open:
+        declaring = self.paced.declaring_open
+        if seat not in self.engine.to_act() and not declaring:
             return []
         actions = self.engine.legal_actions(seat)
-        if self.declaring_open:
+        if declaring:
             actions = [a for a in actions if a.type != "declare"
                        or self._holds_now(seat, a.cards)]
-        return actions[:HINTS_CAP]
+        return actions
 
     def _holds_now(self, seat: int, cards: Sequence[str]) -> bool:
-        held = self._held[seat] if self.phase == "dealing" else Counter(self._hand(seat))
+        held = self.paced.held(seat) if self.dealing else Counter(self._hand(seat))
         return all(held[c] >= n for c, n in Counter(cards).items())
 
     def check(self, player: str, type_: str, cards: Sequence[str]) -> Answer:
@@ -251,21 +226,23 @@ class RunningGame:
         if self.finished:
             raise RulesError("game_over", "the game has finished")
         parsed = tuple(parse_cards(list(cards)))
-        dealt = self.dealt if (type_ == "declare" and self.phase == "dealing") else None
+        dealt = self.dealt if (type_ == "declare" and self.dealing) else None
         return Action(seat, type_, parsed, dealt)
 
     # -- moving --------------------------------------------------------------------
 
     def start(self, now: float) -> list[Outgoing]:
         """``game_started``, then the deal (at once, or its first cards)."""
-        out = [self._public("game_started", {
+        out = [self.numbers.public("game_started", {
             "game_id": self.game_id, "game": self.name, "options": self.engine_options,
             "seats": [{"seat": s.seat, "player": s.player, "name": s.name} for s in self.seats],
             "first": self.plan.first, "dealer": self.engine_options.get("dealer"),
             "turn_seconds": self.topts.turn_seconds, "table_instance": self.table_instance,
         })]
+        # A redeal goes on with the sitting: the seats away are still away.
+        out += [self._disconnected_event(seat, now) for seat in self.holds.away()]
         if not self.plan.paced:
-            out.append(self._public("dealing", {
+            out.append(self.numbers.public("dealing", {
                 "cards_dealt_per_seat": [len(self._hand(s)) for s in range(self.engine.seats)],
                 "done": True}))
         out += self._after(now, acted=None)
@@ -278,9 +255,9 @@ class RunningGame:
         returns the first answer and changes nothing. An illegal action gets its
         engine error code and changes nothing. Raises ``GameError(not_seated)``."""
         seat = self.seat_of(player)
-        key = (player, client_seq)
-        if client_seq > 0 and key in self.answers:
-            return self.answers[key], []
+        first = self.numbers.answered(player, client_seq)
+        if first is not None:
+            return first, []
         out: list[Outgoing] = []
         try:
             action = self._action(seat, type_, cards)
@@ -289,32 +266,53 @@ class RunningGame:
             answer = Answer(False, e.code, e.message, self.public_seq)
         else:
             answer = Answer(True, seq=self.public_seq)
-        if client_seq > 0:
-            self.answers[key] = answer
+        self.numbers.remember(player, client_seq, answer)
         return answer, out
 
-    def disconnected(self, player: str, now: float) -> list[Outgoing]:
-        """Hold ``player``'s seat for ``reconnect_seconds`` (a repeat changes nothing)."""
+    def disconnected(self, player: str, now: float, at: float | None = None
+                     ) -> list[Outgoing]:
+        """``player`` went away at ``at`` (default ``now``; never later than
+        ``now``): its seat is held, spending its budget from then, and its turn
+        clock stops. ``seat_disconnected`` carries ``hold_until`` (unix ms, when
+        the budget runs out) and ``budget_left_ms``. A repeat changes nothing.
+        After the end (before a redeal) only the sitting's budget is told."""
         seat = self.seat_of(player)
-        if self.finished or seat in self.timers.holds:
+        at = now if at is None else min(at, now)
+        if not self.holds.leave(seat, at):
             return []
-        until = now + self.topts.reconnect_seconds
-        self.timers.holds[seat] = until
-        return [self._public("seat_disconnected", {"seat": seat, "hold_until": _ms(until)})]
+        if self.finished:
+            return []
+        self.turns.pause(seat, at)
+        return [self._disconnected_event(seat, at)]
+
+    def _disconnected_event(self, seat: int, now: float) -> Outgoing:
+        end = self.holds.end(seat)
+        assert end is not None
+        return self.numbers.public("seat_disconnected", {
+            "seat": seat, "hold_until": ms(end),
+            "budget_left_ms": ms(self.holds.left(seat, now))})
 
     def reconnected(self, player: str, now: float) -> list[Outgoing]:
-        """End ``player``'s hold: its turn (if it is) starts afresh; it gets its
-        whole ``view`` privately."""
+        """``player`` is back: the time away is spent from its seat's budget
+        (``seat_reconnected`` with ``budget_left_ms``); its stopped turn goes
+        on with the time it had left, at least 10 s (:meth:`TurnClock.resume`).
+        It gets its whole ``view`` privately (its ``player_seq`` is the event's
+        own ``seq``)."""
         seat = self.seat_of(player)
+        came_back = self.holds.back(seat, now)
         if self.finished:
             return []
         out: list[Outgoing] = []
-        if self.timers.holds.pop(seat, None) is not None:
-            out.append(self._public("seat_reconnected", {"seat": seat, "hold_until": None}))
-            if seat in self.engine.to_act():
-                self.timers.deadlines[seat] = now + self.topts.turn_seconds
+        if came_back:
+            out.append(self.numbers.public("seat_reconnected", {
+                "seat": seat, "hold_until": None,
+                "budget_left_ms": ms(self.holds.left(seat, now))}))
+            if self.turns.resume(seat, now):
                 out += self._turn_events(seat)
-        out.append(self._private(player, "view", self.view(player, now)))
+        view = self.view(player, now)
+        view["player_seq"] += 1
+        out.append(self.numbers.private(player, "view", view))
+        assert out[-1].seq == view["player_seq"]
         return out
 
     def leave(self, player: str, now: float) -> list[Outgoing]:
@@ -324,19 +322,19 @@ class RunningGame:
             return []
         return self._apply(Action(seat, "escape"), now)
 
+    def _timer_times(self) -> list[float]:
+        """The holds' ends and the turn deadlines that can fire."""
+        return [*self.holds.times(),
+                *self.turns.due_times(self.engine.to_act(), self.holds)]
+
     def next_deadline(self) -> float | None:
         """The earliest time :meth:`on_time` has something to do, or None."""
         if self.finished:
             return None
-        times: list[float] = []
-        if self.plan.paced and self.dealt < self.plan.total:
-            times.append(self._card_time(self.dealt))
-        elif self.declaring_open and self.deal_done_at is not None:
-            times.append(self._grace_end())
-        times += self.timers.holds.values()
-        to_act = self.engine.to_act()
-        times += [t for s, t in self.timers.deadlines.items()
-                  if s in to_act and s not in self.timers.holds]
+        times = self._timer_times()
+        deal = self.paced.next_time()
+        if deal is not None:
+            times.append(deal)
         return min(times) if times else None
 
     def on_time(self, now: float) -> list[Outgoing]:
@@ -352,72 +350,32 @@ class RunningGame:
 
     # -- internals -----------------------------------------------------------------
 
-    def _card_time(self, i: int) -> float:
-        return self.started_at + i * self.topts.deal_interval_ms / 1000.0
-
-    def _grace_end(self) -> float:
-        assert self.deal_done_at is not None
-        return self.deal_done_at + self.topts.declare_grace_seconds
-
     def _fire(self, t: float, now: float) -> list[Outgoing]:
-        if (self.plan.paced and self.dealt < self.plan.total
-                and self._card_time(self.dealt) <= t):
+        if self.paced.card_due(t):
             # Every card due by now in one step (one dealing event, one hand per
             # seat dealt to), but none past another timer due before them.
-            to_act = self.engine.to_act()
-            others = [*self.timers.holds.values(),
-                      *(d for s, d in self.timers.deadlines.items()
-                        if s in to_act and s not in self.timers.holds)]
-            return self._deal_until(max(t, min([now, *others])))
-        if self.declaring_open and self.deal_done_at is not None and self._grace_end() <= t:
-            self.declaring_open = False
+            until = max(t, min([now, *self._timer_times()]))
+            data = self.paced.deal_until(until)
+            return [self.numbers.public("dealing", data), *self._after(until, acted=None)]
+        if self.paced.window_due(t):
+            self.paced.close()
             return self._apply(Action(None, "end_declare"), t)
-        for seat, until in sorted(self.timers.holds.items(), key=lambda x: x[1]):
-            if until <= t:
-                return self._apply(Action(seat, "escape"), t)
-        to_act = self.engine.to_act()
-        for seat, deadline in sorted(self.timers.deadlines.items(), key=lambda x: x[1]):
-            if deadline <= t and seat in to_act and seat not in self.timers.holds:
-                self.timeouts += 1
-                return self._apply(Action(seat, "timeout"), t)
+        seat = self.holds.first_expired(t)
+        if seat is not None:
+            return self._apply(Action(seat, "escape"), t)
+        seat = self.turns.first_due(t, self.engine.to_act(), self.holds)
+        if seat is not None:
+            self.timeouts += 1
+            return self._apply(Action(seat, "timeout"), t)
         return []
-
-    def _deal_until(self, t: float) -> list[Outgoing]:
-        interval = self.topts.deal_interval_ms / 1000.0
-        if interval <= 0:
-            k = self.plan.total
-        else:
-            k = min(self.plan.total, math.floor((t - self.started_at) / interval + 1e-9) + 1)
-        k = max(k, self.dealt + 1)
-        order = self.plan.order
-        assert order is not None
-        known = self._declare_full is not None
-        for i in range(self.dealt, k):
-            seat, card = self.plan.seat_of(i), order[i]
-            self._held[seat][card] += 1
-            self._hand_dirty.add(seat)
-            # A card no declare option of the seat uses cannot change its options.
-            if known and card in self._declare_cards[seat]:
-                self._declare_dirty.add(seat)
-        self.dealt = k
-        done = k >= self.plan.total
-        if done:
-            self.deal_done_at = t
-            # Hands are the engine's from now on (possibly in another order).
-            self._hand_dirty.update(range(self.engine.seats))
-            self._declare_dirty.update(range(self.engine.seats))
-        out = [self._public("dealing", {"cards_dealt_per_seat": self.plan.counts(k),
-                                        "dealt": k, "total": self.plan.total, "done": done})]
-        out += self._after(t, acted=None)
-        return out
 
     def _apply(self, action: Action, now: float) -> list[Outgoing]:
         """Apply ``action`` to the engine (raises ``RulesError``, nothing changed)."""
         events = self.engine.apply(action)
-        self._declare_full = None
+        self.paced.engine_moved()
         self.actions.append(action.to_json())
         if action.type == "end_declare":
-            self.declaring_open = False
+            self.paced.close()
         out = self._convert(events)
         out += self._after(now, acted=action.seat)
         return out
@@ -427,144 +385,88 @@ class RunningGame:
         for e in events:
             data = dict(e.data)
             if e.to is None:
-                out.append(self._public(e.type, data))
+                out.append(self.numbers.public(e.type, data))
             else:
                 if e.type == "hand":
                     data.setdefault("game_id", self.game_id)
                     cards = data.get("cards")
                     if isinstance(cards, list):
                         self.sent_hands[e.to] = list(cards)
-                out.append(self._private(self.player_of(e.to), e.type, data))
+                out.append(self.numbers.private(self.player_of(e.to), e.type, data))
         return out
 
     def _after(self, now: float, acted: int | None) -> list[Outgoing]:
         """Hands that changed, the turn clock, declare options, the end."""
         out: list[Outgoing] = []
         # While dealing, a hand changes only by the cards dealt to it.
-        if self.phase == "dealing":
-            seats: Sequence[int] = sorted(self._hand_dirty)
-        else:
-            seats = range(self.engine.seats)
-        self._hand_dirty.clear()
+        dirty = self.paced.take_dirty_hands()
+        seats: Sequence[int] = dirty if self.dealing else range(self.engine.seats)
         for s in seats:
             # Compared in order: a new trump re-sorts a hand without changing it.
             hand = self._hand(s)
             if self.sent_hands.get(s) != hand:
                 self.sent_hands[s] = hand
-                out.append(self._private(self.player_of(s), "hand",
-                                         {"game_id": self.game_id, "cards": hand}))
+                out.append(self.numbers.private(self.player_of(s), "hand",
+                                                {"game_id": self.game_id, "cards": hand}))
         if self.finished:
-            self.timers.deadlines.clear()
-            self.declaring_open = False
-            self.finished_at = now
-            result = self.engine.result()
-            if self.engine.escaped is not None:
-                self.reason = "escape"
-            elif result.detail.get("redeal"):
-                self.reason = "redeal"
-            else:
-                self.reason = "normal"
+            self._ended(now)
             scores = self.scores()
             if scores:
-                out.append(self._public("scores", scores))
+                out.append(self.numbers.public("scores", scores))
             return out
-        to_act = self.engine.to_act()
-        for s in list(self.timers.deadlines):
-            if s not in to_act:
-                del self.timers.deadlines[s]
-        for s in to_act:
-            # A seat's turn (re)starts when it becomes to act or acted itself;
-            # a seat that stays to act while another acts keeps its deadline.
-            if s not in self.timers.deadlines or s == acted:
-                self.timers.deadlines[s] = now + self.topts.turn_seconds
-                out += self._turn_events(s)
-        if self.declaring_open:
+        for s in self.turns.follow(self.engine.to_act(), acted, now, self.holds):
+            out += self._turn_events(s)
+        if self.paced.declaring_open:
             out += self._declare_events()
         return out
+
+    def _ended(self, now: float) -> None:
+        self.turns.clear()
+        self.paced.close()
+        self.finished_at = now
+        if self.engine.escaped is not None:
+            self.reason = "escape"
+        elif self.engine.result().detail.get("redeal"):
+            self.reason = "redeal"
+        else:
+            self.reason = "normal"
 
     def _turn_events(self, seat: int) -> list[Outgoing]:
         legal = self.engine.legal_actions(seat)
         can_pass = any(a.type == "pass" for a in legal)
-        deadline = _ms(self.timers.deadlines[seat])
+        deadline = self.turns.deadline(seat)
+        assert deadline is not None
         phase = self.engine.phase
         return [
-            self._public("turn", {"seat": seat, "phase": phase, "deadline": deadline,
-                                  "can_pass": can_pass}),
-            self._private(self.player_of(seat), "your_turn", {
-                "game_id": self.game_id, "seat": seat, "phase": phase, "deadline": deadline,
-                "can_pass": can_pass,
+            self.numbers.public("turn", {"seat": seat, "phase": phase, "deadline": ms(deadline),
+                                         "can_pass": can_pass}),
+            self.numbers.private(self.player_of(seat), "your_turn", {
+                "game_id": self.game_id, "seat": seat, "phase": phase,
+                "deadline": ms(deadline), "can_pass": can_pass,
                 "declare_options": [list(a.cards) for a in legal if a.type == "declare"],
             }),
         ]
 
     def _declare_events(self) -> list[Outgoing]:
         """``your_turn`` (phase declaring) for each seat whose declare options
-        changed. A seat's options are the engine's (asked once per engine move)
-        that it holds the cards of so far, so they change only when the engine
-        moved (every seat), the deal ended, or the seat was dealt a card one of
-        them uses (see :meth:`_deal_until`)."""
-        out: list[Outgoing] = []
-        deadline = _ms(self._grace_end()) if self.deal_done_at is not None else None
-        full = self._declare_full
-        if full is None:
-            full = self._declare_full = [
-                [a.cards for a in self.engine.legal_actions(s) if a.type == "declare"]
-                for s in range(self.engine.seats)]
-            self._declare_cards = [frozenset(c for cards in f for c in cards) for f in full]
-            self._declare_dirty.update(range(self.engine.seats))
-        dirty = sorted(self._declare_dirty)
-        self._declare_dirty.clear()
-        for s in dirty:
-            options = [list(cards) for cards in full[s] if self._holds_now(s, cards)]
-            if self.sent_declare.get(s) != options:
-                self.sent_declare[s] = options
-                out.append(self._private(self.player_of(s), "your_turn", {
+        changed (:meth:`PacedDeal.declare_changes`)."""
+        window = self.paced.window_end()
+        deadline = ms(window) if window is not None else None
+        return [self.numbers.private(self.player_of(s), "your_turn", {
                     "game_id": self.game_id, "seat": s, "phase": "declaring",
-                    "deadline": deadline, "can_pass": False, "declare_options": options}))
-        return out
-
-    def _public(self, type_: str, data: dict[str, Any]) -> Outgoing:
-        self.public_seq += 1
-        return Outgoing(type_, data, self.public_seq)
-
-    def _private(self, player: str, type_: str, data: dict[str, Any]) -> Outgoing:
-        self.player_seq[player] += 1
-        return Outgoing(type_, data, self.player_seq[player], player)
+                    "deadline": deadline, "can_pass": False, "declare_options": options})
+                for s, options in self.paced.declare_changes(self.engine, self._holds_now)]
 
     # -- the end -------------------------------------------------------------------
 
     def record(self) -> dict[str, Any]:
-        """The game record (records.md): game, options, deal, actions as applied
-        (system ones too), plus game_id, room, server, players, table_options,
-        reason, result, started_at / finished_at (unix ms)."""
-        rec: dict[str, Any] = {
-            "game": self.name,
-            "options": dict(self.engine_options),
-            "deal": dict(self.deal),
-            "actions": list(self.actions),
-            "game_id": self.game_id,
-            "room": self.room,
-            "server": self.server,
-            "players": [{"seat": s.seat, "player": s.player, "name": s.name}
-                        for s in self.seats],
-            "table_options": {
-                "turn_seconds": self.topts.turn_seconds,
-                "reconnect_seconds": self.topts.reconnect_seconds,
-                "declare_grace_seconds": self.topts.declare_grace_seconds,
-                "deal_interval_ms": self.topts.deal_interval_ms,
-            },
-            "started_at": _ms(self.started_at),
-        }
-        if self.finished:
-            rec["reason"] = self.reason
-            rec["result"] = self.engine.result().to_json()
-            rec["finished_at"] = _ms(self.finished_at or self.started_at)
-        return rec
+        """The game record (:func:`services.table.record.game_record`)."""
+        return game_record(self)
 
     def finished_event(self, settlement: list[dict[str, Any]]) -> Outgoing:
         """``game_finished`` with the reason, the result and the settlement table."""
         result = self.engine.result().to_json()
-        return self._public("game_finished", {
+        return self.numbers.public("game_finished", {
             "game_id": self.game_id, "reason": self.reason, "result": result,
             "settlement": settlement, "scores": self.scores(),
         })

@@ -4,6 +4,10 @@ Environment (besides paiju/config.py): ``PAIJU_TABLE_ALLOW_FIXED_DEAL=1`` lets
 CreateGame take ``deal_json`` (tests only); ``PAIJU_TABLE_DEAL_INTERVAL_MS``
 the default pace of a paced deal (150); ``PAIJU_TABLE_GAME_DRAIN_SECONDS`` how
 long running games may go on after SIGTERM (600).
+
+The instance watches presence (:class:`paiju.presence.PresenceWatcher` on the
+table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
+:meth:`services.table.runner.Table.on_presence`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Sequence
 
 from paiju import db
 from paiju.natsconn import connect
+from paiju.presence import PresenceWatcher
 from paiju.service import Context, Setup, run
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.clock import Clock, SystemClock
@@ -51,6 +56,11 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                       allow_fixed_deal=fixed)
         if tables is not None:
             tables.append(table)
+        table_clock = table.clock
+        presence = PresenceWatcher(nc, table.on_presence,
+                                   timeout_ms=int(cfg.presence_timeout_seconds * 1000),
+                                   clock=lambda: int(table_clock.now() * 1000))
+        await presence.start()
         table_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(table), ctx.server)
         ctx.tasks.append(asyncio.create_task(db.watch(store.engine, ctx.health)))
         game_drain = float(os.environ.get("PAIJU_TABLE_GAME_DRAIN_SECONDS", "600"))
@@ -73,6 +83,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
 
         async def close() -> None:
             table.drain()
+            await presence.stop()
             await nc.drain()
             await ledger.close()
             if lobby is not None:

@@ -1,68 +1,55 @@
-"""The driver of running games: one lock per room, timers on the clock,
-publishing, and the end of a game (ledger, record, game_finished, lobby).
+"""The driver of running games: one lock per room, its timer, publishing.
 
 :class:`Table` holds every room this instance runs; a room's
 :class:`RoomRunner` serialises everything that moves its game under one
 ``asyncio.Lock`` (one action at a time, in order) and publishes the events of
-each step, in order, before it lets the next step in. Redeals (nobody bid or
-declared) deal again in the same room with a new game id
-(``<game_id>.r<n>``); in doudizhu the second all-no_call deal in a row makes
-every seated player pay ``no_call_fee`` (ledger ChargeFee, charge id
-``<that deal's game_id>:no_call_fee``) and the streak starts from zero again.
+each step, in order, before it lets the next step in. The room's timer
+(:mod:`services.table.timers`) fires at the game's next deadline; the end of a
+game (settlement, record, ``game_finished``, redeal or lobby) is
+:mod:`services.table.ending`. Redeals (nobody bid or declared) deal again in
+the same room with a new game id (``<game_id>.r<n>``); the redeals are the
+same sitting: they share the seats' disconnect budgets
+(:mod:`services.table.holds`).
+
+Presence (:mod:`paiju.presence`): :meth:`Table.on_presence` takes each
+``Change`` of a seated player: absent starts its seat's hold from ``at_ms``,
+present ends it. The PlayerDisconnected / PlayerReconnected RPCs feed the same
+routine (at the time of the call).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from paiju import subjects
 from paiju.common.v1 import common_pb2
-from paiju.ledger.v1 import ledger_pb2
-from paiju.lobby.v1 import lobby_pb2
+from paiju.presence import Change
 from paiju.rules import load
 from paiju.table.v1 import table_pb2
-from services.table import metrics
-from services.table.clock import Clock, TimerHandle
+from services.table import ending, metrics
+from services.table.clock import Clock
 from services.table.dealing import random_deal, with_first
-from services.table.game import Answer, GameError, Outgoing, RunningGame, Seat
-from services.table.options import TableOptions
+from services.table.game import Answer, GameError, Outgoing, RunningGame
+from services.table.holds import Holds
 from services.table.publisher import Publisher
-from services.table.remote import Ledger, Lobby, Refused, settlement_rows
+from services.table.remote import Ledger, Lobby
+from services.table.spec import GameSpec, Terms
 from services.table.store import RecordStore
+from services.table.timers import RoomTimer
+
+__all__ = ["GameSpec", "RoomRunner", "Table", "Terms"]
 
 log = logging.getLogger("paiju.table")
 
-
-@dataclass(frozen=True)
-class Terms:
-    """A room's settlement settings (rulings.md "Settlement")."""
-
-    base: int = 1
-    unit: int = 1
-    fee_rate: float = 0.02
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    """What CreateGame asked for: the first game of a room's start.
-    ``table_instance``: the gRPC address the lobby placed it at ("" unknown)."""
-
-    game_id: str
-    room: str
-    server: str
-    game: str
-    engine_options: dict[str, Any]
-    table_options: TableOptions
-    seats: tuple[Seat, ...]
-    terms: Terms
-    deal: dict[str, Any] | None = None
-    table_instance: str = ""
+#: How many absent players the table remembers before it forgets old ones, and
+#: the age (seconds) of an absence it forgets then.
+ABSENT_KEPT = 10_000
+ABSENT_FORGET_SECONDS = 3600.0
 
 
 class RoomRunner:
@@ -74,8 +61,12 @@ class RoomRunner:
         self.lock = asyncio.Lock()
         self.redeals = 0
         self.no_call_streak = spec.table_options.no_call_streak
+        self.holds = Holds(len(spec.seats), spec.table_options.reconnect_seconds,
+                           table.clock.now())
+        #: Set once the lobby is being told GameOver: the room is the lobby's again.
+        self.over = False
         self.game = self._new_game(spec.game_id, spec.deal)
-        self.timer: TimerHandle | None = None
+        self.timer = RoomTimer(table.clock, table.background, self._timer_step)
         self.done = asyncio.Event()
         self.ending: asyncio.Task[None] | None = None
         self._summary: table_pb2.GameSummary | None = None
@@ -96,7 +87,7 @@ class RoomRunner:
             game_id=game_id, room=self.spec.room, server=self.spec.server, game=self.spec.game,
             engine_options=self.spec.engine_options, table_options=opts,
             seats=self.spec.seats, deal=deal, now=self.table.clock.now(),
-            table_instance=self.spec.table_instance)
+            table_instance=self.spec.table_instance, holds=self.holds)
 
     def summary(self) -> table_pb2.GameSummary:
         """The current game as ListGames lists it (kept between calls: only its
@@ -130,10 +121,14 @@ class RoomRunner:
         metrics.ACTION_SECONDS.labels(self.name).observe(time.perf_counter() - started)
         return answer
 
-    async def disconnected(self, player: str) -> None:
-        """Hold the player's seat."""
+    def seated(self, player: str) -> bool:
+        """Does ``player`` sit in this room's game?"""
+        return player in self.game.by_player
+
+    async def disconnected(self, player: str, at: float | None = None) -> None:
+        """Hold the player's seat from ``at`` (unix s; default now)."""
         async with self.lock:
-            await self._step(self.game.disconnected(player, self.table.clock.now()))
+            await self._step(self.game.disconnected(player, self.table.clock.now(), at))
 
     async def reconnected(self, player: str) -> dict[str, Any]:
         """End the hold; returns the player's full view."""
@@ -147,11 +142,13 @@ class RoomRunner:
         async with self.lock:
             await self._step(self.game.leave(player, self.table.clock.now()))
 
-    def _on_timer(self) -> None:
-        self.timer = None
-        task = asyncio.get_running_loop().create_task(self._timer_step())
-        self.table.background.add(task)
-        task.add_done_callback(self.table.background.discard)
+    async def redeal(self) -> None:
+        """Deal the room again: game id ``<first game id>.r<n>``."""
+        self.redeals += 1
+        async with self.lock:
+            self.game = self._new_game(f"{self.spec.game_id}.r{self.redeals}", None)
+            self.ending = None
+            await self._step(self.game.start(self.table.clock.now()))
 
     async def _timer_step(self) -> None:
         async with self.lock:
@@ -164,107 +161,16 @@ class RoomRunner:
         """Publish ``out`` in order (under the lock), re-arm the timer, and start
         the end once the game finished."""
         await self.table.emit(self.game, out)
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        deadline = self.game.next_deadline()
-        if deadline is not None:
-            self.timer = self.table.clock.call_at(deadline, self._on_timer)
+        self.timer.arm(self.game.next_deadline())
         if self.game.finished and self.ending is None:
             self.ending = asyncio.get_running_loop().create_task(self._end(self.game))
 
     async def _end(self, game: RunningGame) -> None:
         try:
-            await self._finish(game)
+            await ending.finish(self, game)
         except Exception:
             log.exception("ending game %s failed", game.game_id)
             self.table.drop(self)
-
-    async def _finish(self, game: RunningGame) -> None:
-        """Settle, store, publish game_finished, then redeal or tell the lobby."""
-        reason = game.reason or "normal"
-        metrics.GAMES_FINISHED.labels(self.name, reason).inc()
-        if reason == "escape":
-            metrics.ESCAPES.labels(self.name).inc()
-        result = game.engine.result()
-        rows: list[dict[str, Any]] = []
-        settlement_error = ""
-        if reason != "redeal":
-            req = ledger_pb2.SettleRequest(
-                game_id=game.game_id, game=game.name, reason=reason,
-                terms=common_pb2.SettlementTerms(
-                    base=self.spec.terms.base, unit=self.spec.terms.unit,
-                    fee_rate=self.spec.terms.fee_rate),
-                seats=[ledger_pb2.SettleSeat(seat=s.seat, player=s.player,
-                                             points=int(result.points[s.seat]))
-                       for s in game.seats])
-            try:
-                reply = await self.table.ledger.settle(req)
-                rows = settlement_rows(list(reply.rows))
-            except Refused as e:
-                settlement_error = e.details or e.code.name
-                log.error("ledger refused settling %s: %s", game.game_id, e)
-        record = game.record()
-        if rows:
-            record["settlement"] = rows
-        await self.table.store_record(record)
-        async with self.lock:
-            event = game.finished_event(rows)
-            if settlement_error:
-                event.data["settlement_error"] = settlement_error
-            await self.table.emit(game, [event])
-        if reason == "redeal":
-            await self._redeal(game)
-            return
-        if self.name == "doudizhu":
-            self.no_call_streak = 0
-        await self._game_over(game, rows)
-
-    async def _redeal(self, game: RunningGame) -> None:
-        if self.name == "doudizhu":
-            self.no_call_streak += 1
-            if self.no_call_streak >= 2:
-                fee = self.spec.table_options.no_call_fee
-                if fee > 0:
-                    try:
-                        await self.table.ledger.charge_fee(ledger_pb2.ChargeFeeRequest(
-                            charge_id=f"{game.game_id}:no_call_fee",
-                            players=[s.player for s in game.seats], coins=fee,
-                            reason="no_call_fee"))
-                    except Refused as e:
-                        log.error("ledger refused the no-call fee of %s: %s", game.game_id, e)
-                self.no_call_streak = 0
-        self.redeals += 1
-        async with self.lock:
-            self.game = self._new_game(f"{self.spec.game_id}.r{self.redeals}", None)
-            self.ending = None
-            await self._step(self.game.start(self.table.clock.now()))
-
-    def carry(self, game: RunningGame) -> dict[str, Any]:
-        """What the room's next game needs (lobby GameOver carry_json)."""
-        detail = game.engine.result().detail
-        if self.name == "hunzhan" and detail.get("last_trick_winner") is not None:
-            return {"first": detail["last_trick_winner"]}
-        if self.name == "shengji" and detail.get("next_dealer") is not None:
-            return {"dealer": detail["next_dealer"]}
-        if self.name == "doudizhu":
-            return {"no_call_streak": self.no_call_streak}
-        return {}
-
-    async def _game_over(self, game: RunningGame, rows: list[dict[str, Any]]) -> None:
-        escaped = [] if game.engine.escaped is None else [game.player_of(game.engine.escaped)]
-        req = lobby_pb2.GameOverRequest(
-            game_id=self.spec.game_id, room=self.spec.room, escaped=escaped,
-            carry_json=json.dumps(self.carry(game)),
-            settlement=[common_pb2.SettlementRow(
-                player=str(r["player"]), seat=int(r["seat"]), points=int(r["points"]),
-                coins=int(r["coins"]), fee=int(r["fee"])) for r in rows])
-        if self.table.lobby is not None:
-            try:
-                await self.table.lobby.game_over(req)
-            except Refused as e:
-                log.error("lobby refused GameOver %s: %s", self.spec.game_id, e)
-        self.table.drop(self)
 
 
 class Table:
@@ -285,11 +191,42 @@ class Table:
         self.background: set[asyncio.Task[None]] = set()
         self.idle = asyncio.Event()
         self.idle.set()
+        #: Players whose last presence Change was absent -> since when (unix s).
+        self.absent: dict[str, float] = {}
+        #: How long CreateGame waits for a room's ended game to let go (seconds).
+        self.ending_wait = 10.0
+
+    async def on_presence(self, change: Change) -> None:
+        """A presence flip (:class:`paiju.presence.Change`): the rooms where the
+        player sits hold its seat from ``change.at_ms`` (absent) or end the
+        hold (present)."""
+        at = change.at_ms / 1000.0
+        if change.present:
+            self.absent.pop(change.player, None)
+        else:
+            self.absent[change.player] = at
+            if len(self.absent) > ABSENT_KEPT:
+                for p, since in list(self.absent.items()):
+                    if since < at - ABSENT_FORGET_SECONDS:
+                        del self.absent[p]
+        for runner in list(self.rooms.values()):
+            if runner.seated(change.player):
+                if change.present:
+                    await runner.reconnected(change.player)
+                else:
+                    await runner.disconnected(change.player, at)
 
     async def create(self, spec: GameSpec) -> RoomRunner:
         """Start ``spec``'s game. Idempotent by game id; ``GameError`` with
-        ``draining`` (UNAVAILABLE) or ``room_busy`` (ALREADY_EXISTS)."""
+        ``draining`` (UNAVAILABLE) or ``room_busy`` (ALREADY_EXISTS). A room
+        whose game told the lobby GameOver is waited for (it only publishes
+        ``game_finished`` still). Seats whose player is known to be absent
+        (presence) start held."""
         current = self.rooms.get(spec.room)
+        if current is not None and current.over and current.spec.game_id != spec.game_id:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(current.done.wait(), self.ending_wait)
+            current = self.rooms.get(spec.room)
         if current is not None:
             if current.spec.game_id == spec.game_id:
                 return current
@@ -298,6 +235,10 @@ class Table:
         if not self.accepting:
             raise GameError("draining", f"{self.instance} takes no new games", "UNAVAILABLE")
         runner = RoomRunner(self, spec)
+        now = self.clock.now()
+        for s in spec.seats:
+            if s.player in self.absent:
+                runner.holds.leave(s.seat, now)
         self.rooms[spec.room] = runner
         self.idle.clear()
         metrics.GAMES_RUNNING.labels(spec.game).inc()

@@ -23,7 +23,8 @@ from paiju.rules import ENGINES, RulesError, load
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.game import Answer, GameError, RunningGame, Seat
 from services.table.options import OptionsError, split
-from services.table.runner import GameSpec, Table, Terms
+from services.table.runner import Table
+from services.table.spec import GameSpec, Terms
 
 METADATA_KEY = "paiju-error"
 
@@ -183,7 +184,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     async def PlayerDisconnected(self, request: table_pb2.PlayerRequest,
                                  context: grpc.aio.ServicerContext
                                  ) -> table_pb2.PlayerResponse:
-        """Hold the player's seat (reconnect_seconds)."""
+        """Hold the player's seat from now (its disconnect budget runs; the same
+        as a presence change to absent, docs/table.md "Disconnects")."""
         async def body() -> table_pb2.PlayerResponse:
             await self.table.room(request.room).disconnected(request.player)
             return table_pb2.PlayerResponse(ok=True)
@@ -192,7 +194,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     async def PlayerReconnected(self, request: table_pb2.PlayerRequest,
                                 context: grpc.aio.ServicerContext
                                 ) -> table_pb2.PlayerResponse:
-        """End the hold; the reply carries the full view."""
+        """End the hold (its turn goes on with the time it had left, at least
+        10 s); the reply carries the full view."""
         async def body() -> table_pb2.PlayerResponse:
             view = await self.table.room(request.room).reconnected(request.player)
             return table_pb2.PlayerResponse(ok=True, view_json=json.dumps(view,

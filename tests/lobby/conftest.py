@@ -3,7 +3,11 @@ lobby, in-process on loopback, with a real NATS server and SQLite files.
 
 The lobby and the tables get fake clocks (nothing waits for the 20 s ready
 kick or a turn timer); the tables report finished games to the lobby
-(``lobby_addr``), as in production.
+(``lobby_addr``), as in production. The plain ``stack`` has no gateway: its
+lobby's presence warm-up (PAIJU_PRESENCE_TIMEOUT_SECONDS) is made longer than
+any test, so that every player counts present (paiju.presence); the presence
+tests (test_lobby_presence.py) build theirs with :func:`lobby_stack` and a real
+PresencePublisher standing in for a gateway.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
 from services.ledger import main as ledger_main
 from services.lobby import main as lobby_main
-from services.lobby.clock import FakeClock
+from services.lobby.clock import Clock, FakeClock
 from services.lobby.lobby import Lobby
+from services.lobby.presence import SeatPresence
 from services.lobby.reconcile import ReconcileSettings
 from services.table import main as table_main
 from services.table.clock import FakeClock as TableClock
@@ -112,6 +117,7 @@ class Stack:
     events: Events
     nats_url: str
     database_url: str
+    presence: SeatPresence
 
     def table_at(self, addr: str) -> Table:
         """The in-process table instance serving ``addr``."""
@@ -138,13 +144,25 @@ def rooms_file(tmp_path: Path) -> Path:
 @pytest.fixture
 async def stack(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIterator[Stack]:
     """Ledger, two tables (lobby_addr set), the lobby, and a NATS subscriber of
-    ``paiju.lobby.dz.rooms``."""
+    ``paiju.lobby.dz.rooms`` (fake clocks; everyone counts present)."""
+    async with lobby_stack(nats_server, tmp_path, rooms_file) as s:
+        yield s
+
+
+@contextlib.asynccontextmanager
+async def lobby_stack(nats_server: str, tmp_path: Path, rooms_file: Path, *,
+                      clock: Clock | None = None, interval: float = 3600,
+                      presence_timeout_seconds: float = 3600) -> AsyncIterator[Stack]:
+    """The ``stack`` with a given lobby ``clock`` (default a FakeClock, which
+    ``Stack.clock`` then is), background pass ``interval`` (seconds) and
+    presence timeout (also its warm-up)."""
     lobby_port = free_port()
     lobby_addr = f"127.0.0.1:{lobby_port}"
     table_clock = TableClock()
-    clock = FakeClock()
+    fake = FakeClock()
     tables: list[Table] = []
     lobbies: list[Lobby] = []
+    presences: list[SeatPresence] = []
     events = Events()
     async with contextlib.AsyncExitStack() as es:
         ledger_addr = await es.enter_async_context(ledger_service(nats_server, tmp_path))
@@ -158,11 +176,13 @@ async def stack(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIter
             table_addrs.append(addr)
         database_url = f"sqlite:///{tmp_path / 'lobby.db'}"
         await es.enter_async_context(running_service(
-            "lobby", lobby_main.make_setup(clock=clock, interval=3600, lobbies=lobbies,
-                                           reconcile=NO_RECONCILE), {
+            "lobby", lobby_main.make_setup(clock=clock or fake, interval=interval,
+                                           lobbies=lobbies, reconcile=NO_RECONCILE,
+                                           presences=presences), {
                 "grpc_port": lobby_port, "nats_url": nats_server, "ledger_addr": ledger_addr,
                 "table_addrs": tuple(table_addrs), "database_url": database_url,
-                "rooms_file": str(rooms_file), "instance": "lobby-test"}))
+                "rooms_file": str(rooms_file), "instance": "lobby-test",
+                "presence_timeout_seconds": presence_timeout_seconds}))
         nc = await nats.connect(nats_server)
         es.push_async_callback(nc.close)
 
@@ -176,6 +196,6 @@ async def stack(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIter
         es.push_async_callback(channel.close)
         bank = Bank(ledger_addr)
         es.push_async_callback(bank.channel.close)
-        yield Stack(lobby_addr, lobbies[0], clock, lobby_pb2_grpc.LobbyServiceStub(channel),
+        yield Stack(lobby_addr, lobbies[0], fake, lobby_pb2_grpc.LobbyServiceStub(channel),
                     bank, table_addrs, tables, table_clock, events, nats_server,
-                    database_url)
+                    database_url, presences[0])

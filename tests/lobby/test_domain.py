@@ -3,10 +3,12 @@ Fakes-free unit tests: rooms are plain values."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from services.lobby import domain
-from services.lobby.domain import Room, Seat
+from services.lobby.domain import Result, Room, Row, Seat
 from services.lobby.errors import LobbyError
 
 T0 = 1_000_000
@@ -92,3 +94,81 @@ def test_game_over() -> None:
     empty = domain.game_over(r, "g", ["a", "b", "c"], {"first": 2}, {}, 100, now_ms=T0,
                              ready_seconds=R)
     assert empty.state == "idle" and empty.carry == {}
+
+
+# -- presence outside a game (rulings.md "Shared by all games") ------------------
+
+def test_an_absent_player_is_marked_and_never_ready() -> None:
+    r = room((0, "a", True), (1, "b", False))
+    r = domain.set_presence(r, "a", False, T0 - 500, now_ms=T0, ready_seconds=R)
+    assert r.seats[0] == Seat(0, "a", "A", 500, False, False, T0 - 500)
+    assert r.missing == ["a"]
+    assert code(lambda: domain.ready(r, "a", now_ms=T0, ready_seconds=R)) == "not_connected"
+    # The same news again (another lobby replica): nothing changes.
+    assert domain.set_presence(r, "a", False, T0, now_ms=T0, ready_seconds=R) == r
+    back = domain.set_presence(r, "a", True, T0 + 10, now_ms=T0 + 10, ready_seconds=R)
+    assert back.seats[0] == Seat(0, "a", "A", 500, False, True, None)  # presses again
+    assert domain.set_presence(r, "zz", False, T0, now_ms=T0, ready_seconds=R) == r
+
+
+def test_a_full_ready_room_with_an_absent_seat_cannot_start() -> None:
+    r = room((0, "a", True), (1, "b", True), (2, "c", True))
+    assert r.can_start
+    marked = domain.mark_presence(r, lambda p: p != "b", now_ms=T0, ready_seconds=R)
+    assert not marked.can_start and marked.missing == ["b"]
+    assert marked.seats[1].ready is False and marked.seats[1].away_ms == T0
+    # Ready but absent (the stored flag lags): still no start.
+    lagging = Room("dz-01", "dz", "doudizhu", 3, {
+        **r.seats, 1: Seat(1, "b", "B", 500, True, False, T0)})
+    assert not lagging.can_start
+
+
+def test_an_absent_player_in_a_running_game_keeps_its_ready_flag() -> None:
+    r = domain.start(room((0, "a", True), (1, "b", True), (2, "c", True)), "g1", "t:1")
+    r = domain.set_presence(r, "b", False, T0, now_ms=T0, ready_seconds=R)
+    assert r.seats[1].connected is False and r.seats[1].ready is True
+    assert domain.stand_idle(r, T0 + 3_600_000, 30, ready_seconds=R) == (r, [])
+
+
+def test_stand_idle_after_idle_seconds_of_absence_only() -> None:
+    r = room((0, "a", False), (1, "b", False))
+    r = domain.set_presence(r, "a", False, T0, now_ms=T0, ready_seconds=R)
+    assert domain.stand_idle(r, T0 + 29_999, 30, ready_seconds=R) == (r, [])
+    new, gone = domain.stand_idle(r, T0 + 30_000, 30, ready_seconds=R)
+    assert [s.player for s in gone] == ["a"] and list(new.seats) == [1]
+    # Not if presence says the player is back (the stored flag lags).
+    assert domain.stand_idle(r, T0 + 30_000, 30, ready_seconds=R,
+                             present=lambda p: p == "a") == (r, [])
+    # The last one stood up: the room is idle, its carry-over gone.
+    alone = dataclasses.replace(new, carry={"no_call_streak": 1})
+    alone = domain.set_presence(alone, "b", False, T0, now_ms=T0, ready_seconds=R)
+    empty, _ = domain.stand_idle(alone, T0 + 30_000, 30, ready_seconds=R)
+    assert empty.state == "idle" and empty.carry == {}
+
+
+def test_game_over_keeps_the_result_and_restarts_the_time_away() -> None:
+    r = domain.start(room((0, "a", True), (1, "b", True), (2, "c", True)), "g1", "t:1")
+    r = domain.set_presence(r, "c", False, T0, now_ms=T0, ready_seconds=R)
+    rows = (Row("a", 0, 2, 40, 1), Row("b", 1, -1, -20, 0), Row("c", 2, -1, -20, 0))
+    result = Result("dz-01", "g1", "g1.r1", rows, T0 + 60_000)
+    over = domain.game_over(r, "g1", [], {}, {}, 0, now_ms=T0 + 60_000, ready_seconds=R,
+                            result=result)
+    assert over.last_result == result and over.state == "waiting"
+    # Absence counts outside a game only: from the game's end.
+    assert over.seats[2].away_ms == T0 + 60_000 and not over.seats[2].connected
+    assert domain.stand_idle(over, T0 + 89_999, 30, ready_seconds=R)[1] == []
+    assert [s.player for s in domain.stand_idle(over, T0 + 90_000, 30,
+                                                 ready_seconds=R)[1]] == ["c"]
+    assert Result.from_json(result.to_json()) == result
+    # A void game leaves the last result as it was.
+    again = domain.start(domain.ready(domain.ready(domain.ready(
+        domain.set_presence(over, "c", True, T0, now_ms=T0, ready_seconds=R),
+        "a", now_ms=T0, ready_seconds=R), "b", now_ms=T0, ready_seconds=R),
+        "c", now_ms=T0, ready_seconds=R), "g2", "t:1")
+    assert domain.void_game(again, "g2", {}, 0, now_ms=T0, ready_seconds=R).last_result \
+        == result
+
+
+def test_sitting_while_absent_starts_the_time_away() -> None:
+    r = domain.sit(room(), 0, "a", "A", 500, now_ms=T0, ready_seconds=R, connected=False)
+    assert r.seats[0] == Seat(0, "a", "A", 500, False, False, T0)

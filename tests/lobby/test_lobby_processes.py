@@ -92,7 +92,10 @@ async def platform(nats_url: str, tmp: Path, database_url: str
         env = service_env(NATS_URL=nats_url, DATABASE_URL=database_url,
                           LEDGER_ADDR=ledger_addr, TABLE_ADDRS=table_addr,
                           ROOMS_FILE=str(rooms_file), METRICS_PORT="0",
-                          LOG_LEVEL="WARNING", DATA_DIR=str(tmp / "data"))
+                          LOG_LEVEL="WARNING", DATA_DIR=str(tmp / "data"),
+                          # No gateway here: a warm-up longer than the test
+                          # counts every player present (paiju.presence).
+                          PRESENCE_TIMEOUT_SECONDS="3600")
         bank = Bank(ledger_addr)
         es.push_async_callback(bank.channel.close)
         yield bank, table_addr, env

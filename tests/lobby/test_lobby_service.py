@@ -50,6 +50,7 @@ async def test_servers_from_the_rooms_file(stack: Stack) -> None:
     assert (dz.game, dz.base, dz.min_coins, dz.unit, dz.rooms, dz.seats) == (
         "doudizhu", 10, 100, 1, 4, 3)
     assert (hz.game, hz.unit, hz.seats, hz.ready_seconds) == ("hunzhan", 5, 4, 20)
+    assert hz.idle_disconnect_seconds == 30
     assert json.loads(dz.options_json) == {"turn_seconds": 20}
     rooms = await rooms_of(stack)
     assert list(rooms) == ["dz-01", "dz-02", "dz-03", "dz-04"]

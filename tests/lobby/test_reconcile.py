@@ -130,7 +130,8 @@ async def world(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIter
                 "ledger_addr": ledger_addr,
                 "table_addrs": tuple(i.addr for i in instances),
                 "database_url": database_url, "rooms_file": str(rooms_file),
-                "instance": "lobby-reconcile-test"}))
+                "instance": "lobby-reconcile-test",
+                "presence_timeout_seconds": 3600}))  # no gateway: all present
         nc = await nats.connect(nats_server)
         es.push_async_callback(nc.close)
 

@@ -20,6 +20,7 @@ def test_default_file_offers_every_game_at_several_levels() -> None:
         assert s.seats == {"doudizhu": 3, "hunzhan": 4, "daa": 5, "shengji": 4}[s.game]
         assert s.unit == (5 if s.game == "hunzhan" else 1)
         assert s.fee_rate == 0.02 and s.ready_seconds == 20
+        assert s.idle_disconnect_seconds == 30  # rulings.md "Shared by all games"
         assert s.min_coins > 0 and s.rooms >= 1
     first = config.servers[0]
     assert first.room_ids()[:2] == [f"{first.server}-01", f"{first.server}-02"]
@@ -33,11 +34,12 @@ defaults: {rooms: 2, fee_rate: 0.05}
 servers:
   - {server: a, game: hunzhan, base: 100, min_coins: 0}
   - {server: b, game: daa, base: 5, min_coins: 50, unit: 2, rooms: 1, ready_seconds: 30,
-     fee_rate: 0}
+     fee_rate: 0, idle_disconnect_seconds: 2}
 """)
     a, b = config.servers
     assert (a.unit, a.rooms, a.fee_rate, a.ready_seconds, a.name) == (5, 2, 0.05, 20, "a")
     assert (b.unit, b.rooms, b.fee_rate, b.ready_seconds, b.seats) == (2, 1, 0.0, 30, 5)
+    assert (a.idle_disconnect_seconds, b.idle_disconnect_seconds) == (30, 2)
 
 
 @pytest.mark.parametrize(("text", "names"), [
@@ -49,6 +51,8 @@ servers:
     ("servers:\n  - {server: a, game: daa, base: 1}", "min_coins must be"),
     ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, fee_rate: 1.5}",
      "fee_rate"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, "
+     "idle_disconnect_seconds: 0}", "idle_disconnect_seconds must be"),
     ("servers:\n  - {server: a, game: shengji, base: 1, min_coins: 0, options: {decks: 5}}",
      "decks"),
     ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0}\n"

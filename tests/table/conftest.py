@@ -19,6 +19,7 @@ from typing import Any
 import grpc
 import nats
 import pytest
+from nats.aio.client import Client as NATS
 
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
@@ -26,7 +27,7 @@ from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.natsconn import decode
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.ledger.main import setup as ledger_setup
-from services.table.clock import FakeClock
+from services.table.clock import Clock, FakeClock
 from services.table.main import make_setup
 from services.table.runner import Table
 from tests.fixtures import free_port, running_service
@@ -35,14 +36,18 @@ GRANT_METADATA = (("x-paiju-grant-key", "dev-grant-key"),)
 
 
 class LobbyRecorder(lobby_pb2_grpc.LobbyServiceServicer):
-    """A real gRPC LobbyService on loopback that records GameOver calls."""
+    """A real gRPC LobbyService on loopback that records GameOver calls. With
+    ``gate`` set, GameOver answers only once the gate is open."""
 
     def __init__(self) -> None:
         self.calls: list[lobby_pb2.GameOverRequest] = []
+        self.gate: asyncio.Event | None = None
 
     async def GameOver(self, request: lobby_pb2.GameOverRequest,
                        context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
         self.calls.append(request)
+        if self.gate is not None:
+            await self.gate.wait()
         return lobby_pb2.Room(room=request.room, state="waiting")
 
 
@@ -58,6 +63,9 @@ class Harness:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     by_subject: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seq: int = 0
+    #: The test's own NATS connection (it captures the events; tests publish
+    #: presence on it as a gateway would).
+    nc: NATS | None = None
 
     def public(self, room: str) -> list[dict[str, Any]]:
         """Public events captured on paiju.table.<room>.events, in order."""
@@ -137,9 +145,14 @@ class Harness:
 
 
 @contextlib.asynccontextmanager
-async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = None
+async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = None,
+                          table_clock: Clock | None = None,
+                          table_config: dict[str, Any] | None = None
                           ) -> AsyncIterator[Harness]:
-    """Ledger, lobby recorder and a table instance (FakeClock, fixed deals allowed)."""
+    """Ledger, lobby recorder and a table instance (fixed deals allowed) on the
+    harness's FakeClock, or on ``table_clock`` where given (the real clock for
+    tests where the timing is the point); ``table_config`` overrides the table's
+    Config fields (``presence_timeout_seconds`` …)."""
     recorder = LobbyRecorder()  # type: ignore[abstract]
     lobby_server = grpc.aio.server()
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(recorder, lobby_server)
@@ -164,14 +177,15 @@ async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = 
         async with running_service("ledger", ledger_setup, {
             "nats_url": nats_url, "database_url": f"sqlite:///{tmp / 'ledger.db'}",
         }) as ledger_addr, running_service("table", make_setup(
-            clock=clock, tables=tables, allow_fixed_deal=True), {
+            clock=table_clock or clock, tables=tables, allow_fixed_deal=True), {
             "nats_url": nats_url, "database_url": f"sqlite:///{tmp / 'table.db'}",
             "ledger_addr": ledger_addr, "lobby_addr": lobby_addr or f"127.0.0.1:{lobby_port}",
+            **(table_config or {}),
         }) as table_addr, grpc.aio.insecure_channel(table_addr) as tch, \
                     grpc.aio.insecure_channel(ledger_addr) as lch:
             yield Harness(clock, tables[0], table_pb2_grpc.TableServiceStub(tch),
                           ledger_pb2_grpc.LedgerServiceStub(lch), recorder, events,
-                          by_subject)
+                          by_subject, nc=nc)
     finally:
         await nc.drain()
         await lobby_server.stop(None)

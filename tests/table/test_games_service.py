@@ -29,8 +29,8 @@ async def test_full_game_from_fixed_deal_matches_replay_and_ledger(
     unit = 5 if game == "hunzhan" else 1
     room, gid = await h.create(game, ps, deal=deal, options=options, base=10, unit=unit)
     await play_room(h.stub, h.clock, room, ps, random.Random(seed))
-    finals = [e for e in h.public(room) if e["type"] == "game_finished"
-              and e["reason"] != "redeal"]
+    finals = await h.wait(lambda: [e for e in h.public(room) if e["type"] == "game_finished"
+                                   and e["reason"] != "redeal"], "the final game_finished")
     assert len(finals) == 1
     fin = finals[0]
     record = await h.table.store.get(fin["game_id"])

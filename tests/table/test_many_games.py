@@ -50,6 +50,10 @@ async def test_200_games_at_once(harness: Harness) -> None:
     await asyncio.gather(*(play_room(h.stub, h.clock, room, ps, random.Random(i))
                            for i, (room, _, ps) in enumerate(rooms)))
     await h.wait(lambda: len(h.lobby.calls) >= GAMES, "every GameOver", timeout=60)
+    # game_finished goes out after GameOver (docs/table.md "Behaviour").
+    await h.wait(lambda: all(any(e["type"] == "game_finished" and e["reason"] != "redeal"
+                                 for e in h.public(room)) for room, _, _ in rooms),
+                 "every game_finished", timeout=60)
     elapsed = time.monotonic() - start
     assert sorted(c.game_id for c in h.lobby.calls) == sorted(gid for _, gid, _ in rooms)
     assert not h.table.rooms

@@ -1,4 +1,5 @@
-"""The paced deal of :class:`services.table.game.RunningGame` (pure logic, no I/O).
+"""The paced deal of :class:`services.table.game.RunningGame` (pure logic, no I/O;
+:mod:`services.table.paced` keeps its state).
 
 What the table sends while it deals one card per ``deal_interval_ms``
 (docs/table.md "Behaviour", events.md ``dealing`` / ``hand`` / ``your_turn``):

@@ -69,6 +69,11 @@ class LobbyServiceStub:
                 request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.PlayerRequest.SerializeToString,
                 response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
                 _registered_method=True)
+        self.LastResult = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/LastResult',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.PlayerRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.RoomResult.FromString,
+                _registered_method=True)
         self.GameOver = channel.unary_unary(
                 '/paiju.lobby.v1.LobbyService/GameOver',
                 request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameOverRequest.SerializeToString,
@@ -122,13 +127,26 @@ class LobbyServiceServicer:
     def Ready(self, request, context):
         """The start button (准备). Idempotent. When it makes the full room all
         ready, the game is placed on a table instance and the room is started.
+        A game never starts while a seat's player is absent (its seat has
+        connected=false and is not ready). not_connected when the presser has no
+        live session (presence, rulings.md "Shared by all games").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def WhereIs(self, request, context):
-        """Where does this player sit now (for reconnect). NOT_FOUND not_seated.
+        """Where does this player sit now (for reconnect), with the room's
+        last_result. NOT_FOUND not_seated.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LastResult(self, request, context):
+        """The last finished game this player played (also when it no longer sits:
+        an escape, or stood up after the game), so that a player coming back sees
+        that settlement table (rulings.md "Shared by all games"). NOT_FOUND no_result.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -179,6 +197,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.WhereIs,
                     request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.PlayerRequest.FromString,
                     response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
+            ),
+            'LastResult': grpc.unary_unary_rpc_method_handler(
+                    servicer.LastResult,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.PlayerRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.RoomResult.SerializeToString,
             ),
             'GameOver': grpc.unary_unary_rpc_method_handler(
                     servicer.GameOver,
@@ -375,6 +398,33 @@ class LobbyService:
             '/paiju.lobby.v1.LobbyService/WhereIs',
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.PlayerRequest.SerializeToString,
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LastResult(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/LastResult',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.PlayerRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.RoomResult.FromString,
             options,
             channel_credentials,
             insecure,

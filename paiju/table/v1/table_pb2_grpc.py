@@ -123,7 +123,8 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetView(self, request, context):
-        """The player's full view (reconnect, on request).
+        """The player's full view (reconnect, on request): JSON as docs/table.md
+        "The view" gives it (its seq is the game's public seq).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -144,13 +145,20 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def PlayerDisconnected(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The player is away from now: its seat is held, spending its disconnect
+        budget (reconnect_seconds per seat per sitting; docs/table.md
+        "Disconnects"). The table also learns this from presence
+        (paiju.presence.*), which is what gateways use; kept for callers that
+        still tell the table themselves. A repeat changes nothing.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def PlayerReconnected(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The player is back: the hold ends, its turn goes on with the time it had
+        left (at least 10 s); the reply carries its full view.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -40,13 +40,24 @@ class TableServiceStub:
     Hints: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.HintsResponse]
     """The player's legal actions now, capped."""
     GetView: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
-    """The player's full view (reconnect, on request)."""
+    """The player's full view (reconnect, on request): JSON as docs/table.md
+    "The view" gives it (its seq is the game's public seq).
+    """
     GetScores: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
     """看分: each seat's captured points and cards."""
     GetLastTrick: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
     """上一轮: the last finished trick."""
     PlayerDisconnected: _grpc.UnaryUnaryMultiCallable[_table_pb2.PlayerRequest, _table_pb2.PlayerResponse]
+    """The player is away from now: its seat is held, spending its disconnect
+    budget (reconnect_seconds per seat per sitting; docs/table.md
+    "Disconnects"). The table also learns this from presence
+    (paiju.presence.*), which is what gateways use; kept for callers that
+    still tell the table themselves. A repeat changes nothing.
+    """
     PlayerReconnected: _grpc.UnaryUnaryMultiCallable[_table_pb2.PlayerRequest, _table_pb2.PlayerResponse]
+    """The player is back: the hold ends, its turn goes on with the time it had
+    left (at least 10 s); the reply carries its full view.
+    """
     Leave: _grpc.UnaryUnaryMultiCallable[_table_pb2.PlayerRequest, _table_pb2.PlayerResponse]
     """The player leaves the game: an escape."""
     ListGames: _grpc.UnaryUnaryMultiCallable[_table_pb2.ListGamesRequest, _table_pb2.ListGamesResponse]
@@ -64,13 +75,24 @@ class TableServiceAsyncStub(TableServiceStub):
     Hints: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.HintsResponse]  # type: ignore[assignment]
     """The player's legal actions now, capped."""
     GetView: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
-    """The player's full view (reconnect, on request)."""
+    """The player's full view (reconnect, on request): JSON as docs/table.md
+    "The view" gives it (its seq is the game's public seq).
+    """
     GetScores: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
     """看分: each seat's captured points and cards."""
     GetLastTrick: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
     """上一轮: the last finished trick."""
     PlayerDisconnected: _aio.UnaryUnaryMultiCallable[_table_pb2.PlayerRequest, _table_pb2.PlayerResponse]  # type: ignore[assignment]
+    """The player is away from now: its seat is held, spending its disconnect
+    budget (reconnect_seconds per seat per sitting; docs/table.md
+    "Disconnects"). The table also learns this from presence
+    (paiju.presence.*), which is what gateways use; kept for callers that
+    still tell the table themselves. A repeat changes nothing.
+    """
     PlayerReconnected: _aio.UnaryUnaryMultiCallable[_table_pb2.PlayerRequest, _table_pb2.PlayerResponse]  # type: ignore[assignment]
+    """The player is back: the hold ends, its turn goes on with the time it had
+    left (at least 10 s); the reply carries its full view.
+    """
     Leave: _aio.UnaryUnaryMultiCallable[_table_pb2.PlayerRequest, _table_pb2.PlayerResponse]  # type: ignore[assignment]
     """The player leaves the game: an escape."""
     ListGames: _aio.UnaryUnaryMultiCallable[_table_pb2.ListGamesRequest, _table_pb2.ListGamesResponse]  # type: ignore[assignment]
@@ -115,7 +137,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_pb2.ViewRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.ViewResponse, _abc.Awaitable[_table_pb2.ViewResponse]]:
-        """The player's full view (reconnect, on request)."""
+        """The player's full view (reconnect, on request): JSON as docs/table.md
+        "The view" gives it (its seq is the game's public seq).
+        """
 
     @_abc_1.abstractmethod
     def GetScores(
@@ -138,14 +162,23 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _table_pb2.PlayerRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_table_pb2.PlayerResponse, _abc.Awaitable[_table_pb2.PlayerResponse]]: ...
+    ) -> _typing.Union[_table_pb2.PlayerResponse, _abc.Awaitable[_table_pb2.PlayerResponse]]:
+        """The player is away from now: its seat is held, spending its disconnect
+        budget (reconnect_seconds per seat per sitting; docs/table.md
+        "Disconnects"). The table also learns this from presence
+        (paiju.presence.*), which is what gateways use; kept for callers that
+        still tell the table themselves. A repeat changes nothing.
+        """
 
     @_abc_1.abstractmethod
     def PlayerReconnected(
         self,
         request: _table_pb2.PlayerRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_table_pb2.PlayerResponse, _abc.Awaitable[_table_pb2.PlayerResponse]]: ...
+    ) -> _typing.Union[_table_pb2.PlayerResponse, _abc.Awaitable[_table_pb2.PlayerResponse]]:
+        """The player is back: the hold ends, its turn goes on with the time it had
+        left (at least 10 s); the reply carries its full view.
+        """
 
     @_abc_1.abstractmethod
     def Leave(

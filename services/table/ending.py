@@ -1,0 +1,147 @@
+"""The end of a game: settlement, record, ``game_finished``, then a redeal or
+the lobby's ``GameOver`` (docs/table.md "Behaviour").
+
+A finished game (not a redeal) is settled by the ledger (``Settle``,
+idempotent by game id); its record is stored; the lobby hears ``GameOver``
+(the escapees, the carry-over for the room's next game, the settlement table)
+and only then ``game_finished`` goes out with the ledger's rows, so that a
+player who acts on ``game_finished`` (``stand``, ``ready``) finds the room free.
+A redeal (nobody bid or declared) publishes ``game_finished`` (reason
+``redeal``) and is dealt again in the same room; in doudizhu the second
+all-no_call deal in a row makes every seated player pay ``no_call_fee``
+(ledger ChargeFee, charge id ``<that deal's game_id>:no_call_fee``) and the
+streak starts from zero again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from paiju.common.v1 import common_pb2
+from paiju.ledger.v1 import ledger_pb2
+from paiju.lobby.v1 import lobby_pb2
+from services.table import metrics
+from services.table.game import RunningGame
+from services.table.remote import Ledger, Refused, settlement_rows
+from services.table.spec import Terms
+
+if TYPE_CHECKING:
+    from services.table.runner import RoomRunner
+
+log = logging.getLogger("paiju.table")
+
+
+async def settle(ledger: Ledger, game: RunningGame, terms: Terms
+                 ) -> tuple[list[dict[str, Any]], str]:
+    """Ledger ``Settle`` of a finished game: ``(rows, error)``, the 结算表
+    (events.md) and "" where the ledger settled it, ``([], reason)`` where it
+    refused."""
+    result = game.engine.result()
+    req = ledger_pb2.SettleRequest(
+        game_id=game.game_id, game=game.name, reason=game.reason or "normal",
+        terms=common_pb2.SettlementTerms(base=terms.base, unit=terms.unit,
+                                         fee_rate=terms.fee_rate),
+        seats=[ledger_pb2.SettleSeat(seat=s.seat, player=s.player,
+                                     points=int(result.points[s.seat]))
+               for s in game.seats])
+    try:
+        reply = await ledger.settle(req)
+    except Refused as e:
+        log.error("ledger refused settling %s: %s", game.game_id, e)
+        return [], e.details or e.code.name
+    return settlement_rows(list(reply.rows)), ""
+
+
+async def charge_no_call_fee(ledger: Ledger, game: RunningGame, fee: int) -> None:
+    """Every seated player of ``game`` pays ``fee`` coins (ChargeFee, charge id
+    ``<game_id>:no_call_fee``); a refusal is logged."""
+    if fee <= 0:
+        return
+    try:
+        await ledger.charge_fee(ledger_pb2.ChargeFeeRequest(
+            charge_id=f"{game.game_id}:no_call_fee",
+            players=[s.player for s in game.seats], coins=fee, reason="no_call_fee"))
+    except Refused as e:
+        log.error("ledger refused the no-call fee of %s: %s", game.game_id, e)
+
+
+def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
+    """What the room's next game needs (lobby GameOver carry_json): hunzhan
+    ``first`` (the last trick's winner), shengji ``dealer``, doudizhu
+    ``no_call_streak``."""
+    detail = game.engine.result().detail
+    if game.name == "hunzhan" and detail.get("last_trick_winner") is not None:
+        return {"first": detail["last_trick_winner"]}
+    if game.name == "shengji" and detail.get("next_dealer") is not None:
+        return {"dealer": detail["next_dealer"]}
+    if game.name == "doudizhu":
+        return {"no_call_streak": no_call_streak}
+    return {}
+
+
+def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]]
+                      ) -> lobby_pb2.GameOverRequest:
+    """The lobby's GameOver for ``game``: the room's game id (the first deal's),
+    the escapees, the carry-over, and the room's last result: the settlement
+    table and ``record_id``, the game id of the deal played out (its record's)."""
+    escaped = [] if game.engine.escaped is None else [game.player_of(game.engine.escaped)]
+    return lobby_pb2.GameOverRequest(
+        game_id=runner.spec.game_id, room=runner.spec.room, escaped=escaped,
+        carry_json=json.dumps(carry(game, runner.no_call_streak)),
+        settlement=[common_pb2.SettlementRow(
+            player=str(r["player"]), seat=int(r["seat"]), points=int(r["points"]),
+            coins=int(r["coins"]), fee=int(r["fee"])) for r in rows],
+        record_id=game.game_id)
+
+
+async def finish(runner: RoomRunner, game: RunningGame) -> None:
+    """Settle, store, publish ``game_finished``, then redeal or tell the lobby
+    (and forget the room)."""
+    table = runner.table
+    reason = game.reason or "normal"
+    metrics.GAMES_FINISHED.labels(game.name, reason).inc()
+    if reason == "escape":
+        metrics.ESCAPES.labels(game.name).inc()
+    rows: list[dict[str, Any]] = []
+    settlement_error = ""
+    if reason != "redeal":
+        rows, settlement_error = await settle(table.ledger, game, runner.spec.terms)
+    record = game.record()
+    if rows:
+        record["settlement"] = rows
+    await table.store_record(record)
+    if reason == "redeal":
+        await publish_finished(runner, game, rows, settlement_error)
+        if game.name == "doudizhu":
+            runner.no_call_streak += 1
+            if runner.no_call_streak >= 2:
+                await charge_no_call_fee(table.ledger, game,
+                                         runner.spec.table_options.no_call_fee)
+                runner.no_call_streak = 0
+        await runner.redeal()
+        return
+    if game.name == "doudizhu":
+        runner.no_call_streak = 0
+    runner.over = True
+    if table.lobby is not None:
+        req = game_over_request(runner, game, rows)
+        try:
+            await table.lobby.game_over(req)
+        except Refused as e:
+            log.error("lobby refused GameOver %s: %s", runner.spec.game_id, e)
+    try:
+        await publish_finished(runner, game, rows, settlement_error)
+    finally:
+        table.drop(runner)
+
+
+async def publish_finished(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]],
+                           settlement_error: str) -> None:
+    """Publish ``game_finished`` (under the room's lock, after every event before it)."""
+    async with runner.lock:
+        event = game.finished_event(rows)
+        if settlement_error:
+            event.data["settlement_error"] = settlement_error
+        await runner.table.emit(game, [event])
