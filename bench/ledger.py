@@ -28,6 +28,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -45,6 +46,7 @@ import asyncpg  # type: ignore[import-untyped]
 import grpc
 from sqlalchemy.engine import make_url
 
+from paiju import identity
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger import settlement as rules
@@ -73,7 +75,8 @@ def _game(rng: random.Random) -> list[tuple[str, int]]:
 
 
 async def _wait_serving(addr: str, timeout: float = 60.0) -> None:
-    """Wait until the ledger at ``addr`` reports SERVING (database and NATS up)."""
+    """Wait until the ledger's plain health port ``addr`` reports SERVING
+    (database and NATS up)."""
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     deadline = time.monotonic() + timeout
@@ -184,24 +187,33 @@ async def bench(url: str, clients: list[int], seconds: float) -> list[dict[str, 
     nats = subprocess.Popen([str(Path(sys.executable).parent / "nats-server"), "-js", "-a",
                              "127.0.0.1", "-p", str(nats_port), "-sd", store],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    port = _free_port()
+    port, health_port = _free_port(), _free_port()
+    tls = Path(tempfile.mkdtemp(prefix="paiju-bench-tls-"))  # mutual TLS, as deployed
+    identity.ensure(tls, hosts=("127.0.0.1",))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAIJU_")}
     env.update(PAIJU_DATABASE_URL=url, PAIJU_NATS_URL=f"nats://127.0.0.1:{nats_port}",
                PAIJU_GRPC_PORT=str(port), PAIJU_METRICS_PORT="0", PAIJU_GRANT_KEY=GRANT_KEY,
+               PAIJU_HEALTH_PORT=str(health_port), PAIJU_TLS_DIR=str(tls),
                PAIJU_LOG_LEVEL="WARNING")
     server = subprocess.Popen([sys.executable, "-m", "paiju.cli", "ledger"], env=env,
                               cwd=Path(__file__).resolve().parent.parent)
     results = []
     addr = f"127.0.0.1:{port}"
     try:
-        await _wait_serving(addr)
+        await _wait_serving(f"127.0.0.1:{health_port}")
         _log(f"ledger at {addr}, database {make_url(url).database}")
-        channels = [grpc.aio.insecure_channel(addr) for _ in range(max(clients))]
+        table = identity.load(tls, "table")  # settles, as a table instance does
+        channels = [identity.secure_channel(addr, table, "ledger") for _ in range(max(clients))]
         stubs = [ledger_pb2_grpc.LedgerServiceStub(c) for c in channels]
+        gateway = identity.secure_channel(addr, identity.load(tls, "gateway"), "ledger")
+        operator = identity.secure_channel(addr, identity.load(tls, "operator"), "ledger")
+        channels += [gateway, operator]
+        admin_stub = ledger_pb2_grpc.LedgerServiceStub(operator)
         for p in PLAYERS:
-            await stubs[0].OpenAccount(ledger_pb2.OpenAccountRequest(player=p, name=p))
-            await stubs[0].Grant(ledger_pb2.GrantRequest(player=p, coins=START, grant_id=p),
-                                 metadata=(("x-paiju-grant-key", GRANT_KEY),))
+            await ledger_pb2_grpc.LedgerServiceStub(gateway).OpenAccount(
+                ledger_pb2.OpenAccountRequest(player=p, name=p))
+            await admin_stub.Grant(ledger_pb2.GrantRequest(player=p, coins=START, grant_id=p),
+                                   metadata=(("x-paiju-grant-key", GRANT_KEY),))
         admin = await _pg(url)
         await admin.execute(PLAIN_SCHEMA)
         await admin.executemany("INSERT INTO bench_accounts VALUES ($1, $2)",
@@ -232,7 +244,7 @@ async def bench(url: str, clients: list[int], seconds: float) -> list[dict[str, 
             results.append(row)
             print(f"{n:>2} clients: ledger {ledger_rate:8.1f} settlements/s, plain SQL "
                   f"{sql_rate:8.1f}/s, ratio {ledger_rate / sql_rate:.2f}", flush=True)
-        audit = await stubs[0].Audit(ledger_pb2.AuditRequest())
+        audit = await admin_stub.Audit(ledger_pb2.AuditRequest())
         print(f"audit: ok={audit.ok} transactions={audit.transactions} "
               f"journal_sum={audit.journal_sum}", flush=True)
         for conn in [*pool, admin]:
@@ -244,6 +256,7 @@ async def bench(url: str, clients: list[int], seconds: float) -> list[dict[str, 
         server.wait(30)
         nats.kill()
         nats.wait()
+        shutil.rmtree(tls, ignore_errors=True)
     return results
 
 

@@ -66,6 +66,7 @@ RULES: Mapping[str, Rule] = {
     _LOBBY + "Ready": _rule(GATEWAY, why="a player is ready"),
     _LOBBY + "WhereIs": _rule(GATEWAY, why="a player's seat on (re)connect"),
     _LOBBY + "GameOver": _rule(TABLE, why="the table reports a finished game"),
+    _LOBBY + "LastResult": _rule(GATEWAY, why="a returning player's last settlement"),
     # table: games are created by the lobby, played through the gateway
     _TABLE + "CreateGame": _rule(LOBBY, why="the lobby starts a full room's game"),
     _TABLE + "Act": _rule(GATEWAY, why="a seated player's move"),
@@ -74,8 +75,9 @@ RULES: Mapping[str, Rule] = {
     _TABLE + "GetView": _rule(GATEWAY, why="a seat's view (its own hand)"),
     _TABLE + "GetScores": _rule(GATEWAY, why="the scores"),
     _TABLE + "GetLastTrick": _rule(GATEWAY, why="the last trick"),
-    _TABLE + "PlayerDisconnected": _rule(GATEWAY, why="a player's connection dropped"),
-    _TABLE + "PlayerReconnected": _rule(GATEWAY, why="a player came back"),
+    _TABLE + "PlayerDisconnected": _rule(GATEWAY, why="a player's connection dropped "
+                                         "(presence events do the same)"),
+    _TABLE + "PlayerReconnected": _rule(GATEWAY, why="a player came back (as presence)"),
     _TABLE + "Leave": _rule(GATEWAY, why="a player leaves (escape)"),
     _TABLE + "ListGames": _rule(LOBBY, OPERATOR, why="placement and reconciliation"),
     # ledger: coins move only by the table's settlements and the operator's grants

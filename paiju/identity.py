@@ -37,6 +37,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from paiju.metrics import ClientMetricsInterceptor
+
 #: Every identity a certificate may carry: the four services and the operator
 #: (``paiju admin``-style tools run by a person).
 IDENTITIES = ("lobby", "table", "ledger", "gateway", "operator")
@@ -229,14 +231,14 @@ def channel_options(peer: str | None, options: Sequence[tuple[str, Any]] = ()
 
 
 def secure_channel(addr: str, identity: Identity | None, peer: str | None, *,
-                   options: Sequence[tuple[str, Any]] = (),
-                   interceptors: Sequence[grpc.aio.ClientInterceptor] | None = None,
-                   ) -> grpc.aio.Channel:
+                   options: Sequence[tuple[str, Any]] = ()) -> grpc.aio.Channel:
     """The channel every paiju client uses: mutual TLS to the service ``peer``
     (``lobby``, ``table``, ``ledger``, ``gateway``) at ``addr`` as
     ``identity``, the server's certificate checked for the name ``peer``
-    (None: for the address's host). ``identity`` None (development mode
-    without ``PAIJU_TLS_DIR``) gives an insecure channel."""
+    (None: for the address's host), with the client metrics
+    (``grpc_client_*``). ``identity`` None (development mode without
+    ``PAIJU_TLS_DIR``) gives an insecure channel."""
+    interceptors = [ClientMetricsInterceptor()]
     if identity is None:
         return grpc.aio.insecure_channel(addr, options=list(options),
                                          interceptors=interceptors)

@@ -135,6 +135,99 @@ def client_channel(addr: str, as_: str = "operator", peer: str | None = None
     return identity.secure_channel(addr, as_identity(as_), peer)
 
 
+#: Which identity :func:`service_channel` calls a method as, first that the
+#: method's rule names: the services' own callers before the operator.
+CALLER_PREFERENCE = ("gateway", "table", "lobby", "operator", "ledger")
+
+
+def caller_for(method: str) -> str:
+    """The identity a test stands in for when it calls ``method``
+    (``/package.Service/Method``): the first of :data:`CALLER_PREFERENCE`
+    that paiju's authorisation table allows outside development mode.
+    Raises ``KeyError`` for a method the table does not name."""
+    rule = RULES[method]
+    return next(c for c in CALLER_PREFERENCE if c in rule.callers)
+
+
+class _AsCallers:
+    """Channels to one address, one per identity, opened on first use."""
+
+    def __init__(self, addr: str, make: Any) -> None:
+        self.addr = addr
+        self._make = make
+        self.channels: dict[str, Any] = {}
+
+    def _for(self, method: str | bytes) -> Any:
+        name = caller_for(method.decode() if isinstance(method, bytes) else method)
+        if name not in self.channels:
+            self.channels[name] = self._make(self.addr, as_identity(name), None)
+        return self.channels[name]
+
+    def unary_unary(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return self._for(method).unary_unary(method, *args, **kwargs)
+
+    def unary_stream(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return self._for(method).unary_stream(method, *args, **kwargs)
+
+    def stream_unary(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return self._for(method).stream_unary(method, *args, **kwargs)
+
+    def stream_stream(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return self._for(method).stream_stream(method, *args, **kwargs)
+
+
+class ServiceChannel(_AsCallers):
+    """An asyncio channel (for generated stubs) on which each call is made
+    over mutual TLS as the identity that would make it in paiju
+    (:func:`caller_for`): a test standing in for the gateway when it sits a
+    player, for the table when it settles. Closes like a channel."""
+
+    def __init__(self, addr: str) -> None:
+        super().__init__(addr, identity.secure_channel)
+
+    async def close(self, grace: float | None = None) -> None:
+        """Close every channel opened."""
+        for ch in self.channels.values():
+            await ch.close(grace)
+        self.channels.clear()
+
+    async def __aenter__(self) -> ServiceChannel:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class BlockingServiceChannel(_AsCallers):
+    """:class:`ServiceChannel` for synchronous stubs."""
+
+    def __init__(self, addr: str) -> None:
+        super().__init__(addr, identity.blocking_channel)
+
+    def close(self) -> None:
+        """Close every channel opened."""
+        for ch in self.channels.values():
+            ch.close()
+        self.channels.clear()
+
+    def __enter__(self) -> BlockingServiceChannel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def service_channel(addr: str) -> Any:
+    """A :class:`ServiceChannel` to the paiju service at ``addr`` (typed as a
+    channel for the stubs)."""
+    return ServiceChannel(addr)
+
+
+def blocking_service_channel(addr: str) -> Any:
+    """A :class:`BlockingServiceChannel` to the paiju service at ``addr``."""
+    return BlockingServiceChannel(addr)
+
+
 def postgres_reachable(url: str, timeout: float = 3.0) -> str | None:
     """``None`` if a PostgreSQL at ``url`` accepts a connection and ``SELECT 1``,
     otherwise the reason it does not (for a skip message)."""

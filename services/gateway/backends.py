@@ -8,9 +8,9 @@ from typing import Any
 
 import grpc
 
+from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
-from paiju.metrics import ClientMetricsInterceptor
 from paiju.table.v1 import table_pb2_grpc
 from services.gateway.protocol import ClientError
 
@@ -19,16 +19,14 @@ CALL_TIMEOUT = 5.0
 _CODE = re.compile(r"^([a-z][a-z0-9_]*): ")
 
 
-def channel(address: str) -> grpc.aio.Channel:
-    """An insecure channel to ``address`` with client metrics."""
-    return grpc.aio.insecure_channel(address, interceptors=[ClientMetricsInterceptor()])
-
-
 class Backends:
-    """The channels and stubs one gateway uses; table channels by address."""
+    """The channels and stubs one gateway uses (mutual TLS as ``identity``,
+    :func:`paiju.identity.secure_channel`); table channels by address."""
 
-    def __init__(self, lobby_addr: str, ledger_addr: str) -> None:
-        self._channels = {"lobby": channel(lobby_addr), "ledger": channel(ledger_addr)}
+    def __init__(self, lobby_addr: str, ledger_addr: str, identity: Identity | None) -> None:
+        self.identity = identity
+        self._channels = {"lobby": secure_channel(lobby_addr, identity, "lobby"),
+                          "ledger": secure_channel(ledger_addr, identity, "ledger")}
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(self._channels["lobby"])
         self.ledger = ledger_pb2_grpc.LedgerServiceStub(self._channels["ledger"])
         self._tables: dict[str, table_pb2_grpc.TableServiceStub] = {}
@@ -37,7 +35,7 @@ class Backends:
         """The stub of the table instance at ``address`` (made once)."""
         stub = self._tables.get(address)
         if stub is None:
-            ch = channel(address)
+            ch = secure_channel(address, self.identity, "table")
             self._channels[f"table:{address}"] = ch
             stub = self._tables[address] = table_pb2_grpc.TableServiceStub(ch)
         return stub

@@ -25,7 +25,7 @@ async def setup(ctx: Context) -> Sequence[str]:
     cfg = ctx.config
     nc = await natsconn.connect(cfg.nats_url, ctx.health, name=f"gateway:{cfg.instance}")
     presence = PresencePublisher(nc, new_gateway_id(), cfg.presence_heartbeat_seconds)
-    gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr), presence)
+    gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr, ctx.identity), presence)
     await presence.start()
     ws_server = await serve(gateway.handler, cfg.host, cfg.gateway_port,
                             process_request=process_request, max_size=MAX_WS_FRAME,

@@ -6,16 +6,17 @@ import asyncio
 
 import grpc
 
+from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from paiju.metrics import ClientMetricsInterceptor
 from services.lobby import errors as E
 
 
 class Ledger:
-    """A client of the ledger at ``addr``; ``timeout`` seconds per call."""
+    """A client of the ledger at ``addr`` as ``identity`` (mutual TLS);
+    ``timeout`` seconds per call."""
 
-    def __init__(self, addr: str, timeout: float = 3.0) -> None:
-        self.channel = grpc.aio.insecure_channel(addr, interceptors=[ClientMetricsInterceptor()])
+    def __init__(self, addr: str, identity: Identity | None, timeout: float = 3.0) -> None:
+        self.channel = secure_channel(addr, identity, "ledger")
         self.stub = ledger_pb2_grpc.LedgerServiceStub(self.channel)
         self.timeout = timeout
 

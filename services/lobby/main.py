@@ -56,8 +56,8 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         await ctx.health.set("database", True)
         nc = await natsconn.connect(ctx.config.nats_url, ctx.health,
                                     f"lobby-{ctx.config.instance}")
-        ledger = Ledger(ctx.config.ledger_addr)
-        tables = Tables(ctx.config.table_addrs)
+        ledger = Ledger(ctx.config.ledger_addr, ctx.identity)
+        tables = Tables(ctx.config.table_addrs, identity=ctx.identity)
         lobby = Lobby(config, store, ledger, tables, nc, the_clock)
         if lobbies is not None:
             lobbies.append(lobby)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import grpc
 
 from paiju.common.v1 import common_pb2
-from paiju.metrics import ClientMetricsInterceptor
+from paiju.identity import Identity, secure_channel
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.lobby.domain import Room
 from services.lobby.rooms import CoinServer
@@ -32,9 +32,12 @@ CHANNEL_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 500),
 
 
 class Tables:
-    """Clients of the table instances at ``addrs``; ``timeout`` seconds per call."""
+    """Clients of the table instances at ``addrs`` as ``identity`` (mutual
+    TLS); ``timeout`` seconds per call."""
 
-    def __init__(self, addrs: Sequence[str], timeout: float = 3.0) -> None:
+    def __init__(self, addrs: Sequence[str], timeout: float = 3.0, *,
+                 identity: Identity | None) -> None:
+        self.identity = identity
         self.addrs = list(addrs)
         self.timeout = timeout
         self.channels: dict[str, grpc.aio.Channel] = {}
@@ -46,8 +49,7 @@ class Tables:
         """The client of the instance at ``addr`` (a channel opened on first use)."""
         stub = self.stubs.get(addr)
         if stub is None:
-            channel = grpc.aio.insecure_channel(addr, options=CHANNEL_OPTIONS,
-                                                interceptors=[ClientMetricsInterceptor()])
+            channel = secure_channel(addr, self.identity, "table", options=CHANNEL_OPTIONS)
             self.channels[addr] = channel
             stub = self.stubs[addr] = table_pb2_grpc.TableServiceStub(channel)
         return stub

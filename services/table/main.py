@@ -47,8 +47,8 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         cfg = ctx.config
         nc = await connect(cfg.nats_url, ctx.health, f"table-{cfg.instance}")
         store = await RecordStore.open(cfg.database_url)
-        ledger = Ledger(cfg.ledger_addr)
-        lobby = Lobby(cfg.lobby_addr) if cfg.lobby_addr else None
+        ledger = Ledger(cfg.ledger_addr, ctx.identity)
+        lobby = Lobby(cfg.lobby_addr, ctx.identity) if cfg.lobby_addr else None
         fixed = _flag("PAIJU_TABLE_ALLOW_FIXED_DEAL") if allow_fixed_deal is None \
             else allow_fixed_deal
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),

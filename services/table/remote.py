@@ -18,9 +18,9 @@ from typing import TypeVar
 import grpc
 
 from paiju.common.v1 import common_pb2
+from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-from paiju.metrics import ClientMetricsInterceptor
 from services.table import metrics
 
 log = logging.getLogger("paiju.table.remote")
@@ -62,15 +62,11 @@ async def retry(call: Callable[[], Awaitable[T]], what: str, on_retry: Callable[
         delay = min(max_delay, delay * 2)
 
 
-def _channel(addr: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(addr, interceptors=[ClientMetricsInterceptor()])
-
-
 class Ledger:
-    """The ledger client of the table service."""
+    """The ledger client of the table service (mutual TLS as ``identity``)."""
 
-    def __init__(self, addr: str, timeout: float = 10.0) -> None:
-        self.channel = _channel(addr)
+    def __init__(self, addr: str, identity: Identity | None, timeout: float = 10.0) -> None:
+        self.channel = secure_channel(addr, identity, "ledger")
         self.stub = ledger_pb2_grpc.LedgerServiceStub(self.channel)
         self.timeout = timeout
 
@@ -98,10 +94,10 @@ class Ledger:
 
 
 class Lobby:
-    """The lobby client of the table service."""
+    """The lobby client of the table service (mutual TLS as ``identity``)."""
 
-    def __init__(self, addr: str, timeout: float = 10.0) -> None:
-        self.channel = _channel(addr)
+    def __init__(self, addr: str, identity: Identity | None, timeout: float = 10.0) -> None:
+        self.channel = secure_channel(addr, identity, "lobby")
         self.stub = lobby_pb2_grpc.LobbyServiceStub(self.channel)
         self.timeout = timeout
 

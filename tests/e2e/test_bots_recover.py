@@ -13,12 +13,17 @@ import subprocess
 import time
 from typing import Any
 
-import grpc
 import pytest
 
 from paiju.bots import Bot, Stats, run_bots
 from paiju.table.v1 import table_pb2, table_pb2_grpc
-from tests.fixtures import free_port, start_service_process, stop_process, wait_for_port
+from tests.fixtures import (
+    free_port,
+    service_channel,
+    start_service_process,
+    stop_process,
+    wait_for_port,
+)
 from tests.fixtures import wait_health as wait_serving
 from tests.platform_procs import Platform, running_platform
 
@@ -26,7 +31,7 @@ pytestmark = pytest.mark.timeout(600)
 
 
 async def running_games(addr: str) -> list[table_pb2.GameSummary]:
-    async with grpc.aio.insecure_channel(addr) as ch:
+    async with service_channel(addr) as ch:
         reply = await table_pb2_grpc.TableServiceStub(ch).ListGames(
             table_pb2.ListGamesRequest(), timeout=5)
     return list(reply.games)

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 import yaml
 from prometheus_client.metrics_core import Metric
@@ -23,6 +22,7 @@ from paiju.bots import run_bots
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.rules import ENGINES
 from tests.conftest import REPO
+from tests.fixtures import service_channel
 from tests.platform_procs import SERVICES, Platform, running_platform
 
 pytestmark = pytest.mark.timeout(900)
@@ -71,7 +71,7 @@ def test_every_game_is_settled_once_and_the_ledger_balances(
         assert out["finished"], reason
 
     async def audit() -> ledger_pb2.AuditResponse:
-        async with grpc.aio.insecure_channel(p.addr("ledger")) as ch:
+        async with service_channel(p.addr("ledger")) as ch:
             reply: ledger_pb2.AuditResponse = await ledger_pb2_grpc.LedgerServiceStub(ch).Audit(
                 ledger_pb2.AuditRequest())
             return reply

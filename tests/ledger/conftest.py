@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.service import Context
 from services.ledger.main import setup
-from tests.fixtures import running_service
+from tests.fixtures import running_service, service_channel
 
 GRANT_KEY = "test-grant-key"
 GRANT_MD = (("x-paiju-grant-key", GRANT_KEY),)
@@ -104,7 +104,7 @@ async def run_ledger(db: str, nats_url: str) -> AsyncIterator[LedgerUnderTest]:
     contexts: list[Context] = []
     async with running_service("ledger", setup, {"nats_url": nats_url, "database_url": db,
                                                  "grant_key": GRANT_KEY}, contexts) as addr, \
-            grpc.aio.insecure_channel(addr) as channel:
+            service_channel(addr) as channel:
         yield LedgerUnderTest(addr, ledger_pb2_grpc.LedgerServiceStub(channel), channel,
                               contexts[0])
 

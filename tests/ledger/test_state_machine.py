@@ -28,6 +28,7 @@ from hypothesis.stateful import (
 
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from tests.fixtures import blocking_service_channel
 from tests.ledger.conftest import GRANT_MD, database_url, run_ledger
 
 
@@ -104,7 +105,7 @@ class LedgerMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.channel = grpc.insecure_channel(self.addr)
+        self.channel = blocking_service_channel(self.addr)
         self.stub = ledger_pb2_grpc.LedgerServiceStub(self.channel)
         self.tag = uuid.uuid4().hex[:8]
         self.coins: dict[str, int] = {}

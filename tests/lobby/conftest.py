@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
 import nats
 import pytest
 
@@ -36,7 +35,7 @@ from services.lobby.reconcile import ReconcileSettings
 from services.table import main as table_main
 from services.table.clock import FakeClock as TableClock
 from services.table.runner import Table
-from tests.fixtures import free_port, running_service
+from tests.fixtures import free_port, running_service, service_channel
 
 ROOMS_YAML = """\
 defaults: {fee_rate: 0.02, ready_seconds: 20}
@@ -58,7 +57,7 @@ class Bank:
 
     def __init__(self, addr: str) -> None:
         self.addr = addr
-        self.channel = grpc.aio.insecure_channel(addr)
+        self.channel = service_channel(addr)
         self.stub = ledger_pb2_grpc.LedgerServiceStub(self.channel)
 
     async def fund(self, player: str, coins: int) -> None:
@@ -192,7 +191,7 @@ async def lobby_stack(nats_server: str, tmp_path: Path, rooms_file: Path, *,
 
         await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
         await nc.flush()
-        channel = grpc.aio.insecure_channel(lobby_addr)
+        channel = service_channel(lobby_addr)
         es.push_async_callback(channel.close)
         bank = Bank(ledger_addr)
         es.push_async_callback(bank.channel.close)

@@ -31,6 +31,7 @@ from services.table.clock import FakeClock as TableClock
 from tests.fixtures import (
     free_port,
     running_service,
+    service_channel,
     service_env,
     start_service_process,
     stop_process,
@@ -171,7 +172,7 @@ async def race(nats_url: str, tmp: Path, database_url: str) -> None:
             for lp in lobbies:  # one after the other: the first one migrates
                 await lp.start()
             config = parse(RACE_YAML)
-            channels = [grpc.aio.insecure_channel(lp.addr) for lp in lobbies]
+            channels = [service_channel(lp.addr) for lp in lobbies]
             stubs = [lobby_pb2_grpc.LobbyServiceStub(c) for c in channels]
             rng = random.Random(8)
             for phase, server_id in enumerate(("race", "wide")):
@@ -215,7 +216,7 @@ async def restart(nats_url: str, tmp: Path, database_url: str) -> None:
         try:
             players = ["a1", "a2", "a3", "b1", "b2", "c1", "c2", "c3", "c4"]
             await asyncio.gather(*(bank.fund(p, 1000) for p in players))
-            async with grpc.aio.insecure_channel(lp.addr) as ch:
+            async with service_channel(lp.addr) as ch:
                 stub = lobby_pb2_grpc.LobbyServiceStub(ch)
                 for i, p in enumerate(["a1", "a2", "a3"]):
                     await stub.Sit(lobby_pb2.SitRequest(player=p, name=p, room="race-01",
@@ -235,7 +236,7 @@ async def restart(nats_url: str, tmp: Path, database_url: str) -> None:
                     server=s))).rooms) for s in ("race", "hz")}
             lp.kill()
             await lp.start()
-            async with grpc.aio.insecure_channel(lp.addr) as ch:
+            async with service_channel(lp.addr) as ch:
                 stub = lobby_pb2_grpc.LobbyServiceStub(ch)
                 after = {s: list((await stub.ListRooms(lobby_pb2.ListRoomsRequest(
                     server=s))).rooms) for s in ("race", "hz")}

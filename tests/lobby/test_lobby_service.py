@@ -12,7 +12,7 @@ import grpc
 
 from paiju.lobby.v1 import lobby_pb2
 from paiju.table.v1 import table_pb2, table_pb2_grpc
-from tests.fixtures import free_port
+from tests.fixtures import as_identity, free_port, service_channel
 from tests.lobby.conftest import Stack
 from tests.lobby.helpers import refused, sample
 
@@ -93,7 +93,7 @@ async def test_full_cycle_idle_waiting_started_waiting(stack: Stack) -> None:
     # without p2, nobody ready. Escape during the bidding: multiplier 1, the
     # escapee pays 1 point (x base 10 = 10 coins) to each other seat; a win
     # of 10 pays floor(10 x 0.02) = 0 fee (rulings.md "Settlement").
-    async with grpc.aio.insecure_channel(started.table_instance) as ch:
+    async with service_channel(started.table_instance) as ch:
         await table_pb2_grpc.TableServiceStub(ch).Leave(
             table_pb2.PlayerRequest(room="dz-01", player="p2"))
     after = await stack.events.wait_for(
@@ -229,7 +229,7 @@ async def test_ready_kick_disarmed_when_the_room_changes(stack: Stack) -> None:
 async def test_placed_on_the_least_loaded_table_instance(stack: Stack) -> None:
     a, b = stack.table_addrs
     # Instance a already runs a game (of some other room).
-    async with grpc.aio.insecure_channel(a) as ch:
+    async with service_channel(a) as ch:
         await table_pb2_grpc.TableServiceStub(ch).CreateGame(_other_game())
     await fill(stack, "dz-01", ["e1", "e2", "e3"])
     for p in ("e1", "e2", "e3"):
@@ -342,7 +342,7 @@ async def test_instances_that_do_not_answer_are_skipped(stack: Stack) -> None:
     from services.lobby.placement import Tables
 
     dead = f"127.0.0.1:{free_port()}"
-    tables = Tables([dead, *stack.table_addrs], timeout=1.0)
+    tables = Tables([dead, *stack.table_addrs], timeout=1.0, identity=as_identity("lobby"))
     try:
         assert await tables.candidates() == stack.table_addrs
         stack.tables[0].drain()
@@ -364,7 +364,7 @@ async def test_create_game_refused_goes_to_the_next_instance(stack: Stack) -> No
     # The lobby hears the game is over while old_table still runs it.
     await stack.stub.GameOver(lobby_pb2.GameOverRequest(game_id=first.game_id, room="dz-01"))
     # other gets busier than old_table: two games of other rooms.
-    async with grpc.aio.insecure_channel(other) as ch:
+    async with service_channel(other) as ch:
         for i in range(2):
             request = _other_game()
             request.game_id, request.room = f"busy-{i}", f"elsewhere-{i}"

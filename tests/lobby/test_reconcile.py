@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
 import nats
 import pytest
 
@@ -45,7 +44,7 @@ from services.lobby.store import Store
 from services.table import main as table_main
 from services.table.clock import FakeClock as TableClock
 from services.table.runner import Table
-from tests.fixtures import free_port, running_service
+from tests.fixtures import as_identity, free_port, running_service, service_channel
 from tests.lobby.conftest import Bank, Events, ledger_service
 from tests.lobby.helpers import sample
 
@@ -141,7 +140,7 @@ async def world(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIter
 
         await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
         await nc.flush()
-        channel = grpc.aio.insecure_channel(lobby_addr)
+        channel = service_channel(lobby_addr)
         es.push_async_callback(channel.close)
         bank = Bank(ledger_addr)
         es.push_async_callback(bank.channel.close)
@@ -198,7 +197,7 @@ async def started_without_table(world: World, game_id: str, addr: str) -> Room:
 
 
 async def running_ids(addr: str) -> list[str]:
-    async with grpc.aio.insecure_channel(addr) as ch:
+    async with service_channel(addr) as ch:
         reply = await table_pb2_grpc.TableServiceStub(ch).ListGames(
             table_pb2.ListGamesRequest())
     return [g.game_id for g in reply.games]
@@ -327,7 +326,7 @@ async def test_a_redealt_game_is_still_running(world: World) -> None:
     await seat_players(world)
     started = await start_game(world)
     addr = started.table_instance
-    async with grpc.aio.insecure_channel(addr) as ch:
+    async with service_channel(addr) as ch:
         table = table_pb2_grpc.TableServiceStub(ch)
         said = 0
         for seq in (1, 2):  # two rounds: whoever's turn it is says no_call
@@ -358,7 +357,7 @@ async def test_two_lobbies_recover_the_room_once(world: World) -> None:
     marked = await started_without_table(world, "never-created-2", addr)
     world.clock.advance(30)
     engine = db.make_engine(world.database_url)
-    tables = Tables([i.addr for i in world.instances])
+    tables = Tables([i.addr for i in world.instances], identity=as_identity("lobby"))
     try:
         lobby = world.lobby
         other = Lobby(lobby.config, Store(engine, lobby.config), lobby.ledger, tables,

@@ -13,6 +13,7 @@ from services.lobby import errors as E
 from services.lobby.lobby import Lobby
 from services.lobby.placement import Tables
 from services.lobby.store import Store
+from tests.fixtures import as_identity
 from tests.lobby.conftest import Stack
 
 
@@ -24,7 +25,7 @@ async def test_a_stale_copy_never_decides_an_answer(stack: Stack) -> None:
     for p in ("p1", "p2", "p3", "p4"):
         await stack.bank.fund(p, 1000)
     engine = db.make_engine(stack.database_url)
-    tables = Tables(stack.table_addrs)
+    tables = Tables(stack.table_addrs, identity=as_identity("lobby"))
     a = stack.lobby
     b = Lobby(a.config, Store(engine, a.config), a.ledger, tables, None, stack.clock)
     try:

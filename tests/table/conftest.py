@@ -30,7 +30,7 @@ from services.ledger.main import setup as ledger_setup
 from services.table.clock import Clock, FakeClock
 from services.table.main import make_setup
 from services.table.runner import Table
-from tests.fixtures import free_port, running_service
+from tests.fixtures import as_identity, free_port, running_service, service_channel
 
 GRANT_METADATA = (("x-paiju-grant-key", "dev-grant-key"),)
 
@@ -157,7 +157,8 @@ async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = 
     lobby_server = grpc.aio.server()
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(recorder, lobby_server)
     lobby_port = free_port()
-    lobby_server.add_insecure_port(f"127.0.0.1:{lobby_port}")
+    lobby_server.add_secure_port(f"127.0.0.1:{lobby_port}",
+                                 as_identity("lobby").server_credentials())
     await lobby_server.start()
     clock = FakeClock()
     tables: list[Table] = []
@@ -181,8 +182,8 @@ async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = 
             "nats_url": nats_url, "database_url": f"sqlite:///{tmp / 'table.db'}",
             "ledger_addr": ledger_addr, "lobby_addr": lobby_addr or f"127.0.0.1:{lobby_port}",
             **(table_config or {}),
-        }) as table_addr, grpc.aio.insecure_channel(table_addr) as tch, \
-                    grpc.aio.insecure_channel(ledger_addr) as lch:
+        }) as table_addr, service_channel(table_addr) as tch, \
+                    service_channel(ledger_addr) as lch:
             yield Harness(clock, tables[0], table_pb2_grpc.TableServiceStub(tch),
                           ledger_pb2_grpc.LedgerServiceStub(lch), recorder, events,
                           by_subject, nc=nc)

@@ -16,6 +16,7 @@ from prometheus_client import REGISTRY
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2
 from paiju.table.v1 import table_pb2
+from tests.fixtures import as_identity
 from tests.table.bots import play_room
 from tests.table.conftest import Harness
 
@@ -155,7 +156,7 @@ async def test_settlement_retried_until_the_ledger_answers(
         # Point the table at a ledger that is not there yet.
         from services.table.remote import Ledger
         real = h.table.ledger
-        h.table.ledger = Ledger(f"127.0.0.1:{port}", timeout=1)
+        h.table.ledger = Ledger(f"127.0.0.1:{port}", as_identity("table"), timeout=1)
         room, gid = await h.create("doudizhu", ps)
         await h.stub.Leave(table_pb2.PlayerRequest(room=room, player=ps[1]))
         await h.wait(lambda: retried() > before, "a retry")

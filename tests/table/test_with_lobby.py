@@ -15,6 +15,7 @@ import nats
 from paiju import natsconn, subjects
 from paiju.lobby.v1 import lobby_pb2
 from paiju.table.v1 import table_pb2, table_pb2_grpc
+from tests.fixtures import service_channel
 from tests.lobby.conftest import ROOMS_YAML, lobby_stack
 
 
@@ -45,7 +46,7 @@ async def test_stand_right_after_game_finished_is_accepted(
         try:
             await nc.subscribe(subjects.table_events("dz-01"), cb=on_event)
             await nc.flush()
-            async with grpc.aio.insecure_channel(started.table_instance) as ch:
+            async with service_channel(started.table_instance) as ch:
                 await table_pb2_grpc.TableServiceStub(ch).Leave(
                     table_pb2.PlayerRequest(room="dz-01", player=ps[2]))
             room = await asyncio.wait_for(stood, 15)
