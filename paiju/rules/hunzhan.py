@@ -88,6 +88,11 @@ def _holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
     return all(hand.get(c, 0) >= k for c, k in need.items())
 
 
+def _point_cards(cards: tuple[Card, ...] | list[Card]) -> int:
+    """How many point cards (5, 10, K, joker) ``cards`` holds."""
+    return sum(1 for c in cards if POINTS[c])
+
+
 def _parse_options(options: Mapping[str, Any]) -> dict[str, int]:
     if not isinstance(options, Mapping):
         raise RulesError("bad_options", "options must be an object")
@@ -316,9 +321,10 @@ class Hunzhan(Game):
             return lv > self.win_level
         return g == TRUMP
 
-    def _follow_candidates(self, seat: int, plain_only: bool = False) -> list[tuple[Card, ...]]:
+    def _follow_candidates(self, seat: int, fewest: int | None = None) -> list[tuple[Card, ...]]:
         """Plays of ``seat`` that follow suit and shape (before the point rules);
-        with ``plain_only`` only those without a point card."""
+        with ``fewest`` (from :meth:`_fewest_point_cards`) only those holding
+        exactly that many point cards."""
         o = self.ord
         key = o.sort_key
         group = o.group
@@ -328,31 +334,44 @@ class Hunzhan(Game):
         distinct = sorted(hand, key=key.__getitem__)
         suited = [(c, hand[c]) for c in distinct if group[c] == g]
         n_suited = sum(k for _, k in suited)
-        need = min(m // 2, sum(1 for _, k in suited if k >= 2)) if m > 1 else 0
-        if plain_only:
-            if n_suited < m and any(POINTS[c] for c, _ in suited):
-                return []
-            distinct = [c for c in distinct if not POINTS[c]]
-            suited = [(c, k) for c, k in suited if not POINTS[c]]
+        if n_suited < m and m > 1:
+            # every led-suit card is forced; the rest is added freely
+            base = [c for c, k in suited for _ in range(k)]
+            rest = [(c, hand[c]) for c in distinct if group[c] != g]
+            free = m - n_suited
+            if fewest is None:
+                return [tuple(sorted(base + ms, key=key.__getitem__))
+                        for ms in multisets(rest, free)]
+            # the free cards hold no more point cards than they must (rulings.md
+            # "Point rules", read card by card)
+            free_points = fewest - sum(k for c, k in suited if POINTS[c])
+            plain_rest = [(c, k) for c, k in rest if not POINTS[c]]
+            point_rest = [(c, k) for c, k in rest if POINTS[c]]
+            return [tuple(sorted(base + a + b, key=key.__getitem__))
+                    for a in multisets(plain_rest, free - free_points)
+                    for b in multisets(point_rest, free_points)]
         if m == 1:
-            if n_suited:
-                return [(c,) for c, _ in suited]
-            return [(c,) for c in distinct]
-        if n_suited >= m:
-            pair_cards = [c for c, k in suited if k >= 2]
-            if 2 * need == m:
-                return [tuple(c for c in combo for _ in (0, 1))
-                        for combo in combinations(pair_cards, need)]
-            out: list[tuple[Card, ...]] = []
+            singles: list[tuple[Card, ...]] = (
+                [(c,) for c, _ in suited] if n_suited else [(c,) for c in distinct])
+            if fewest is None:
+                return singles
+            return [p for p in singles if (1 if POINTS[p[0]] else 0) == fewest]
+        need = min(m // 2, sum(1 for _, k in suited if k >= 2))
+        if fewest == 0:
+            suited = [(c, k) for c, k in suited if not POINTS[c]]
+        pair_cards = [c for c, k in suited if k >= 2]
+        if 2 * need == m:
+            out = [tuple(c for c in combo for _ in (0, 1))
+                   for combo in combinations(pair_cards, need)]
+        else:
+            out = []
             for ms in multisets(suited, m):
                 pairs = sum(1 for i in range(len(ms) - 1) if ms[i] == ms[i + 1])
                 if pairs >= need:
                     out.append(tuple(ms))
-            return out
-        base = [c for c, k in suited for _ in range(k)]
-        rest = [(c, hand[c]) for c in distinct if group[c] != g]
-        return [tuple(sorted(base + ms, key=key.__getitem__))
-                for ms in multisets(rest, m - n_suited)]
+        if fewest:
+            out = [p for p in out if _point_cards(p) == fewest]
+        return out
 
     def _suited(self, seat: int) -> tuple[dict[Card, int], int]:
         """The seat's cards of the led suit and their number."""
@@ -383,34 +402,45 @@ class Hunzhan(Game):
         m = self.led_len
         return [p for p in lead_options(pool, self.ord) if len(p) == m and self._beats(p)]
 
-    def _no_point_follow_exists(self, seat: int) -> bool:
-        """True where some follow (suit and shape) holds no point card."""
+    def _fewest_point_cards(self, seat: int) -> int:
+        """The fewest point cards a follow (suit and shape) of ``seat`` can hold.
+
+        Led-suit cards forced by follow-suit count as they are; the cards a
+        void follower adds freely hold a point card only where too few other
+        cards are left to add (rulings.md "Point rules", read card by card).
+        With pairs to follow, plain pairs are taken first: a point pair in
+        place of a plain one never saves a point card."""
         suited, n_suited = self._suited(seat)
         m = self.led_len
         if n_suited >= m:
-            plain = {c: k for c, k in suited.items() if not POINTS[c]}
-            need = min(m // 2, sum(1 for k in suited.values() if k >= 2)) if m > 1 else 0
-            plain_pairs = sum(1 for k in plain.values() if k >= 2)
-            return sum(plain.values()) >= m and plain_pairs >= need
-        if any(POINTS[c] for c in suited):
-            return False
-        rest = sum(k for c, k in self.hands[seat].items() if c not in suited and not POINTS[c])
-        return rest >= m - n_suited
+            plain_total = sum(k for c, k in suited.items() if not POINTS[c])
+            if m == 1:
+                return 0 if plain_total else 1
+            need = min(m // 2, sum(1 for k in suited.values() if k >= 2))
+            plain_pairs = sum(1 for c, k in suited.items() if k >= 2 and not POINTS[c])
+            use = min(need, plain_pairs)
+            return 2 * (need - use) + max(0, m - 2 * need - (plain_total - 2 * use))
+        forced = sum(k for c, k in suited.items() if POINTS[c])
+        plain_rest = sum(k for c, k in self.hands[seat].items()
+                         if c not in suited and not POINTS[c])
+        return forced + max(0, m - n_suited - plain_rest)
 
     def _legal_follows(self, seat: int) -> list[tuple[Card, ...]]:
         """Follows that also obey the point rules (出牌限制, rulings.md):
-        (2) points in the trick → a beating play if there is one; (1) no
-        non-beating play with a point card while a play without one exists."""
+        (2) points in the trick → a beating play if there is one; (1) a play
+        that does not beat holds no more point cards than the fewest a follow
+        must hold (card by card: a point card only where no other card would do
+        in its place)."""
         if self.trick_points:
             beating = self._beating_follows(seat)
             if beating:
                 return beating
-        if not self._no_point_follow_exists(seat):
-            return self._follow_candidates(seat)
-        # rule (1): the plays without a point card, and the beating ones with
-        plain = self._follow_candidates(seat, plain_only=True)
-        pointed = [p for p in self._beating_follows(seat) if any(POINTS[c] for c in p)]
-        return plain + pointed
+        fewest = self._fewest_point_cards(seat)
+        # rule (1): the follows with the fewest point cards, and the beating
+        # ones with more
+        plays = self._follow_candidates(seat, fewest)
+        pointed = [p for p in self._beating_follows(seat) if _point_cards(p) > fewest]
+        return plays + pointed
 
     def _legal_plays(self, seat: int) -> list[tuple[Card, ...]]:
         if self._cache_version != self._version:
@@ -448,8 +478,9 @@ class Hunzhan(Game):
             return
         if self.trick_points and self._beating_follows(seat):
             raise RulesError("must_beat_points", "points are in the trick: beat them")
-        if any(POINTS[c] for c in play) and self._no_point_follow_exists(seat):
-            raise RulesError("cannot_dump_points", "a point card that does not beat the trick")
+        if _point_cards(play) > self._fewest_point_cards(seat):
+            raise RulesError("cannot_dump_points", "a point card that does not beat the trick "
+                             "where another card would do in its place")
 
     def _play(self, action: Action) -> list[Event]:
         if self._phase != "play":

@@ -430,10 +430,58 @@ def test_pair_partly_void_forced_point_card() -> None:
     hand = "5H 5C 7C 8C 9C JC QC KC AC 5D 7D 8D 9D JD QD KD AD 2C TC 8S 8S"
     g = start({0: "TS 9H 9H", 1: hand})
     play(g, 0, "9H 9H")
-    others = set(hand.split()) - {"5H"}
-    # the 5H must go, so every follow holds a point card: all are allowed
-    assert legal(g, 1) == {tuple(sorted(("5H", c))) for c in others}
+    # the 5H must go; the card added freely holds no point (rulings.md "Point
+    # rules", card by card: a forced point card does not free the rest)
+    free = ["7C", "8C", "9C", "JC", "QC", "AC", "7D", "8D", "9D", "JD", "QD", "AD", "2C", "8S"]
+    assert legal(g, 1) == {tuple(sorted(("5H", c))) for c in free}
+    assert error(g, Action(1, "play", ("5H", "KC"))) == "cannot_dump_points"
+    assert error(g, Action(1, "play", ("5H", "TC"))) == "cannot_dump_points"
     assert error(g, Action(1, "play", ("8S", "8S"))) == "must_follow_suit"
+
+
+#: The ruling's example (rulings.md "Point rules"): a follower holding QH QH AH
+#: JH KH, 7C and 5C; the other 14 cards are all point cards.
+RULING_HAND = "QH QH AH JH KH 7C 5C 5C KC KC KD KD 5D 5D TC TC TD TD SJ SJ BJ"
+
+
+def test_forced_point_card_does_not_free_the_added_cards() -> None:
+    # leading 7788 99 of hearts: the five hearts (KH among them) are forced,
+    # the sixth card is added freely and must be 7C, not 5C
+    g = start({0: "TS 7H 7H 8H 8H 9H 9H", 1: RULING_HAND})
+    play(g, 0, "7H 7H 8H 8H 9H 9H")
+    assert legal(g, 1) == cards("QH QH AH JH KH 7C")
+    assert g.default_action(1) == Action(1, "play", ("AH", "KH", "QH", "QH", "JH", "7C"))
+    assert error(g, Action(1, "play", ("QH", "QH", "AH", "JH", "KH", "5C"))) \
+        == "cannot_dump_points"
+    # a trump point card added to a play that cannot win (not the led shape)
+    assert error(g, Action(1, "play", ("QH", "QH", "AH", "JH", "KH", "TC"))) \
+        == "cannot_dump_points"
+    ev = g.apply(Action(1, "timeout"))
+    assert ev[0].type == "timed_out"
+    assert sorted(ev[1].data["cards"]) == sorted(["QH", "QH", "AH", "JH", "KH", "7C"])
+
+
+def test_added_point_card_only_where_no_other_card_would_do() -> None:
+    # four hearts forced, two cards added: the one plain card (7C) must be one
+    # of them; the other is a point card, any of them (none would do better)
+    hand = "QH QH AH KH 7C 5C 5C KC KC KD KD 5D 5D TC TC TD TD SJ SJ BJ BJ"
+    g = start({0: "TS 7H 7H 8H 8H 9H 9H", 1: hand})
+    play(g, 0, "7H 7H 8H 8H 9H 9H")
+    points = ["5C", "KC", "KD", "5D", "TC", "TD", "SJ", "BJ"]
+    assert legal(g, 1) == {tuple(sorted(["QH", "QH", "AH", "KH", "7C", c])) for c in points}
+    assert error(g, Action(1, "play", ("QH", "QH", "AH", "KH", "5C", "KC"))) \
+        == "cannot_dump_points"
+
+
+def test_suit_follow_takes_the_plain_card_before_a_second_point_card() -> None:
+    # 7788 of hearts; the follower's hearts QH QH KH 5H 9H: the pair QQ and two
+    # singles; one point card must go, but the 9H does in place of the other
+    hand = "QH QH KH 5H 9H 7C 8C 9C JC QC AC 7D 8D 9D JD QD AD 7C 8C 9C JC"
+    g = start({0: "TS 7H 7H 8H 8H", 1: hand})
+    play(g, 0, "7H 7H 8H 8H")
+    assert legal(g, 1) == cards("QH QH 9H KH", "QH QH 9H 5H")
+    assert error(g, Action(1, "play", ("QH", "QH", "KH", "5H"))) == "cannot_dump_points"
+    assert g.default_action(1) == Action(1, "play", ("QH", "QH", "9H", "5H"))
 
 
 def test_void_follower_must_beat_a_pair_with_points() -> None:
