@@ -297,6 +297,11 @@ class Daa(Game):
         """The seat's face-down card until the big A is settled, then ``None``."""
         return self.held[seat]
 
+    def held_back_positions(self) -> frozenset[int]:
+        """The positions in ``deal.order`` of the held-back cards (each seat's last
+        card, rulings.md "daa"); none for a deal without ``order``."""
+        return frozenset(self.held_index) if self.order is not None else frozenset()
+
     def team(self) -> list[int]:
         """The big-A side: ``[solo]``, ``[主方, 次方]``, or [] while declaring."""
         if self.solo is not None:

@@ -178,6 +178,14 @@ class Game(ABC):
     def escape_points(self, seat: int) -> list[int]:
         """Points per seat when ``seat`` escapes now (rulings.md "Settlement")."""
 
+    def held_back_positions(self) -> frozenset[int]:
+        """Positions (0-based) in ``deal.order`` of the cards the rules keep face
+        down, hidden from their own seat too, until the rules give them (daa:
+        each seat's last card, rulings.md "daa"). A paced deal counts these cards
+        as dealt but shows them to nobody; the engine's ``hand`` events and
+        views give them once the rules do. Default: none."""
+        return frozenset()
+
     # -- shared behaviour ---------------------------------------------------------
 
     @property

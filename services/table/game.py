@@ -116,7 +116,7 @@ class RunningGame:
                             f"not {len(seats)}", "INVALID_ARGUMENT")
         self.seats = sorted(seats, key=lambda s: s.seat)
         self.by_player = {s.player: s.seat for s in self.seats}
-        self.plan = DealPlan.of(self.deal, self.engine.seats)
+        self.plan = DealPlan.of(self.deal, self.engine.seats, self.engine.held_back_positions())
         self.started_at = now
         self.finished_at: float | None = None
         self.actions: list[dict[str, Any]] = []
