@@ -25,11 +25,9 @@ from paiju.rules import doudizhu_combos as dc
 from paiju.rules.cards import check_deal, deck, parse_cards
 from paiju.rules.engine import Action, Event, Game, Result
 from paiju.rules.errors import RulesError
+from paiju.rules.fastbuild import event as _event
 from paiju.rules.fastbuild import new as _new
-from paiju.rules.fastbuild import set_action_cards as _set_a_cards
-from paiju.rules.fastbuild import set_action_dealt as _set_a_dealt
-from paiju.rules.fastbuild import set_action_seat as _set_a_seat
-from paiju.rules.fastbuild import set_action_type as _set_a_type
+from paiju.rules.fastbuild import play_action as _new_play
 from paiju.rules.fastbuild import set_event_data as _set_e_data
 from paiju.rules.fastbuild import set_event_to as _set_e_to
 from paiju.rules.fastbuild import set_event_type as _set_e_type
@@ -105,25 +103,6 @@ def _play_actions(out: list[Action], seat: int, plays: list[tuple[str, ...]]) ->
     shared = _RANK_PLAYS[seat].get
     out += [shared(cards) or _new_play(seat, cards) for cards in plays]
     return out
-
-
-def _new_play(seat: int, cards: tuple[str, ...]) -> Action:
-    """``Action(seat, "play", cards)``, built without the dataclass's ``__init__``."""
-    a: Action = _new(Action)
-    _set_a_seat(a, seat)
-    _set_a_type(a, "play")
-    _set_a_cards(a, cards)
-    _set_a_dealt(a, None)
-    return a
-
-
-def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
-    """``Event(typ, data, to)``, built as :func:`_play_actions` builds actions."""
-    e: Event = _new(Event)
-    _set_e_type(e, typ)
-    _set_e_data(e, data)
-    _set_e_to(e, to)
-    return e
 
 
 def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
