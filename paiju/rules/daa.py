@@ -160,21 +160,17 @@ class Daa(Teams, Game):
         finished."""
         return [self.turn] if self._phase == "play" and self.escaped is None else []
 
-    def apply(self, action: Action) -> list[Event]:
-        """Apply ``action`` (see :meth:`Game.apply`): a fast path for a play or pass
-        of the seat to act, the rest through the shared handling."""
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """A play or pass of the seat to act (see :meth:`Game._fast_apply`); the
+        rest goes the shared way."""
         seat = action.seat
         if seat == self.turn and self._phase == "play" and self.escaped is None:
             typ = action.type
             if typ == "play":
-                events = self._do_play(seat, action.cards)
-                self.timeouts[seat] = 0
-                return events
+                return self._do_play(seat, action.cards)
             if typ == "pass":
-                events = self._do_pass(seat)
-                self.timeouts[seat] = 0
-                return events
-        return super().apply(action)
+                return self._do_pass(seat)
+        return None
 
     def _ended(self) -> bool:
         return self._phase == "finished"

@@ -201,9 +201,9 @@ class Doudizhu(Bidding, Scoring, Game):
         """The seat to act (a list of one), or ``[]`` once finished."""
         return [] if self._phase == "finished" or self.escaped is not None else [self._turn]
 
-    def apply(self, action: Action) -> list[Event]:
-        """Apply ``action`` (see :meth:`Game.apply`); a fast path for plays and passes
-        of the seat to act, the rest through the shared handling."""
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """A play or pass of the seat to act (see :meth:`Game._fast_apply`); the
+        rest goes the shared way."""
         seat = action.seat
         if (
             self._phase == "play"
@@ -214,12 +214,9 @@ class Doudizhu(Bidding, Scoring, Game):
             if action.type == "pass":
                 if action.cards:
                     raise RulesError("malformed_action", "a pass carries no cards")
-                events = self._pass(seat)
-            else:
-                events = self._play(seat, action.cards)
-            self.timeouts[seat] = 0
-            return events
-        return super().apply(action)
+                return self._pass(seat)
+            return self._play(seat, action.cards)
+        return None
 
     @property
     def phase(self) -> str:

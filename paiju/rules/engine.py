@@ -18,7 +18,9 @@ Contract of every engine (tested for each game):
 
 ``timeout`` and ``escape`` are handled here for every game: the 4th
 consecutive ``timeout`` of a seat is that seat's escape; any action of the
-seat's own resets its count (rulings.md, "Shared by all games").
+seat's own resets its count (rulings.md, "Shared by all games"). An engine's
+fast path for its commonest actions is the ``_fast_apply`` hook, which the
+shared ``apply`` calls first, so this bookkeeping is written once.
 """
 
 from __future__ import annotations
@@ -198,11 +200,30 @@ class Game(ABC):
         nobody in particular is to act (a declaring window) or the game is over."""
         return [] if self.finished else self._to_act()
 
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """The engine's fast path for its commonest actions (e.g. a play or pass
+        of the seat to act): apply ``action`` and return its events, or return
+        ``None`` (changing nothing) to take the shared way through
+        :meth:`apply`. It may take only an action of a seat that is to act in a
+        game not finished, and raises ``RulesError`` with the state unchanged
+        as :meth:`_apply` does; :meth:`apply` then resets that seat's timeout
+        count. Default: no fast path."""
+        return None
+
     def apply(self, action: Action) -> list[Event]:
-        """Apply ``action``; see the module docstring. Raises ``RulesError``."""
+        """Apply ``action``; see the module docstring. Raises ``RulesError``.
+
+        The engine's :meth:`_fast_apply` is tried first; the game-over, seat,
+        ``escape`` and ``timeout`` handling and the timeout count are here
+        only."""
+        seat = action.seat
+        events = self._fast_apply(action)
+        if events is not None:
+            assert seat is not None  # the fast path takes a seat to act only
+            self.timeouts[seat] = 0
+            return events
         if self.finished:
             raise RulesError("game_over", "the game has finished")
-        seat = action.seat
         if action.type == "end_declare":
             if seat is not None:  # records.md: a system action, seat null
                 raise RulesError("malformed_action", "end_declare is the system's (seat null)")
