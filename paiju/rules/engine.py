@@ -11,7 +11,9 @@ Contract of every engine (tested for each game):
   it caused, or raises :class:`~paiju.rules.errors.RulesError` and leaves the
   state exactly as it was.
 - ``legal_actions(seat)`` lists every legal action of ``seat`` now (for
-  ``play``: every distinct legal card set).
+  ``play``: every distinct legal card set; doudizhu, where suits never
+  matter, lists one canonical card choice per legal rank pattern and accepts
+  any cards of those ranks).
 - ``view(seat)`` is what ``seat`` may see: its own hand, never another's.
 - ``default_action(seat)`` is what a ``timeout`` applies (rulings.md, "Shared").
 - ``result()`` gives ``points`` and ``detail`` once ``finished``.
@@ -123,6 +125,13 @@ class Game(ABC):
 
     name: ClassVar[str]
     seats: ClassVar[int]
+    #: True where the engine implements :meth:`_fast_apply` (set per class:
+    #: an engine without one pays no call for it).
+    _fast_path: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._fast_path = cls._fast_apply is not Game._fast_apply
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         """Subclasses parse ``options`` and ``deal`` (raising ``bad_options`` /
@@ -217,11 +226,12 @@ class Game(ABC):
         ``escape`` and ``timeout`` handling and the timeout count are here
         only."""
         seat = action.seat
-        events = self._fast_apply(action)
-        if events is not None:
-            assert seat is not None  # the fast path takes a seat to act only
-            self.timeouts[seat] = 0
-            return events
+        if self._fast_path:
+            events = self._fast_apply(action)
+            if events is not None:
+                assert seat is not None  # the fast path takes a seat to act only
+                self.timeouts[seat] = 0
+                return events
         if self.finished:
             raise RulesError("game_over", "the game has finished")
         if action.type == "end_declare":
