@@ -13,20 +13,23 @@ nothing (for ``map`` over setters).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
 from paiju.rules.cards import Card
 from paiju.rules.engine import Action, Event
 
+#: ``new(Action)`` / ``new(Event)``: an object with no field set yet (``object.__new__``).
 new: Any = object.__new__
-set_action_seat: Any = vars(Action)["seat"].__set__
-set_action_type: Any = vars(Action)["type"].__set__
-set_action_cards: Any = vars(Action)["cards"].__set__
-set_action_dealt: Any = vars(Action)["dealt"].__set__
-set_event_type: Any = vars(Event)["type"].__set__
-set_event_data: Any = vars(Event)["data"].__set__
-set_event_to: Any = vars(Event)["to"].__set__
+#: The slot setters: ``set_action_seat(action, seat)`` and so on.
+set_action_seat: Callable[[Action, int | None], None] = vars(Action)["seat"].__set__
+set_action_type: Callable[[Action, str], None] = vars(Action)["type"].__set__
+set_action_cards: Callable[[Action, tuple[Card, ...]], None] = vars(Action)["cards"].__set__
+set_action_dealt: Callable[[Action, int | None], None] = vars(Action)["dealt"].__set__
+set_event_type: Callable[[Event, str], None] = vars(Event)["type"].__set__
+set_event_data: Callable[[Event, dict[str, Any]], None] = vars(Event)["data"].__set__
+set_event_to: Callable[[Event, int | None], None] = vars(Event)["to"].__set__
 consume = deque
 
 
