@@ -2,28 +2,32 @@
 
 Every setting has a default that works on one machine (``paiju up``). Names:
 
-============================  ==========================================  =====================
-variable                      meaning                                     default
-============================  ==========================================  =====================
-PAIJU_HOST                    address the services bind                   127.0.0.1
-PAIJU_GRPC_PORT               this process's gRPC port                    per service (below)
-PAIJU_METRICS_PORT            this process's Prometheus /metrics port     per service (below)
-PAIJU_NATS_URL                NATS server(s), comma separated             nats://127.0.0.1:4222
-PAIJU_DATABASE_URL            SQLAlchemy URL (sqlite:///…, postgresql://…) sqlite in PAIJU_DATA_DIR
-PAIJU_DATA_DIR                where local SQLite files live               .paiju
-PAIJU_LEDGER_ADDR             ledger gRPC address                         127.0.0.1:50053
-PAIJU_LOBBY_ADDR              lobby gRPC address                          127.0.0.1:50051
-PAIJU_TABLE_ADDRS             table instances, comma separated            127.0.0.1:50052
-PAIJU_INSTANCE                this instance's name (table placement)      <service>-<port>
-PAIJU_GATEWAY_PORT            gateway HTTP/WebSocket port                 8080
-PAIJU_TOKEN_SECRET            HMAC keys of client tokens (JWT HS256;      a development-only key
-                              comma separated: the first signs)
-PAIJU_DEV_MODE                development login by name                   false
-PAIJU_GRANT_KEY               key guarding the ledger's Grant RPC         dev-grant-key
-PAIJU_ROOMS_FILE              coin servers and rooms (YAML)               built-in default
-PAIJU_DRAIN_SECONDS           grace for in-flight work on SIGTERM         10
-PAIJU_LOG_LEVEL               logging level                               INFO
-============================  ==========================================  =====================
+================================  ==========================================  =====================
+variable                          meaning                                     default
+================================  ==========================================  =====================
+PAIJU_HOST                        address the services bind                   127.0.0.1
+PAIJU_GRPC_PORT                   this process's gRPC port                    per service (below)
+PAIJU_METRICS_PORT                this process's Prometheus /metrics port     per service (below)
+PAIJU_NATS_URL                    NATS server(s), comma separated             nats://127.0.0.1:4222
+PAIJU_DATABASE_URL                SQLAlchemy URL (sqlite:///…, postgresql://…) SQLite in DATA_DIR
+PAIJU_DATA_DIR                    where local SQLite files live               .paiju
+PAIJU_LEDGER_ADDR                 ledger gRPC address                         127.0.0.1:50053
+PAIJU_LOBBY_ADDR                  lobby gRPC address                          127.0.0.1:50051
+PAIJU_TABLE_ADDRS                 table instances, comma separated            127.0.0.1:50052
+PAIJU_INSTANCE                    this instance's name (table placement)      <service>-<port>
+PAIJU_GATEWAY_PORT                gateway HTTP/WebSocket port                 8080
+PAIJU_TOKEN_SECRET                HMAC keys of client tokens (JWT HS256;      a development-only key
+                                  comma separated: the first signs)
+PAIJU_DEV_MODE                    development login by name                   false
+PAIJU_GRANT_KEY                   key guarding the ledger's Grant RPC         dev-grant-key
+PAIJU_ROOMS_FILE                  coin servers and rooms (YAML)               built-in default
+PAIJU_DRAIN_SECONDS               grace for in-flight work on SIGTERM         10
+PAIJU_LOG_LEVEL                   logging level                               INFO
+PAIJU_PRESENCE_HEARTBEAT_SECONDS  seconds between a gateway's presence        2
+                                  heartbeats (paiju.presence)
+PAIJU_PRESENCE_TIMEOUT_SECONDS    seconds without a heartbeat after which a   6
+                                  gateway counts as dead (paiju.presence)
+================================  ==========================================  =====================
 """
 
 from __future__ import annotations
@@ -97,7 +101,22 @@ class Config:
     rooms_file: str = ""
     drain_seconds: float = 10.0
     log_level: str = "INFO"
+    presence_heartbeat_seconds: float = 2.0
+    presence_timeout_seconds: float = 6.0
     extra: dict[str, str] = field(default_factory=dict)
+
+
+def presence_seconds() -> tuple[float, float]:
+    """``(heartbeat, timeout)`` of presence in seconds, from
+    PAIJU_PRESENCE_HEARTBEAT_SECONDS (default 2) and PAIJU_PRESENCE_TIMEOUT_SECONDS
+    (default 6). Raises ``ValueError`` unless ``0 < heartbeat < timeout``."""
+    heartbeat = _number("PRESENCE_HEARTBEAT_SECONDS", 2.0)
+    timeout = _number("PRESENCE_TIMEOUT_SECONDS", 6.0)
+    if not 0 < heartbeat < timeout:
+        raise ValueError(
+            f"PAIJU_PRESENCE_HEARTBEAT_SECONDS={heartbeat} must be above 0 and below "
+            f"PAIJU_PRESENCE_TIMEOUT_SECONDS={timeout}")
+    return heartbeat, timeout
 
 
 def load(service: str) -> Config:
@@ -107,6 +126,7 @@ def load(service: str) -> Config:
     data_dir = Path(_env("DATA_DIR", ".paiju"))
     grpc_port = _port("GRPC_PORT", GRPC_PORTS.get(service, 0))
     database_url = _env("DATABASE_URL", f"sqlite:///{data_dir / (service + '.db')}")
+    heartbeat, timeout = presence_seconds()
     return Config(
         service=service,
         host=_env("HOST", "127.0.0.1"),
@@ -130,4 +150,6 @@ def load(service: str) -> Config:
         rooms_file=_env("ROOMS_FILE", ""),
         drain_seconds=_number("DRAIN_SECONDS", 10.0),
         log_level=_env("LOG_LEVEL", "INFO"),
+        presence_heartbeat_seconds=heartbeat,
+        presence_timeout_seconds=timeout,
     )

@@ -29,3 +29,14 @@ def player_control(player: str) -> str:
     """``paiju.player.<player>.control``: ``session_started``, so that other
     gateways close ``player``'s older connection."""
     return f"paiju.player.{player}.control"
+
+
+#: What presence watchers (lobby, table) subscribe: every gateway's presence.
+PRESENCE_ALL = "paiju.presence.*"
+
+
+def presence(gateway: str) -> str:
+    """``paiju.presence.<gateway>``: the sessions of one gateway process
+    (``connect``, ``disconnect``, ``heartbeat``, ``gateway_down``; see
+    :mod:`paiju.presence`). ``gateway`` is a single token (no dots)."""
+    return f"paiju.presence.{gateway}"

@@ -1,0 +1,412 @@
+"""Presence: which players have a live session on some gateway (issue 16).
+
+Every gateway publishes its signed-in sessions (one WebSocket connection each)
+on core NATS, subject ``paiju.presence.<gateway_id>``
+(:func:`paiju.subjects.presence`); the lobby and the table watch
+:data:`paiju.subjects.PRESENCE_ALL`. A player is present while any of its
+sessions is live on any gateway. Messages are JSON objects, each with
+``"gateway"`` (str) and ``"at"`` (the sender's unix ms, informational):
+
+- ``{"kind": "connect", "gateway", "at", "player", "session"}``: a session signed in;
+- ``{"kind": "disconnect", "gateway", "at", "player", "session"}``: a session closed;
+- ``{"kind": "heartbeat", "gateway", "at", "sessions": [{"player", "session"}, ...]}``:
+  every heartbeat interval (2 s), all the gateway's live sessions. It is
+  authoritative for its gateway: sessions missing from it are gone (repairs a lost
+  ``disconnect``), sessions in it are live (repairs a lost ``connect``);
+- ``{"kind": "gateway_down", "gateway", "at"}``: the gateway stops cleanly.
+
+A gateway not heard from for longer than the timeout (6 s) is dead: its sessions
+are gone as of the last time it was heard from. The timing comes from
+PAIJU_PRESENCE_HEARTBEAT_SECONDS and PAIJU_PRESENCE_TIMEOUT_SECONDS
+(:func:`paiju.config.presence_seconds`).
+
+:class:`PresenceBook` is the pure bookkeeping (no I/O, the clock is passed in);
+:class:`PresenceWatcher` feeds it from NATS; :class:`PresencePublisher` is the
+gateway's side. All times are the receiver's clock in unix milliseconds, except
+``"at"`` in the messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import secrets
+import socket
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+
+from paiju import subjects
+from paiju.config import presence_seconds
+
+log = logging.getLogger("paiju.presence")
+
+#: Default seconds between heartbeats, and without one before a gateway is dead.
+HEARTBEAT_SECONDS = 2.0
+TIMEOUT_SECONDS = 6.0
+
+KINDS = ("connect", "disconnect", "heartbeat", "gateway_down")
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def wall_ms() -> int:
+    """The wall clock in unix milliseconds."""
+    return int(time.time() * 1000)
+
+
+class PresenceError(ValueError):
+    """A presence message that is not one of the four kinds of the module
+    docstring (the text says what is wrong). The book is left unchanged."""
+
+
+class Session(NamedTuple):
+    """One live session: the gateway holding it and its id on that gateway."""
+
+    gateway: str
+    session: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """``player`` became present (``present=True``) or absent, at ``at_ms``
+    (unix ms, receiver's clock; for a dead gateway, when it was last heard)."""
+
+    player: str
+    present: bool
+    at_ms: int
+
+
+@dataclass
+class _Gateway:
+    heard_ms: int
+    sessions: dict[str, str] = field(default_factory=dict)  # session id -> player
+
+
+def _text(message: Mapping[str, Any], key: str, where: str = "") -> str:
+    value = message.get(key)
+    if not isinstance(value, str) or not value:
+        raise PresenceError(f"presence message{where}: {key!r} must be a non-empty string")
+    return value
+
+
+def check(message: Any) -> Mapping[str, Any]:
+    """``message`` if it is a well-formed presence message (module docstring),
+    else :class:`PresenceError`."""
+    if not isinstance(message, Mapping):
+        raise PresenceError("presence message: not a JSON object")
+    kind = message.get("kind")
+    if kind not in KINDS:
+        raise PresenceError(f"presence message: unknown kind {kind!r}")
+    _text(message, "gateway")
+    at = message.get("at")
+    if not isinstance(at, int) or isinstance(at, bool):
+        raise PresenceError("presence message: 'at' must be unix milliseconds (integer)")
+    if kind in ("connect", "disconnect"):
+        _text(message, "player")
+        _text(message, "session")
+    elif kind == "heartbeat":
+        sessions = message.get("sessions")
+        if not isinstance(sessions, list):
+            raise PresenceError("presence heartbeat: 'sessions' must be a list")
+        for i, entry in enumerate(sessions):
+            if not isinstance(entry, Mapping):
+                raise PresenceError(f"presence heartbeat: sessions[{i}] is not an object")
+            _text(entry, "player", f" sessions[{i}]")
+            _text(entry, "session", f" sessions[{i}]")
+    return message
+
+
+def parse(data: bytes) -> Mapping[str, Any]:
+    """Decode the bytes of a presence message (JSON) and :func:`check` it."""
+    try:
+        message = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise PresenceError(f"presence message: not JSON ({e})") from None
+    return check(message)
+
+
+class PresenceBook:
+    """Who is present, from presence messages (pure: the caller passes the time).
+
+    ``now_ms``: when the book starts (unix ms); ``timeout_ms``: a gateway not
+    heard from for longer is dead; ``forget_ms``: how long an absent player's
+    ``absent_since`` is remembered (afterwards it reads as never seen).
+
+    Warm-up: for ``timeout_ms`` after the start, a player never seen counts as
+    present (a restarted lobby or table must not stand everyone up before the first
+    heartbeats). After the warm-up a player never seen is absent, but no
+    :class:`Change` is emitted for it: callers ask :meth:`present`.
+    """
+
+    def __init__(self, now_ms: int, timeout_ms: int = int(TIMEOUT_SECONDS * 1000),
+                 forget_ms: int = 3_600_000) -> None:
+        if timeout_ms <= 0:
+            raise ValueError(f"timeout_ms={timeout_ms} must be positive")
+        self.started_ms = now_ms
+        self.timeout_ms = timeout_ms
+        self.forget_ms = forget_ms
+        self.now_ms = now_ms
+        self._gateways: dict[str, _Gateway] = {}
+        self._live: dict[str, set[Session]] = {}  # player -> its live sessions
+        self._absent: dict[str, int] = {}  # seen player without sessions -> since (ms)
+
+    # ----------------------------------------------------------------- queries
+    def warming_up(self, now_ms: int | None = None) -> bool:
+        """Whether the book is still in its warm-up at ``now_ms`` (default: the
+        latest time it was given)."""
+        now = self.now_ms if now_ms is None else now_ms
+        return now < self.started_ms + self.timeout_ms
+
+    def present(self, player: str, now_ms: int | None = None) -> bool:
+        """Whether ``player`` has a live session (a player never seen: present
+        during the warm-up only)."""
+        if player in self._live:
+            return True
+        if player in self._absent:
+            return False
+        return self.warming_up(now_ms)
+
+    def absent_since(self, player: str, now_ms: int | None = None) -> int | None:
+        """``None`` while ``player`` is :meth:`present`, else since when (unix ms)
+        it is absent: its last session's end, or the end of the warm-up for a
+        player never seen (or forgotten)."""
+        if self.present(player, now_ms):
+            return None
+        return self._absent.get(player, self.started_ms + self.timeout_ms)
+
+    def sessions(self, player: str) -> frozenset[Session]:
+        """The live sessions of ``player`` (empty when it has none)."""
+        return frozenset(self._live.get(player, ()))
+
+    def players(self) -> frozenset[str]:
+        """The players with at least one live session."""
+        return frozenset(self._live)
+
+    def gateways(self) -> frozenset[str]:
+        """The gateways heard from and not (yet) dead or down."""
+        return frozenset(self._gateways)
+
+    # ----------------------------------------------------------------- updates
+    def apply(self, message: Mapping[str, Any], now_ms: int) -> list[Change]:
+        """Take one presence message received at ``now_ms``; returns the players
+        whose presence flipped (sorted by player, ``at_ms=now_ms``). Raises
+        :class:`PresenceError` on a malformed message (nothing changes)."""
+        check(message)
+        self.now_ms = max(self.now_ms, now_ms)
+        kind, gateway_id = message["kind"], message["gateway"]
+        gateway = self._gateways.get(gateway_id)
+        if kind == "gateway_down":
+            if gateway is None:
+                return []
+            del self._gateways[gateway_id]
+            return self._replace(gateway_id, gateway.sessions, {}, now_ms)
+        if gateway is None:
+            gateway = self._gateways[gateway_id] = _Gateway(heard_ms=now_ms)
+        gateway.heard_ms = max(gateway.heard_ms, now_ms)
+        old = gateway.sessions
+        if kind == "heartbeat":
+            new = {e["session"]: e["player"] for e in message["sessions"]}
+        elif kind == "connect":
+            new = {**old, message["session"]: message["player"]}
+        else:  # disconnect
+            new = {k: v for k, v in old.items() if k != message["session"]}
+            if message["session"] not in old:
+                # A session we never knew of (lost connect, or before our start):
+                # the player was seen leaving; its other sessions are in heartbeats.
+                return self._replace(gateway_id, {}, {}, now_ms, also=message["player"])
+        gateway.sessions = new
+        return self._replace(gateway_id, old, new, now_ms)
+
+    def expire(self, now_ms: int) -> list[Change]:
+        """Declare dead the gateways not heard from for more than ``timeout_ms``
+        at ``now_ms``: their players without other sessions become absent as of
+        the gateway's last message. Also forgets absences older than
+        ``forget_ms``. Returns the flips (sorted by time, then player)."""
+        self.now_ms = max(self.now_ms, now_ms)
+        changes: list[Change] = []
+        for gateway_id, gateway in list(self._gateways.items()):
+            if now_ms - gateway.heard_ms > self.timeout_ms:
+                del self._gateways[gateway_id]
+                changes += self._replace(gateway_id, gateway.sessions, {}, gateway.heard_ms)
+        for player, since in list(self._absent.items()):
+            if now_ms - since > self.forget_ms:
+                del self._absent[player]
+        return sorted(changes, key=lambda c: (c.at_ms, c.player))
+
+    def _replace(self, gateway_id: str, old: Mapping[str, str], new: Mapping[str, str],
+                 at_ms: int, also: str | None = None) -> list[Change]:
+        """Swap ``gateway_id``'s sessions ``old`` for ``new``; the flips."""
+        affected = set(old.values()) | set(new.values())
+        if also is not None:
+            affected.add(also)
+        before = {p: self.present(p) for p in affected}
+        for session_id, player in old.items():
+            live = self._live.get(player)
+            if live is not None:
+                live.discard(Session(gateway_id, session_id))
+                if not live:
+                    del self._live[player]
+        for session_id, player in new.items():
+            self._live.setdefault(player, set()).add(Session(gateway_id, session_id))
+        changes = []
+        for player in sorted(affected):
+            if player in self._live:
+                self._absent.pop(player, None)
+            elif player not in self._absent:
+                self._absent[player] = at_ms
+            if self.present(player) != before[player]:
+                changes.append(Change(player, not before[player], at_ms))
+        return changes
+
+
+OnChange = Callable[[Change], Awaitable[None]]
+
+
+class PresenceWatcher:
+    """Keeps a :class:`PresenceBook` from NATS and tells ``on_change`` each flip.
+
+    Subscribes :data:`paiju.subjects.PRESENCE_ALL` on ``nc`` and calls
+    :meth:`PresenceBook.expire` every ``tick_seconds``. ``timeout_ms`` defaults to
+    PAIJU_PRESENCE_TIMEOUT_SECONDS; ``clock`` (unix ms) to the wall clock.
+    ``on_change`` is awaited once per :class:`Change`, one at a time, in order; its
+    exceptions are logged and do not stop the watcher. Malformed messages are
+    logged and ignored.
+    """
+
+    def __init__(self, nc: NATS, on_change: OnChange, timeout_ms: int | None = None,
+                 tick_seconds: float = 1.0, clock: Callable[[], int] = wall_ms) -> None:
+        self.nc = nc
+        self.on_change = on_change
+        self.timeout_ms = (int(presence_seconds()[1] * 1000) if timeout_ms is None
+                           else timeout_ms)
+        self.tick_seconds = tick_seconds
+        self.clock = clock
+        self.book = PresenceBook(clock(), self.timeout_ms)
+        self._lock = asyncio.Lock()
+        self._sub: Subscription | None = None
+        self._ticker: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Start a fresh book (its warm-up begins now), subscribe, start ticking."""
+        self.book = PresenceBook(self.clock(), self.timeout_ms)
+        self._sub = await self.nc.subscribe(subjects.PRESENCE_ALL, cb=self._on_message)
+        self._ticker = asyncio.create_task(self._tick(), name="presence-expire")
+
+    async def stop(self) -> None:
+        """Unsubscribe and stop ticking (the book keeps its last state)."""
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+            self._ticker = None
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+            self._sub = None
+
+    async def _on_message(self, msg: Msg) -> None:
+        try:
+            message = parse(msg.data)
+        except PresenceError as e:
+            log.warning("ignored presence message on %s: %s", msg.subject, e)
+            return
+        async with self._lock:
+            await self._emit(self.book.apply(message, self.clock()))
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_seconds)
+            async with self._lock:
+                await self._emit(self.book.expire(self.clock()))
+
+    async def _emit(self, changes: list[Change]) -> None:
+        for change in changes:
+            try:
+                await self.on_change(change)
+            except Exception:
+                log.exception("presence on_change failed for %s", change)
+
+
+def new_gateway_id() -> str:
+    """A token naming this gateway process: ``<host>-<pid>-<random>``, no dots."""
+    host = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname()) or "gateway"
+    return f"{host}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+class PresencePublisher:
+    """The gateway's side: publishes its sessions on ``paiju.presence.<gateway_id>``.
+
+    ``gateway_id``: a token unique per gateway process (:func:`new_gateway_id`;
+    letters, digits, ``-`` and ``_`` only, else ``ValueError``).
+    ``heartbeat_seconds`` defaults to PAIJU_PRESENCE_HEARTBEAT_SECONDS. Publishing
+    failures (NATS away) are logged, never raised: the next heartbeat repairs them.
+    """
+
+    def __init__(self, nc: NATS, gateway_id: str, heartbeat_seconds: float | None = None,
+                 clock: Callable[[], int] = wall_ms) -> None:
+        if not _TOKEN.match(gateway_id):
+            raise ValueError(f"gateway id {gateway_id!r} must be letters, digits, '-', '_'")
+        self.nc = nc
+        self.gateway_id = gateway_id
+        self.subject = subjects.presence(gateway_id)
+        self.heartbeat_seconds = (presence_seconds()[0] if heartbeat_seconds is None
+                                  else heartbeat_seconds)
+        self.clock = clock
+        self._sessions: dict[str, str] = {}  # session id -> player
+        self._beater: asyncio.Task[None] | None = None
+
+    def sessions(self) -> dict[str, str]:
+        """The live sessions this publisher announces: session id -> player."""
+        return dict(self._sessions)
+
+    async def start(self) -> None:
+        """Send a heartbeat now, then every ``heartbeat_seconds``."""
+        self._beater = asyncio.create_task(self._beat(), name="presence-heartbeat")
+
+    async def connect(self, player: str, session: str) -> None:
+        """``session`` of ``player`` signed in (published as ``connect``)."""
+        self._sessions[session] = player
+        await self._send({"kind": "connect", "player": player, "session": session})
+
+    async def disconnect(self, player: str, session: str) -> None:
+        """``session`` of ``player`` closed (published as ``disconnect``)."""
+        self._sessions.pop(session, None)
+        await self._send({"kind": "disconnect", "player": player, "session": session})
+
+    async def heartbeat(self) -> None:
+        """Publish the full list of live sessions now."""
+        await self._send({"kind": "heartbeat", "sessions": [
+            {"player": p, "session": s} for s, p in self._sessions.items()]})
+
+    async def stop(self) -> None:
+        """Stop the heartbeats and publish ``gateway_down`` (flushed, 2 s at most)."""
+        if self._beater is not None:
+            self._beater.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._beater
+            self._beater = None
+        self._sessions.clear()
+        await self._send({"kind": "gateway_down"})
+        with contextlib.suppress(Exception):
+            await self.nc.flush(timeout=2)
+
+    async def _beat(self) -> None:
+        while True:
+            await self.heartbeat()
+            await asyncio.sleep(self.heartbeat_seconds)
+
+    async def _send(self, body: dict[str, Any]) -> None:
+        message = {**body, "gateway": self.gateway_id, "at": self.clock()}
+        try:
+            await self.nc.publish(self.subject, json.dumps(message).encode())
+        except Exception as e:
+            log.warning("presence %s not published: %s", body["kind"], e)
