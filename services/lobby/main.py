@@ -40,7 +40,7 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
     made is appended to ``reconcilers`` when given."""
 
     async def setup(ctx: Context) -> list[str]:
-        settings = reconcile or ReconcileSettings.from_env()
+        settings = reconcile or ReconcileSettings.from_config(ctx.config)
         config = rooms.load(ctx.config.rooms_file)
         url = ctx.config.database_url
         await asyncio.to_thread(db.migrate, url, MIGRATIONS)
