@@ -24,10 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
+import yaml
 from sqlalchemy.engine import make_url
 
 from paiju.config import GRPC_PORTS, METRICS_PORTS
+from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from tests.conftest import REPO
 from tests.deploy.databases import fresh_postgres_database
 from tests.deploy.manifests import (
@@ -232,6 +235,15 @@ async def test_every_service_starts_with_its_rendered_configuration(
         errors = [r for r in results if isinstance(r, BaseException)]
         if errors:
             raise errors[0]
+        # The lobby offers the coin servers of the rooms file its pod mounts.
+        lobby = next(p for p in pods.values() if p.service == "lobby")
+        mounted = next(files for files in container_files(docs, lobby.workload).values()
+                       if files and "rooms.yaml" in files)
+        want = [s["server"] for s in yaml.safe_load(mounted["rooms.yaml"])["servers"]]
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{lobby.ports['grpc']}") as channel:
+            reply = await lobby_pb2_grpc.LobbyServiceStub(channel).ListServers(
+                lobby_pb2.ListServersRequest(), timeout=10)
+        assert [s.server for s in reply.servers] == want
     finally:
         for proc, _ in procs.values():
             stop_process(proc)
