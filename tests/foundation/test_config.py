@@ -141,6 +141,8 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "table_deal_interval_ms": ("fast", "table"),
     "table_game_drain_seconds": ("-1", "table"),
     "table_allow_fixed_deal": ("perhaps", "table"),
+    "gateway_ping_interval_seconds": ("0", "gateway"),
+    "gateway_ping_timeout_seconds": ("soon", "gateway"),
     "presence_heartbeat_seconds": ("0", "gateway"),
     "presence_timeout_seconds": ("1", "table"),  # below the heartbeat (2)
 }
