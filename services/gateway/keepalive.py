@@ -12,15 +12,14 @@ and waits ``close_timeout`` more for a peer that is gone (up to 12 s in
 all); here the socket is aborted at once. Uses the connection's public
 ``ping()`` and its asyncio transport's ``abort()``.
 
-Settings (seconds, above 0): ``PAIJU_GATEWAY_PING_INTERVAL_SECONDS`` (default
-5) and ``PAIJU_GATEWAY_PING_TIMEOUT_SECONDS`` (default 5); tests run shorter.
+Settings (paiju/config.py; seconds, above 0): ``PAIJU_GATEWAY_PING_INTERVAL_SECONDS``
+(default 5) and ``PAIJU_GATEWAY_PING_TIMEOUT_SECONDS`` (default 5); tests run shorter.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -28,31 +27,6 @@ from websockets.exceptions import ConnectionClosed
 from services.gateway import metrics
 
 log = logging.getLogger("paiju.gateway")
-
-#: Defaults, seconds.
-PING_INTERVAL, PING_TIMEOUT = 5.0, 5.0
-
-
-def _seconds(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a number of seconds") from None
-    if not value > 0:
-        raise ValueError(f"{name}={raw!r} must be above 0")
-    return value
-
-
-def ping_seconds() -> tuple[float, float]:
-    """``(interval, timeout)`` in seconds from PAIJU_GATEWAY_PING_INTERVAL_SECONDS
-    and PAIJU_GATEWAY_PING_TIMEOUT_SECONDS; ``ValueError`` naming the variable
-    where one is not a number above 0."""
-    return (_seconds("PAIJU_GATEWAY_PING_INTERVAL_SECONDS", PING_INTERVAL),
-            _seconds("PAIJU_GATEWAY_PING_TIMEOUT_SECONDS", PING_TIMEOUT))
-
 
 async def keepalive(ws: ServerConnection, conn_id: str, interval: float,
                     timeout: float) -> None:

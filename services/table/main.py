@@ -1,7 +1,7 @@
 """``paiju table``: one table-service instance.
 
-Environment (besides paiju/config.py): ``PAIJU_TABLE_ALLOW_FIXED_DEAL=1`` lets
-CreateGame take ``deal_json`` (tests only); ``PAIJU_TABLE_DEAL_INTERVAL_MS``
+Its own settings (declared in paiju/config.py): ``PAIJU_TABLE_ALLOW_FIXED_DEAL=1``
+lets CreateGame take ``deal_json`` (tests only); ``PAIJU_TABLE_DEAL_INTERVAL_MS``
 the default pace of a paced deal (150); ``PAIJU_TABLE_GAME_DRAIN_SECONDS`` how
 long running games may go on after SIGTERM (600).
 
@@ -13,7 +13,6 @@ table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 from collections.abc import Sequence
 
@@ -32,10 +31,6 @@ from services.table.store import RecordStore
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
 
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
 def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                allow_fixed_deal: bool | None = None, signals: bool = False) -> Setup:
     """A ``setup`` for :func:`paiju.service.serve`. Tests pass a FakeClock, a list
@@ -49,8 +44,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         store = await RecordStore.open(cfg.database_url)
         ledger = Ledger(cfg.ledger_addr, ctx.identity)
         lobby = Lobby(cfg.lobby_addr, ctx.identity) if cfg.lobby_addr else None
-        fixed = _flag("PAIJU_TABLE_ALLOW_FIXED_DEAL") if allow_fixed_deal is None \
-            else allow_fixed_deal
+        fixed = cfg.table_allow_fixed_deal if allow_fixed_deal is None else allow_fixed_deal
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),
                       publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,
                       allow_fixed_deal=fixed)
@@ -61,9 +55,10 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                                    timeout_ms=int(cfg.presence_timeout_seconds * 1000),
                                    clock=lambda: int(table_clock.now() * 1000))
         await presence.start()
-        table_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(table), ctx.server)
+        servicer = TableServicer(table, cfg.table_deal_interval_ms)
+        table_pb2_grpc.add_TableServiceServicer_to_server(servicer, ctx.server)
         ctx.tasks.append(asyncio.create_task(db.watch(store.engine, ctx.health)))
-        game_drain = float(os.environ.get("PAIJU_TABLE_GAME_DRAIN_SECONDS", "600"))
+        game_drain = cfg.table_game_drain_seconds
 
         async def drain_then_stop() -> None:
             table.drain()
