@@ -92,6 +92,12 @@ def _data_dir(value: Path) -> Path:
     return value
 
 
+def _tls_dir(value: Path | None) -> Path | None:
+    if value is not None and not value.is_dir():
+        raise ValueError("is not a folder (of ca.pem, <service>.pem, <service>-key.pem)")
+    return value
+
+
 def _rooms_file(value: Path | None) -> Path | None:
     if value is not None and not value.is_file():
         raise ValueError("is not a readable file")
@@ -164,7 +170,7 @@ class Settings(BaseSettings):
         default=None, description="plain gRPC port serving only the health service, for "
         "probes (0: a free port)",
         json_schema_extra=_doc("all", "lobby 9111, table 9112, ledger 9113, gateway 9114"))
-    tls_dir: Path | None = Field(
+    tls_dir: Annotated[Path, AfterValidator(_tls_dir)] | None = Field(
         default=None, description="folder of the CA and this service's certificate: `ca.pem`, "
         "`<service>.pem`, `<service>-key.pem` ([operations.md](operations.md#service-identity-"
         "who-may-call-what)); required outside development mode",

@@ -51,16 +51,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-
 from paiju.config import GRPC_PORTS, HEALTH_PORTS, METRICS_PORTS
-from paiju.identity import ensure as ensure_certificates
 from paiju.procs import UpError as UpError  # re-exported, as the helpers below
 from paiju.procs import die_with_parent as die_with_parent
 from paiju.procs import free_port as free_port
 from paiju.procs import nats_server_binary as nats_server_binary
 from paiju.procs import port_free as port_free
+
+# Before grpc is imported (it is, lazily, below): no fork handlers. paiju up
+# forks its children while it polls their health with gRPC; grpc's fork
+# handler would restart its poller in the child, which aborts (SIGABRT) when
+# the child closes its descriptors before exec.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 #: Start order; stop order is the reverse (gateway first, ledger last).
 SERVICES = ("ledger", "table", "lobby", "gateway")
@@ -301,6 +303,8 @@ class Platform:
     def make_certificates(self) -> None:
         """Make the CA and the certificates that are missing or near their end
         (:func:`paiju.identity.ensure`), naming the platform's host too."""
+        from paiju.identity import ensure as ensure_certificates
+
         hosts = sorted({self.plan.host, "127.0.0.1", "localhost"})
         made = ensure_certificates(self.plan.certificates(), hosts=hosts)
         if made:
@@ -430,6 +434,9 @@ def _terminate(children: list[Child], grace: float) -> None:
 def health(addr: str, timeout: float = 1.0) -> str:
     """The overall gRPC health at the plain health port ``addr`` (``SERVING``,
     ``NOT_SERVING``…), or ``UNAVAILABLE`` when it does not answer."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
     with grpc.insecure_channel(addr) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(

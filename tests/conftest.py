@@ -12,6 +12,12 @@ from pathlib import Path
 
 import pytest
 
+# Before grpc is imported: no fork handlers. The tests fork service processes
+# while gRPC runs in this one; grpc's fork handler would restart its poller in
+# the child, which aborts (SIGABRT) when the child closes its descriptors
+# before exec.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
 from tests.fixtures import NatsServer, postgres_reachable, postgres_test_url
 
 REPO = Path(__file__).resolve().parent.parent

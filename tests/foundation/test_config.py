@@ -119,6 +119,8 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "host": ("a b", "ledger"),
     "grpc_port": ("70000", "ledger"),
     "metrics_port": ("abc", "lobby"),
+    "health_port": ("65536", "table"),
+    "tls_dir": ("/nonexistent/tls", "gateway"),
     "nats_url": ("http://nats:4222", "gateway"),
     "database_url": ("mysql://db/paiju", "ledger"),
     "data_dir": (str(REPO / "README.md"), "ledger"),
