@@ -16,8 +16,8 @@ from nats.aio.client import Client as NATS
 from paiju import db, natsconn
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.service import Context, run
-from services.ledger.outbox import Relay
-from services.ledger.repository import Ledger
+from services.ledger.ledger import Ledger
+from services.ledger.relay import Relay
 from services.ledger.servicer import SERVICE_NAME, LedgerServicer
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -36,8 +36,8 @@ async def setup(ctx: Context) -> list[str]:
     await ctx.health.set("database", True)
 
     conn: list[NATS] = []
-    relay = Relay(ledger, lambda: conn[0] if conn else None)
-    ledger.on_commit = relay.notify
+    relay = Relay(ledger.outbox, lambda: conn[0] if conn else None)
+    ledger.uow.on_commit = relay.notify
 
     async def connect() -> None:
         conn.append(await natsconn.connect(config.nats_url, ctx.health, "paiju-ledger"))

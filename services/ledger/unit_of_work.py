@@ -1,0 +1,111 @@
+"""The ledger's unit of work: one database transaction per change, retried.
+
+A write runs on PostgreSQL in one transaction of its own (rows are locked by
+the work itself, ``SELECT … FOR UPDATE``); on SQLite writers are serialised by
+an in-process lock and ``BEGIN IMMEDIATE`` (across processes by SQLite's write
+lock and busy timeout). A read runs in one snapshot (REPEATABLE READ on
+PostgreSQL, a deferred ``BEGIN`` on SQLite). Deadlocks, serialization
+failures, a busy SQLite and dropped connections are retried with a jittered
+backoff (``paiju_ledger_retries_total{operation}``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, event
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from paiju.db import retryable
+from services.ledger.metrics import RETRIES
+
+T = TypeVar("T")
+
+
+def now_ms() -> int:
+    """The wall clock in unix milliseconds (the default clock)."""
+    return int(time.time() * 1000)
+
+
+def _sqlite_transactions(engine: AsyncEngine) -> None:
+    """Let the ledger, not the driver, begin SQLite transactions: ``BEGIN
+    IMMEDIATE`` for writers (execution option ``ledger_write``), ``BEGIN``
+    for readers (one snapshot for the whole read)."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _no_implicit_begin(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get("ledger_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+class UnitOfWork:
+    """Write and read transactions on one migrated database.
+
+    ``engine``: an async engine (``paiju.db.make_engine``). ``clock``: unix
+    milliseconds (injectable). ``max_attempts``: tries of a retryable failure.
+    ``on_commit``, when set, is called after every unit of work that
+    :meth:`run` committed — every write, including account openings and the
+    outbox's own ``mark_sent`` — not after reads or failed attempts (it wakes
+    the outbox relay).
+    """
+
+    def __init__(self, engine: AsyncEngine, clock: Callable[[], int] = now_ms,
+                 max_attempts: int = 20) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.max_attempts = max_attempts
+        self.sqlite = engine.dialect.name == "sqlite"
+        self.on_commit: Callable[[], None] | None = None
+        self._writer_lock = asyncio.Lock() if self.sqlite else None
+        if self.sqlite:
+            _sqlite_transactions(engine)
+        self._write_engine = engine.execution_options(ledger_write=True)
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """One write transaction (committed when the block ends without error)."""
+        if self._writer_lock is None:
+            async with self._write_engine.begin() as conn:
+                yield conn
+            return
+        async with self._writer_lock, self._write_engine.begin() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        """One read transaction on a single snapshot."""
+        async with self.engine.connect() as conn:
+            if not self.sqlite:
+                await conn.execution_options(isolation_level="REPEATABLE READ")
+            async with conn.begin():
+                yield conn
+
+    async def run(self, operation: str,
+                  work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run ``work`` in a write transaction and commit, retrying retryable
+        failures (counted under ``operation``); ``work``'s result. Any other
+        error (and the last retryable one) rolls back and propagates."""
+        for attempt in range(self.max_attempts):
+            try:
+                async with self.write() as conn:
+                    result = await work(conn)
+            except DBAPIError as e:
+                if not retryable(e) or attempt == self.max_attempts - 1:
+                    raise
+                RETRIES.labels(operation).inc()
+                await asyncio.sleep(random.uniform(0, min(0.2, 0.002 * 2 ** attempt)))
+                continue
+            if self.on_commit is not None:
+                self.on_commit()
+            return result
+        raise AssertionError("unreachable")
