@@ -1,12 +1,12 @@
-"""Player accounts: opening, balance, history, and locking them for a change.
+"""Player accounts: opening, balance, history.
 
 An account is a ``ledger_accounts`` row (``player:<id>``, services/ledger/models.py);
-its balance is only ever changed by a posting (services/ledger/journal.py).
+its balance is only ever changed by a posting, under its row lock
+(services/ledger/journal.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import insert, select
@@ -43,24 +43,6 @@ class HistoryEntry:
     ts_ms: int
 
 
-async def lock_players(conn: AsyncConnection, players: Sequence[str], sqlite: bool,
-                       ) -> dict[str, int]:
-    """Lock the players' accounts in account order (``SELECT … FOR UPDATE`` on
-    PostgreSQL; on SQLite the write transaction holds the database's write
-    lock already); player → balance. Raises ``unknown_player`` (NOT_FOUND)
-    if any has no account."""
-    keys = sorted(player_account(p) for p in players)
-    query = (select(accounts.c.account, accounts.c.balance)
-             .where(accounts.c.account.in_(keys)).order_by(accounts.c.account))
-    if not sqlite:
-        query = query.with_for_update()
-    found = {str(r.account): int(r.balance) for r in await conn.execute(query)}
-    missing = sorted(p for p in players if player_account(p) not in found)
-    if missing:
-        raise LedgerError(NOT_FOUND, "unknown_player", f"no account for {', '.join(missing)}")
-    return {p: found[player_account(p)] for p in players}
-
-
 class Accounts:
     """Opening and reading player accounts through ``uow``."""
 
@@ -89,13 +71,17 @@ class Accounts:
     async def balance(self, player: str) -> AccountView:
         """``player``'s account. Errors: ``unknown_player`` (NOT_FOUND)."""
         rules.check_player(player)
-        async with self.uow.engine.connect() as conn:
+
+        async def read(conn: AsyncConnection) -> AccountView | None:
             row = (await conn.execute(select(accounts.c.name, accounts.c.balance)
                                       .where(accounts.c.account == player_account(player)))
                    ).one_or_none()
-        if row is None:
+            return None if row is None else AccountView(player, str(row.name), int(row.balance))
+
+        found = await self.uow.query("balance", read)
+        if found is None:
             raise LedgerError(NOT_FOUND, "unknown_player", f"no account for {player}")
-        return AccountView(player, str(row.name), int(row.balance))
+        return found
 
     async def history(self, player: str, limit: int = 50) -> list[HistoryEntry]:
         """``player``'s entries, newest first, at most ``limit`` (1–500; 0 means
@@ -103,7 +89,8 @@ class Accounts:
         if limit < 0 or limit > MAX_HISTORY:
             raise LedgerError(INVALID_ARGUMENT, "bad_limit", f"limit must be 0-{MAX_HISTORY}")
         await self.balance(player)
-        async with self.uow.engine.connect() as conn:
+
+        async def read(conn: AsyncConnection) -> list[HistoryEntry]:
             result = await conn.execute(
                 select(entries.c.transaction_id, transactions.c.kind, transactions.c.reference,
                        entries.c.delta, entries.c.balance_after, transactions.c.created_ms)
@@ -113,3 +100,5 @@ class Accounts:
             return [HistoryEntry(int(r.transaction_id), str(r.kind), str(r.reference),
                                  int(r.delta), int(r.balance_after), int(r.created_ms))
                     for r in result]
+
+        return await self.uow.query("history", read)

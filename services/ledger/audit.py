@@ -36,7 +36,7 @@ async def audit(uow: UnitOfWork) -> AuditReport:
     """Recompute every balance from the journal in one snapshot: mismatches,
     transactions that do not sum to zero, the journal's sum, negative players,
     the house accounts' balances."""
-    async with uow.read() as conn:
+    async with uow.read(snapshot=True) as conn:
         balances = {str(r.account): (str(r.kind), int(r.balance)) for r in
                     await conn.execute(select(accounts.c.account, accounts.c.kind,
                                               accounts.c.balance))}

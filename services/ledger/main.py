@@ -29,7 +29,8 @@ async def setup(ctx: Context) -> list[str]:
     await ctx.health.set("database", False)
     await ctx.health.set("nats", False)
     await asyncio.to_thread(db.migrate, config.database_url, MIGRATIONS)
-    engine = db.make_engine(config.database_url)
+    # No pre-ping: every read and write retries a dropped connection (unit_of_work.py).
+    engine = db.make_engine(config.database_url, pre_ping=False)
     ledger = Ledger(engine)
     ledger_pb2_grpc.add_LedgerServiceServicer_to_server(
         LedgerServicer(ledger, config.grant_key), ctx.server)

@@ -30,18 +30,26 @@ class OutboxEvent:
     created_ms: int
 
 
+def event_rows(events: Sequence[dict[str, Any]],
+               ) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The outbox columns of ``balance_changed`` events (each a dict with
+    ``player``, optional ``game_id``): subjects (``paiju.player.<player>.events``),
+    types, game ids and the JSON data, in the events' order."""
+    return ([subjects.player_events(e["player"]) for e in events],
+            [BALANCE_CHANGED] * len(events),
+            [e.get("game_id", "") for e in events],
+            [json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in events])
+
+
 async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],
                        now: int) -> None:
-    """Write ``balance_changed`` events (each a dict with ``player``, optional
-    ``game_id``) into the outbox inside the caller's transaction, created at
-    ``now`` (unix ms), to ``paiju.player.<player>.events``."""
+    """Write ``balance_changed`` events (as :func:`event_rows`) into the outbox
+    inside the caller's transaction, created at ``now`` (unix ms)."""
     if not events:
         return
     await conn.execute(insert(outbox), [
-        {"subject": subjects.player_events(e["player"]), "type": BALANCE_CHANGED,
-         "game_id": e.get("game_id", ""), "created_ms": now,
-         "data_json": json.dumps(e, ensure_ascii=False, separators=(",", ":"))}
-        for e in events])
+        {"subject": s, "type": t, "game_id": g, "data_json": d, "created_ms": now}
+        for s, t, g, d in zip(*event_rows(events), strict=True)])
 
 
 class Outbox:
@@ -52,15 +60,18 @@ class Outbox:
 
     async def unsent(self, limit: int = 200) -> list[OutboxEvent]:
         """Up to ``limit`` unpublished events, oldest first."""
-        async with self.uow.engine.connect() as conn:
+
+        async def read(conn: AsyncConnection) -> list[OutboxEvent]:
             result = await conn.execute(
                 select(outbox).where(outbox.c.sent_ms.is_(None)).order_by(outbox.c.id)
                 .limit(limit))
             return [OutboxEvent(int(r.id), str(r.subject), str(r.type), str(r.game_id),
                                 json.loads(r.data_json), int(r.created_ms)) for r in result]
 
+        return await self.uow.query("outbox", read)
+
     async def mark_sent(self, ids: Sequence[int]) -> None:
-        """Record that the events ``ids`` were published."""
+        """Record that the events ``ids`` were published (one statement)."""
         if not ids:
             return
         now = self.uow.clock()
@@ -70,11 +81,14 @@ class Outbox:
                                                          outbox.c.sent_ms.is_(None)))
                                .values(sent_ms=now))
 
-        await self.uow.run("outbox", work)
+        await self.uow.statement("outbox", work)
 
     async def backlog(self) -> tuple[int, int | None]:
         """(number of unpublished events, creation time of the oldest in ms or None)."""
-        async with self.uow.engine.connect() as conn:
+
+        async def read(conn: AsyncConnection) -> tuple[int, int | None]:
             row = (await conn.execute(select(func.count(), func.min(outbox.c.created_ms))
                                       .where(outbox.c.sent_ms.is_(None)))).one()
-        return int(row[0]), (None if row[1] is None else int(row[1]))
+            return int(row[0]), (None if row[1] is None else int(row[1]))
+
+        return await self.uow.query("outbox", read)

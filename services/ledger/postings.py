@@ -1,8 +1,9 @@
 """The ledger's money movements: grants, settlements and room fees.
 
 Each is one idempotent unit of work (services/ledger/journal.py): the
-transaction row, the players' locks, the stored answer, the outbox events and
-the postings, committed together or not at all.
+transaction row and the players' locks (``open_transaction``), the rule
+(services/ledger/settlement.py), then the postings, the outbox events and the
+stored answer (``close_transaction``), committed together or not at all.
 """
 
 from __future__ import annotations
@@ -12,21 +13,18 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.ledger import journal
 from services.ledger import settlement as rules
-from services.ledger.accounts import Accounts, AccountView, lock_players
+from services.ledger.accounts import Accounts, AccountView
 from services.ledger.errors import INVALID_ARGUMENT, LedgerError
 from services.ledger.models import (
     HOUSE_FEES,
     HOUSE_GRANTS,
     HOUSE_PENALTIES,
     HOUSE_ROOM_FEES,
-    transactions,
 )
-from services.ledger.outbox import write_events
 from services.ledger.unit_of_work import UnitOfWork
 
 
@@ -59,11 +57,6 @@ def _outcome(reference: str, result_json: str, repeated: bool) -> SettleOutcome:
     return SettleOutcome(reference, rows, int(data["fees"]), int(data["remainder"]), repeated)
 
 
-async def _store_result(conn: AsyncConnection, txid: int, result_json: str) -> None:
-    await conn.execute(update(transactions).where(transactions.c.id == txid)
-                       .values(result_json=result_json))
-
-
 class Postings:
     """Grants, settlements and fee charges through ``uow``."""
 
@@ -86,14 +79,14 @@ class Postings:
         uow = self.uow
 
         async def work(conn: AsyncConnection) -> bool:
-            txid = await journal.begin(conn, "grant", grant_id, digest, uow.clock(),
-                                       reason=reason)
-            balances = await lock_players(conn, [player], uow.sqlite)
-            await _store_result(conn, txid, json.dumps({"coins": coins}))
-            await write_events(conn, [{"player": player, "coins": balances[player] + coins,
-                                       "delta": coins, "reason": reason, "game_id": ""}],
-                               uow.clock())
-            await journal.post(conn, txid, balances, {player: coins}, {HOUSE_GRANTS: -coins})
+            now = uow.clock()
+            txid, balances = await journal.open_transaction(
+                conn, uow.sqlite, "grant", grant_id, digest, now, [player], reason=reason)
+            await journal.close_transaction(
+                conn, uow.sqlite, txid, balances, {player: coins}, {HOUSE_GRANTS: -coins},
+                json.dumps({"coins": coins}),
+                [{"player": player, "coins": balances[player] + coins, "delta": coins,
+                  "reason": reason, "game_id": ""}], now)
             return False  # applied now, not a repeat
 
         repeated = await journal.once(uow, "grant", grant_id, digest, work, lambda _: True)
@@ -119,18 +112,18 @@ class Postings:
         uow = self.uow
 
         async def work(conn: AsyncConnection) -> SettleOutcome:
-            txid = await journal.begin(conn, "settle", game_id, digest, uow.clock(), game,
-                                       reason)
-            balances = await lock_players(conn, [s.player for s in seats], uow.sqlite)
+            now = uow.clock()
+            txid, balances = await journal.open_transaction(
+                conn, uow.sqlite, "settle", game_id, digest, now, [s.player for s in seats],
+                game, reason)
             result = rules.settle(terms, seats, balances)
-            await _store_result(conn, txid, _rows_json(result.rows, result.fees,
-                                                       result.remainder))
-            await write_events(conn, [
-                {"player": r.player, "coins": balances[r.player] + r.coins, "delta": r.coins,
-                 "reason": "settlement", "game_id": game_id, "points": r.points, "fee": r.fee}
-                for r in result.rows], uow.clock())
-            await journal.post(conn, txid, balances, {r.player: r.coins for r in result.rows},
-                               {HOUSE_FEES: result.fees, HOUSE_PENALTIES: result.remainder})
+            await journal.close_transaction(
+                conn, uow.sqlite, txid, balances, {r.player: r.coins for r in result.rows},
+                {HOUSE_FEES: result.fees, HOUSE_PENALTIES: result.remainder},
+                _rows_json(result.rows, result.fees, result.remainder),
+                [{"player": r.player, "coins": balances[r.player] + r.coins, "delta": r.coins,
+                  "reason": "settlement", "game_id": game_id, "points": r.points,
+                  "fee": r.fee} for r in result.rows], now)
             return SettleOutcome(game_id, result.rows, result.fees, result.remainder, False)
 
         return await journal.once(uow, "settle", game_id, digest, work,
@@ -159,17 +152,16 @@ class Postings:
         uow = self.uow
 
         async def work(conn: AsyncConnection) -> SettleOutcome:
-            txid = await journal.begin(conn, "fee", charge_id, digest, uow.clock(),
-                                       reason=reason)
-            balances = await lock_players(conn, players, uow.sqlite)
+            now = uow.clock()
+            txid, balances = await journal.open_transaction(
+                conn, uow.sqlite, "fee", charge_id, digest, now, players, reason=reason)
             taken = {p: rules.charge(coins, balances[p]) for p in players}
             rows = tuple(rules.Row(p, i, 0, -taken[p], taken[p]) for i, p in enumerate(players))
-            await _store_result(conn, txid, _rows_json(rows, sum(taken.values()), 0))
-            await write_events(conn, [
-                {"player": p, "coins": balances[p] - taken[p], "delta": -taken[p],
-                 "reason": reason, "game_id": game_id} for p in players], uow.clock())
-            await journal.post(conn, txid, balances, {p: -t for p, t in taken.items()},
-                               {HOUSE_ROOM_FEES: sum(taken.values())})
+            await journal.close_transaction(
+                conn, uow.sqlite, txid, balances, {p: -t for p, t in taken.items()},
+                {HOUSE_ROOM_FEES: sum(taken.values())}, _rows_json(rows, sum(taken.values()), 0),
+                [{"player": p, "coins": balances[p] - taken[p], "delta": -taken[p],
+                  "reason": reason, "game_id": game_id} for p in players], now)
             return SettleOutcome(charge_id, rows, sum(taken.values()), 0, False)
 
         return await journal.once(uow, "fee", charge_id, digest, work,

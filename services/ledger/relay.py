@@ -27,10 +27,12 @@ log = logging.getLogger("paiju.ledger.outbox")
 class Relay:
     """Moves outbox events to NATS. ``nats()`` returns the connection (or None
     while there is none yet); ``poll`` is the idle re-check period in seconds
-    (events written by another replica, NATS back after an outage)."""
+    (events written by another replica, NATS back after an outage); ``gather``
+    the seconds a wake-up waits so that the events of commits close together
+    go out in one batch (one read, one flush, one mark) of at most ``batch``."""
 
     def __init__(self, outbox: Outbox, nats: Callable[[], NATS | None], poll: float = 1.0,
-                 batch: int = 200, gather: float = 0.005) -> None:
+                 batch: int = 200, gather: float = 0.02) -> None:
         self.outbox = outbox
         self.nats = nats
         self.poll = poll
@@ -39,7 +41,8 @@ class Relay:
         self.wake = asyncio.Event()
 
     def notify(self) -> None:
-        """Ask the relay to look at the outbox now (called after each commit)."""
+        """Ask the relay to look at the outbox now (called after each commit
+        that wrote events)."""
         self.wake.set()
 
     async def drain(self) -> int:

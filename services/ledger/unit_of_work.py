@@ -3,10 +3,11 @@
 A write runs on PostgreSQL in one transaction of its own (rows are locked by
 the work itself, ``SELECT … FOR UPDATE``); on SQLite writers are serialised by
 an in-process lock and ``BEGIN IMMEDIATE`` (across processes by SQLite's write
-lock and busy timeout). A read runs in one snapshot (REPEATABLE READ on
-PostgreSQL, a deferred ``BEGIN`` on SQLite). Deadlocks, serialization
-failures, a busy SQLite and dropped connections are retried with a jittered
-backoff (``paiju_ledger_retries_total{operation}``).
+lock and busy timeout). A read runs statement by statement (autocommit on
+PostgreSQL) or, where it must, in one snapshot (REPEATABLE READ; SQLite reads
+are a deferred ``BEGIN``). Deadlocks, serialization failures, a busy SQLite
+and dropped connections are retried with a jittered backoff
+(``paiju_ledger_retries_total{operation}``), reads and writes alike.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, event
@@ -51,12 +52,13 @@ def _sqlite_transactions(engine: AsyncEngine) -> None:
 class UnitOfWork:
     """Write and read transactions on one migrated database.
 
-    ``engine``: an async engine (``paiju.db.make_engine``). ``clock``: unix
+    ``engine``: an async engine (``paiju.db.make_engine``; the ledger's has no
+    pre-ping, a dropped connection is retried here instead). ``clock``: unix
     milliseconds (injectable). ``max_attempts``: tries of a retryable failure.
-    ``on_commit``, when set, is called after every unit of work that
-    :meth:`run` committed — every write, including account openings and the
-    outbox's own ``mark_sent`` — not after reads or failed attempts (it wakes
-    the outbox relay).
+    ``on_commit``, when set, is called after every committed write that was
+    run with ``events=True`` — the changes that wrote outbox events — and
+    after no other (not account openings, not the relay's own ``mark_sent``,
+    not reads, not failed attempts); it wakes the outbox relay.
     """
 
     def __init__(self, engine: AsyncEngine, clock: Callable[[], int] = now_ms,
@@ -82,30 +84,61 @@ class UnitOfWork:
             yield conn
 
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncConnection]:
-        """One read transaction on a single snapshot."""
+    async def read(self, snapshot: bool = False) -> AsyncIterator[AsyncConnection]:
+        """A connection for reading. ``snapshot``: every statement sees one
+        snapshot (a REPEATABLE READ transaction on PostgreSQL); else, on
+        PostgreSQL, each statement runs on its own (autocommit: no BEGIN and
+        ROLLBACK round trips). SQLite reads are one deferred transaction."""
         async with self.engine.connect() as conn:
-            if not self.sqlite:
+            if self.sqlite:
+                async with conn.begin():
+                    yield conn
+            elif snapshot:
                 await conn.execution_options(isolation_level="REPEATABLE READ")
-            async with conn.begin():
+                async with conn.begin():
+                    yield conn
+            else:
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
                 yield conn
 
-    async def run(self, operation: str,
-                  work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+    async def run(self, operation: str, work: Callable[[AsyncConnection], Awaitable[T]],
+                  events: bool = False) -> T:
         """Run ``work`` in a write transaction and commit, retrying retryable
-        failures (counted under ``operation``); ``work``'s result. Any other
-        error (and the last retryable one) rolls back and propagates."""
+        failures (counted under ``operation``); ``work``'s result. ``events``:
+        the work writes outbox events (``on_commit`` is called after the
+        commit). Any other error (and the last retryable one) rolls back and
+        propagates."""
+        result = await self._retrying(operation, work, self.write)
+        if events and self.on_commit is not None:
+            self.on_commit()
+        return result
+
+    async def statement(self, operation: str,
+                        work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run ``work``, a write of ONE statement (atomic by itself), retrying
+        retryable failures: on PostgreSQL in autocommit (one round trip, no
+        BEGIN or COMMIT of its own); on SQLite as :meth:`run`. Never calls
+        ``on_commit``."""
+        if self.sqlite:
+            return await self.run(operation, work)
+        return await self.query(operation, work)
+
+    async def query(self, operation: str, work: Callable[[AsyncConnection], Awaitable[T]],
+                    snapshot: bool = False) -> T:
+        """Run the read ``work`` (as :meth:`read`), retrying retryable failures
+        such as a connection dropped while it sat in the pool."""
+        return await self._retrying(operation, work, lambda: self.read(snapshot))
+
+    async def _retrying(self, operation: str, work: Callable[[AsyncConnection], Awaitable[T]],
+                        connect: Callable[[], AbstractAsyncContextManager[AsyncConnection]],
+                        ) -> T:
         for attempt in range(self.max_attempts):
             try:
-                async with self.write() as conn:
-                    result = await work(conn)
+                async with connect() as conn:
+                    return await work(conn)
             except DBAPIError as e:
                 if not retryable(e) or attempt == self.max_attempts - 1:
                     raise
                 RETRIES.labels(operation).inc()
                 await asyncio.sleep(random.uniform(0, min(0.2, 0.002 * 2 ** attempt)))
-                continue
-            if self.on_commit is not None:
-                self.on_commit()
-            return result
         raise AssertionError("unreachable")
