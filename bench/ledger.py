@@ -20,8 +20,9 @@ and 16 concurrent clients it measures:
   result, commit — the same rows, locks and round trips as the ledger's.
 
 Each kind runs ``--seconds`` per client count (``--quick``: 2 s, else 8 s)
-after a short warm-up, in ``--rounds`` slices (default 4) alternating with the
-other kind, so that both meet the same load of a shared machine. Prints settlements per
+after a short warm-up, in ``--rounds`` slices (default one a second)
+alternating with the other kind, so that both meet the same load of a shared
+machine. Prints settlements per
 second, the baseline and the ratio (ledger / plain SQL), then one JSON line.
 """
 
@@ -217,7 +218,7 @@ async def _plain_settle(conn: asyncpg.Connection, game_id: str,
         assert updated == len(moved)
 
 
-async def bench(url: str, clients: list[int], seconds: float, rounds: int = 4,
+async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
                 profile: str | None = None) -> list[dict[str, Any]]:
     """Measure both kinds for every client count on the database at ``url``."""
     # NATS for the ledger's outbox relay.
@@ -324,14 +325,17 @@ def main() -> None:
     parser.add_argument("--clients", default="1,4,16", help="client counts, comma separated")
     parser.add_argument("--url", default=os.environ.get(
         "PAIJU_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"))
-    parser.add_argument("--rounds", type=int, default=4,
-                        help="slices per phase, the two kinds alternating (default 4)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="slices per phase, the two kinds alternating "
+                             "(default: one a second, at least 2)")
     parser.add_argument("--profile", metavar="FILE", default=None,
                         help="run the ledger under cProfile and write its stats to FILE")
     args = parser.parse_args()
     args.clients = [int(c) for c in args.clients.split(",")]
     if args.seconds is None:
         args.seconds = 2.0 if args.quick else 8.0
+    if args.rounds is None:
+        args.rounds = max(2, round(args.seconds))
     asyncio.run(main_async(args))
 
 

@@ -1,31 +1,43 @@
 """The ledger's money movements: grants, settlements and room fees.
 
 Each is one idempotent unit of work (services/ledger/journal.py): the
-transaction row and the players' locks (``open_transaction``), the rule
+transaction row and the players' locks (``Writer.open``), the rule
 (services/ledger/settlement.py), then the postings, the outbox events and the
-stored answer (``close_transaction``), committed together or not at all.
+stored answer (``Writer.close``), committed together or not at all.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.ledger import journal
 from services.ledger import settlement as rules
 from services.ledger.accounts import Accounts, AccountView
-from services.ledger.errors import INVALID_ARGUMENT, LedgerError
+from services.ledger.errors import ALREADY_EXISTS, INVALID_ARGUMENT, LedgerError
+from services.ledger.journal_pg import PgWriter
+from services.ledger.journal_sql import SqlWriter
 from services.ledger.models import (
     HOUSE_FEES,
     HOUSE_GRANTS,
     HOUSE_PENALTIES,
     HOUSE_ROOM_FEES,
+    transactions,
 )
 from services.ledger.unit_of_work import UnitOfWork
+
+T = TypeVar("T")
+
+#: Transaction kind → the refusal of a repeated key with other content.
+CONFLICTS = {"grant": ("grant_id_conflict", "grant {} was made with other content"),
+             "settle": ("game_id_conflict", "game {} was settled with other content"),
+             "fee": ("charge_id_conflict", "charge {} was made with other content")}
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,39 @@ def _outcome(reference: str, result_json: str, repeated: bool) -> SettleOutcome:
     return SettleOutcome(reference, rows, int(data["fees"]), int(data["remainder"]), repeated)
 
 
+async def _stored(uow: UnitOfWork, kind: str, reference: str) -> tuple[str, str]:
+    async def read(conn: AsyncConnection) -> tuple[str, str]:
+        row = (await conn.execute(
+            select(transactions.c.content_hash, transactions.c.result_json)
+            .where(transactions.c.kind == kind, transactions.c.reference == reference)
+        )).one()
+        return str(row.content_hash), str(row.result_json)
+
+    return await uow.query(kind, read)
+
+
+async def _once(uow: UnitOfWork, kind: str, reference: str, digest: str,
+                work: Callable[[journal.Writer], Awaitable[T]],
+                repeat: Callable[[str], T]) -> T:
+    """Run the unit of work ``work`` (whose first step is the writer's ``open``
+    of ``kind``/``reference``) once and commit: on PostgreSQL on the driver's
+    connection (services/ledger/journal_pg.py), on SQLite through SQLAlchemy
+    (journal_sql.py). A repeat of the same content (``digest``) answers
+    ``repeat(stored result_json)`` and moves nothing; other content under the
+    same key raises ``<kind>_id_conflict`` (ALREADY_EXISTS): ``grant_id_conflict``,
+    ``game_id_conflict`` (settle), ``charge_id_conflict`` (fee)."""
+    try:
+        if uow.sqlite:
+            return await uow.run(kind, lambda conn: work(SqlWriter(conn)), events=True)
+        return await uow.run_driver(kind, lambda conn: work(PgWriter(conn)), events=True)
+    except journal.Repeat:
+        stored, result_json = await _stored(uow, kind, reference)
+        if stored != digest:
+            reason, message = CONFLICTS[kind]
+            raise LedgerError(ALREADY_EXISTS, reason, message.format(reference)) from None
+        return repeat(result_json)
+
+
 class Postings:
     """Grants, settlements and fee charges through ``uow``."""
 
@@ -78,18 +123,18 @@ class Postings:
         digest = journal.content_hash({"player": player, "coins": coins, "reason": reason})
         uow = self.uow
 
-        async def work(conn: AsyncConnection) -> bool:
+        async def work(w: journal.Writer) -> bool:
             now = uow.clock()
-            txid, balances = await journal.open_transaction(
-                conn, uow.sqlite, "grant", grant_id, digest, now, [player], reason=reason)
-            await journal.close_transaction(
-                conn, uow.sqlite, txid, balances, {player: coins}, {HOUSE_GRANTS: -coins},
+            txid, balances = await w.open(
+                "grant", grant_id, digest, now, [player], reason=reason)
+            await w.close(
+                txid, balances, {player: coins}, {HOUSE_GRANTS: -coins},
                 json.dumps({"coins": coins}),
                 [{"player": player, "coins": balances[player] + coins, "delta": coins,
                   "reason": reason, "game_id": ""}], now)
             return False  # applied now, not a repeat
 
-        repeated = await journal.once(uow, "grant", grant_id, digest, work, lambda _: True)
+        repeated = await _once(uow, "grant", grant_id, digest, work, lambda _: True)
         return await self.accounts.balance(player), repeated
 
     async def settle(self, game_id: str, terms: rules.Terms, seats: Sequence[rules.Seat],
@@ -111,14 +156,14 @@ class Postings:
             "game": game, "reason": reason})
         uow = self.uow
 
-        async def work(conn: AsyncConnection) -> SettleOutcome:
+        async def work(w: journal.Writer) -> SettleOutcome:
             now = uow.clock()
-            txid, balances = await journal.open_transaction(
-                conn, uow.sqlite, "settle", game_id, digest, now, [s.player for s in seats],
+            txid, balances = await w.open(
+                "settle", game_id, digest, now, [s.player for s in seats],
                 game, reason)
             result = rules.settle(terms, seats, balances)
-            await journal.close_transaction(
-                conn, uow.sqlite, txid, balances, {r.player: r.coins for r in result.rows},
+            await w.close(
+                txid, balances, {r.player: r.coins for r in result.rows},
                 {HOUSE_FEES: result.fees, HOUSE_PENALTIES: result.remainder},
                 _rows_json(result.rows, result.fees, result.remainder),
                 [{"player": r.player, "coins": balances[r.player] + r.coins, "delta": r.coins,
@@ -126,7 +171,7 @@ class Postings:
                   "fee": r.fee} for r in result.rows], now)
             return SettleOutcome(game_id, result.rows, result.fees, result.remainder, False)
 
-        return await journal.once(uow, "settle", game_id, digest, work,
+        return await _once(uow, "settle", game_id, digest, work,
                                   lambda stored: _outcome(game_id, stored, True))
 
     async def charge_fee(self, charge_id: str, players: Sequence[str], coins: int,
@@ -151,20 +196,20 @@ class Postings:
                                        "reason": reason, "game_id": game_id})
         uow = self.uow
 
-        async def work(conn: AsyncConnection) -> SettleOutcome:
+        async def work(w: journal.Writer) -> SettleOutcome:
             now = uow.clock()
-            txid, balances = await journal.open_transaction(
-                conn, uow.sqlite, "fee", charge_id, digest, now, players, reason=reason)
+            txid, balances = await w.open(
+                "fee", charge_id, digest, now, players, reason=reason)
             taken = {p: rules.charge(coins, balances[p]) for p in players}
             rows = tuple(rules.Row(p, i, 0, -taken[p], taken[p]) for i, p in enumerate(players))
-            await journal.close_transaction(
-                conn, uow.sqlite, txid, balances, {p: -t for p, t in taken.items()},
+            await w.close(
+                txid, balances, {p: -t for p, t in taken.items()},
                 {HOUSE_ROOM_FEES: sum(taken.values())}, _rows_json(rows, sum(taken.values()), 0),
                 [{"player": p, "coins": balances[p] - taken[p], "delta": -taken[p],
                   "reason": reason, "game_id": game_id} for p in players], now)
             return SettleOutcome(charge_id, rows, sum(taken.values()), 0, False)
 
-        return await journal.once(uow, "fee", charge_id, digest, work,
+        return await _once(uow, "fee", charge_id, digest, work,
                                   lambda stored: _outcome(charge_id, stored, True))
 
 

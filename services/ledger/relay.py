@@ -27,17 +27,21 @@ log = logging.getLogger("paiju.ledger.outbox")
 class Relay:
     """Moves outbox events to NATS. ``nats()`` returns the connection (or None
     while there is none yet); ``poll`` is the idle re-check period in seconds
-    (events written by another replica, NATS back after an outage); ``gather``
-    the seconds a wake-up waits so that the events of commits close together
-    go out in one batch (one read, one flush, one mark) of at most ``batch``."""
+    (events written by another replica, NATS back after an outage). A wake-up
+    waits ``gather`` seconds, and at least until ``spacing`` seconds after the
+    previous drain began, so that the events of commits close together go out
+    in one batch (one read, one flush, one mark) of at most ``batch``: an event
+    of a quiet ledger leaves after ``gather``, a busy ledger drains at most
+    1 / ``spacing`` times a second."""
 
     def __init__(self, outbox: Outbox, nats: Callable[[], NATS | None], poll: float = 1.0,
-                 batch: int = 200, gather: float = 0.02) -> None:
+                 batch: int = 200, gather: float = 0.005, spacing: float = 0.05) -> None:
         self.outbox = outbox
         self.nats = nats
         self.poll = poll
         self.batch = batch
         self.gather = gather
+        self.spacing = spacing
         self.wake = asyncio.Event()
 
     def notify(self) -> None:
@@ -72,17 +76,19 @@ class Relay:
         OUTBOX_LAG.set(0 if oldest is None else max(0, self.outbox.uow.clock() - oldest) / 1000)
 
     async def run(self) -> None:
-        """Drain on every wake-up (after ``gather`` seconds, so that the events
-        of commits close together go out in one batch) and every ``poll``
-        seconds; update the gauges at most every ``poll`` seconds. Runs until cancelled."""
+        """Drain on every wake-up (after ``gather`` seconds and ``spacing``
+        after the previous drain) and every ``poll`` seconds; update the gauges
+        at most every ``poll`` seconds. Runs until cancelled."""
         measured = 0.0
+        drained = 0.0
         while True:
             woken = False
             with contextlib.suppress(TimeoutError):
                 woken = await asyncio.wait_for(self.wake.wait(), timeout=self.poll)
             if woken:
-                await asyncio.sleep(self.gather)
+                await asyncio.sleep(max(self.gather, drained + self.spacing - time.monotonic()))
             self.wake.clear()
+            drained = time.monotonic()
             try:
                 await self.drain()
                 if time.monotonic() - measured >= self.poll:

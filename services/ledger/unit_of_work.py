@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
+import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy import Connection, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -112,6 +113,34 @@ class UnitOfWork:
         if events and self.on_commit is not None:
             self.on_commit()
         return result
+
+    async def run_driver(self, operation: str, work: Callable[[Any], Awaitable[T]],
+                         events: bool = False) -> T:
+        """PostgreSQL only: as :meth:`run`, but ``work`` gets the asyncpg
+        connection itself (checked out of the engine's pool) inside an asyncpg
+        transaction — the hot path's statements skip SQLAlchemy's statement
+        layer. Driver errors become ``sqlalchemy.exc.DBAPIError`` (original in
+        ``orig``, ``connection_invalidated`` when the connection is gone, which
+        is then dropped from the pool), so that they are retried and reported
+        as every other database error."""
+        result = await self._retrying(operation, work, self._driver_write)
+        if events and self.on_commit is not None:
+            self.on_commit()
+        return result
+
+    @asynccontextmanager
+    async def _driver_write(self) -> AsyncIterator[Any]:
+        async with self.engine.connect() as conn:
+            raw = (await conn.get_raw_connection()).driver_connection
+            assert raw is not None
+            try:
+                async with raw.transaction():
+                    yield raw
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as e:
+                gone = raw.is_closed() or not isinstance(e, asyncpg.PostgresError)
+                if gone:
+                    await conn.invalidate()
+                raise DBAPIError(None, None, e, connection_invalidated=gone) from e
 
     async def statement(self, operation: str,
                         work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
