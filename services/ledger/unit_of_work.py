@@ -50,6 +50,16 @@ def _sqlite_transactions(engine: AsyncEngine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+def _connection_gone(raw: Any, e: Exception) -> bool:
+    """Whether the asyncpg connection ``raw`` is unusable after ``e``: closed, a
+    client-side protocol error (e.g. the server ended the session while it sat
+    in the pool), or a server error of class 08 (connection exception) or 57
+    (operator intervention: shutdown, terminated session)."""
+    if raw.is_closed() or not isinstance(e, asyncpg.PostgresError):
+        return True
+    return str(getattr(e, "sqlstate", "") or "")[:2] in ("08", "57")
+
+
 class UnitOfWork:
     """Write and read transactions on one migrated database.
 
@@ -136,9 +146,9 @@ class UnitOfWork:
             try:
                 async with raw.transaction():
                     yield raw
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as e:
-                gone = raw.is_closed() or not isinstance(e, asyncpg.PostgresError)
-                if gone:
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError,
+                    OSError) as e:
+                if gone := _connection_gone(raw, e):
                     await conn.invalidate()
                 raise DBAPIError(None, None, e, connection_invalidated=gone) from e
 
