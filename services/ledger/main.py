@@ -29,8 +29,10 @@ async def setup(ctx: Context) -> list[str]:
     await ctx.health.set("database", False)
     await ctx.health.set("nats", False)
     await asyncio.to_thread(db.migrate, config.database_url, MIGRATIONS)
-    # No pre-ping: every read and write retries a dropped connection (unit_of_work.py).
-    engine = db.make_engine(config.database_url, pre_ping=False)
+    # No pre-ping: every read and write retries a dropped connection
+    # (unit_of_work.py). The engine serves reads and the relay (5 + 5
+    # connections); the settlements' hot path has its own pool of 10.
+    engine = db.make_engine(config.database_url, pool_size=5, pre_ping=False)
     ledger = Ledger(engine)
     ledger_pb2_grpc.add_LedgerServiceServicer_to_server(
         LedgerServicer(ledger, config.grant_key), ctx.server)
@@ -54,6 +56,7 @@ async def setup(ctx: Context) -> list[str]:
                 await relay.drain()
             finally:
                 await conn[0].drain()
+        await ledger.uow.close()
         await engine.dispose()
 
     ctx.on_stop.append(stop)
