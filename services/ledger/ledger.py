@@ -18,7 +18,9 @@ class Ledger:
     """Accounts, postings (grants, settlements, fees), the outbox and the audit
     on ``engine`` (an async engine whose schema is migrated). ``clock``: unix
     milliseconds (injectable); ``max_attempts``: tries of a retryable failure.
-    Set ``uow.on_commit`` to hear of every committed write (services/ledger/unit_of_work.py)."""
+    Set ``uow.on_commit`` to hear of every committed change that wrote outbox
+    events (services/ledger/unit_of_work.py); ``uow.close()`` closes the
+    PostgreSQL hot path's pool."""
 
     def __init__(self, engine: AsyncEngine, clock: Callable[[], int] = now_ms,
                  max_attempts: int = 20) -> None:
