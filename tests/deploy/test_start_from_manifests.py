@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 import yaml
 from sqlalchemy.engine import make_url
@@ -47,6 +46,7 @@ from tests.fixtures import (
     free_port,
     postgres_reachable,
     postgres_test_url,
+    service_channel,
     service_env,
     start_service_process,
     stop_process,
@@ -240,7 +240,7 @@ async def test_every_service_starts_with_its_rendered_configuration(
         mounted = next(files for files in container_files(docs, lobby.workload).values()
                        if files and "rooms.yaml" in files)
         want = [s["server"] for s in yaml.safe_load(mounted["rooms.yaml"])["servers"]]
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{lobby.ports['grpc']}") as channel:
+        async with service_channel(f"127.0.0.1:{lobby.ports['grpc']}") as channel:
             reply = await lobby_pb2_grpc.LobbyServiceStub(channel).ListServers(
                 lobby_pb2.ListServersRequest(), timeout=10)
         assert [s.server for s in reply.servers] == want
