@@ -311,7 +311,9 @@ class Platform:
             self.out(f"certificates made in {self.plan.certificates()}: {', '.join(made)}")
 
     def start_services(self) -> None:
-        """Start every service instance as ``python -m paiju.cli <service>``."""
+        """Make the certificates (:meth:`make_certificates`), then start every
+        service instance as ``python -m paiju.cli <service>``."""
+        self.make_certificates()
         for member in self.plan.instances():
             env = self.plan.child_env(member, self.nats_url)
             self.children.append(self._spawn(
@@ -462,7 +464,6 @@ def main(counts: Mapping[str, int] | None = None) -> None:
     try:
         platform = Platform(plan(os.environ, counts), out=lambda s: print(s, flush=True))
         platform.check_ports()
-        platform.make_certificates()
         platform.start_nats()
         platform.start_services()
         if platform.wait_serving(lambda: bool(signals)):
