@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from paiju.metrics import ClientMetricsInterceptor
+
+log = logging.getLogger("paiju.identity")
 
 #: Every identity a certificate may carry: the four services and the operator
 #: (``paiju admin``-style tools run by a person).
@@ -54,22 +57,66 @@ class IdentityError(ValueError):
 @dataclass(frozen=True)
 class Identity:
     """One process's identity: its ``name`` and PEM bytes of the CA
-    certificate, its certificate and its private key."""
+    certificate, its certificate and its private key; ``tls_dir`` where they
+    were read (None: not from files)."""
 
     name: str
     ca: bytes
     cert: bytes
     key: bytes
+    tls_dir: Path | None = None
 
     def server_credentials(self) -> grpc.ServerCredentials:
-        """Server credentials requiring a client certificate from the CA."""
-        return grpc.ssl_server_credentials([(self.key, self.cert)], root_certificates=self.ca,
-                                           require_client_auth=True)
+        """Server credentials requiring a client certificate from the CA.
+        Read from files, they follow the files: a new connection after
+        ``ca.pem``, ``<name>.pem`` or ``<name>-key.pem`` changed gets the
+        new ones (files that do not load keep the old ones, logged)."""
+        initial = grpc.ssl_server_certificate_configuration([(self.key, self.cert)],
+                                                             root_certificates=self.ca)
+        if self.tls_dir is None:
+            return grpc.ssl_server_credentials([(self.key, self.cert)], root_certificates=self.ca,
+                                               require_client_auth=True)
+        return grpc.dynamic_ssl_server_credentials(initial, _Reloader(self.tls_dir, self.name),
+                                                   require_client_authentication=True)
 
     def channel_credentials(self) -> grpc.ChannelCredentials:
         """Client credentials: this certificate, trusting only the CA."""
         return grpc.ssl_channel_credentials(root_certificates=self.ca, private_key=self.key,
                                             certificate_chain=self.cert)
+
+
+class _Reloader:
+    """grpc's certificate fetcher: the server's configuration anew when the
+    files changed since the last look (by modification time and size), else
+    None (keep the current one)."""
+
+    def __init__(self, tls_dir: Path, name: str) -> None:
+        self.tls_dir, self.name = tls_dir, name
+        self.seen = self._stamp()
+
+    def _stamp(self) -> tuple[tuple[int, int], ...]:
+        stamps = []
+        for path in cert_paths(self.tls_dir, self.name):
+            try:
+                st = path.stat()
+            except OSError:
+                return ()
+            stamps.append((st.st_mtime_ns, st.st_size))
+        return tuple(stamps)
+
+    def __call__(self) -> grpc.ServerCertificateConfiguration | None:
+        stamp = self._stamp()
+        if not stamp or stamp == self.seen:
+            return None
+        try:
+            fresh = load(self.tls_dir, self.name)
+        except IdentityError as e:
+            log.warning("certificates changed but do not load; keeping the old ones: %s", e)
+            return None
+        self.seen = stamp
+        log.info("certificates reloaded", extra={"identity": self.name})
+        return grpc.ssl_server_certificate_configuration([(fresh.key, fresh.cert)],
+                                                         root_certificates=fresh.ca)
 
 
 def cert_paths(tls_dir: Path, name: str) -> tuple[Path, Path, Path]:
@@ -92,17 +139,21 @@ def load(tls_dir: Path, name: str) -> Identity:
                                 f"({e.strerror or e})") from None
     ca, cert, key = blobs
     try:
-        subject = x509.load_pem_x509_certificate(cert).subject
-        serialization.load_pem_private_key(key, password=None)
+        certificate = x509.load_pem_x509_certificate(cert)
+        private = serialization.load_pem_private_key(key, password=None)
         x509.load_pem_x509_certificate(ca)
     except ValueError as e:
         raise IdentityError(f"PAIJU_TLS_DIR={str(tls_dir)!r}: {name}.pem, {name}-key.pem or "
                             f"ca.pem is not PEM ({e})") from None
+    if private.public_key() != certificate.public_key():
+        raise IdentityError(f"PAIJU_TLS_DIR={str(tls_dir)!r}: {name}-key.pem is not the key "
+                            f"of {name}.pem")
+    subject = certificate.subject
     cn = subject.get_attributes_for_oid(NameOID.COMMON_NAME)
     if not cn or cn[0].value != name:
         raise IdentityError(f"PAIJU_TLS_DIR={str(tls_dir)!r}: {name}.pem is not the "
                             f"certificate of {name!r}")
-    return Identity(name, ca, cert, key)
+    return Identity(name, ca, cert, key, tls_dir)
 
 
 def _write(path: Path, data: bytes, private: bool = False) -> None:

@@ -143,3 +143,22 @@ def test_paiju_certs_issues_what_is_missing_and_refuses_unknown_identities(
     refused = certs("--reissue", "mallory")
     assert refused.returncode == 2
     assert "no such identity 'mallory'" in refused.stderr
+
+
+async def test_a_server_takes_a_reissued_certificate_without_a_restart(tmp_path: Path) -> None:
+    """``paiju certs --reissue``: new connections get the new certificate
+    (here one that also names ``renewed.example``), the process keeps running."""
+    for name in ("ca.pem", "ca-key.pem", "lobby.pem", "lobby-key.pem"):
+        shutil.copy(tls_dir() / name, tmp_path / name)
+    async with running_service("lobby", nothing, {"tls_dir": tmp_path}) as addr:
+        async with client_channel(addr, "gateway", peer="renewed.example") as ch:
+            assert await check(ch) == "UNAVAILABLE"  # the old certificate does not name it
+        identity.issue(tmp_path, "lobby", hosts=("127.0.0.1", "renewed.example"))
+        async with client_channel(addr, "gateway", peer="renewed.example") as ch:
+            assert await check(ch) == "SERVING"
+        (tmp_path / "lobby-key.pem").write_bytes(
+            (tls_dir() / "ledger-key.pem").read_bytes())  # a key of another certificate
+        async with client_channel(addr, "gateway", peer="renewed.example") as ch:
+            assert await check(ch) == "SERVING"  # kept the last good one
+    with pytest.raises(IdentityError, match=r"lobby-key\.pem is not the key of lobby\.pem"):
+        identity.load(tmp_path, "lobby")
