@@ -42,12 +42,14 @@ ATTEMPTS = 3
 BIND_ERRORS = ("cannot bind", "Address already in use", "Errno 98")
 
 #: Settings every test platform has (a module's ``extra_env`` may override
-#: them): development sign-in, a short gRPC drain, and no game drain: on SIGTERM
-#: the table stops at once, its running games are voided as after a crash,
-#: instead of letting them go on (600 s, cut by ``stop_process`` after 15 s).
-#: The fixture's teardown stops a platform within a few seconds; what the game
-#: drain does is tested on a table of its own (tests/table, tests/foundation).
-TEST_SETTINGS = {"DEV_MODE": "1", "DRAIN_SECONDS": "2", "TABLE_GAME_DRAIN_SECONDS": "0"}
+#: them): development sign-in; 1 s for in-flight calls and each stop step on
+#: SIGTERM; and no game drain: the table stops at once, its running games are
+#: voided as after a crash, instead of going on (600 s by default, which
+#: ``stop_process`` cut after 15 s). So a platform stops within about a second
+#: (at most the gateway's 2 s close handshake with a client that does not
+#: answer). The game drain itself is tested on a table of its own
+#: (tests/table/test_many_games.py).
+TEST_SETTINGS = {"DEV_MODE": "1", "DRAIN_SECONDS": "1", "TABLE_GAME_DRAIN_SECONDS": "0"}
 
 
 @dataclass
