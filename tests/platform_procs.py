@@ -7,7 +7,7 @@ The services must know each other's ports before they start, so the ports are
 picked first and bound by the services later: another run on the machine may
 take one in between. A service that then cannot bind its port exits at once
 (gRPC without ``SO_REUSEPORT``, see paiju/service.py), and the platform is
-started again on new ports (``ATTEMPTS`` times at most).
+started again on new ports (``ATTEMPTS`` times at most, with a warning).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,23 +75,26 @@ class Platform:
 
     def env(self, service: str, extra: Mapping[str, str]) -> dict[str, str]:
         """The environment ``service`` runs with."""
-        settings = {**TEST_SETTINGS, **extra}
-        return service_env(
-            NATS_URL=self.nats.url, DATA_DIR=str(self.data),
-            GRPC_PORT=str(self.ports[service]), METRICS_PORT=str(self.metrics[service]),
-            LEDGER_ADDR=self.addr("ledger"), LOBBY_ADDR=self.addr("lobby"),
-            TABLE_ADDRS=self.addr("table"), GATEWAY_PORT=str(self.gateway_port),
-            **settings)
+        settings = {
+            "NATS_URL": self.nats.url, "DATA_DIR": str(self.data),
+            "GRPC_PORT": str(self.ports[service]), "METRICS_PORT": str(self.metrics[service]),
+            "LEDGER_ADDR": self.addr("ledger"), "LOBBY_ADDR": self.addr("lobby"),
+            "TABLE_ADDRS": self.addr("table"), "GATEWAY_PORT": str(self.gateway_port),
+            **TEST_SETTINGS, **extra}
+        return service_env(**settings)
 
     def log(self, service: str) -> str:
         """What ``service`` wrote to its log so far."""
         path = self.data / f"{service}.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
-    def lost_port_race(self) -> bool:
-        """Whether a service exited because its port was taken."""
-        return any(proc.poll() is not None and any(e in self.log(name) for e in BIND_ERRORS)
-                   for name, proc in self.procs.items())
+    def lost_port_race(self) -> str | None:
+        """The service that exited because its port was taken (its log says
+        so), or ``None``."""
+        for name, proc in self.procs.items():
+            if proc.poll() is not None and any(e in self.log(name) for e in BIND_ERRORS):
+                return name
+        return None
 
     def stop(self, timeout: float = 15.0) -> None:
         """SIGTERM every service at once (the gateway first), then wait for
@@ -130,9 +134,10 @@ def _wait_healthy(p: Platform) -> None:
 def running_platform(extra_env: Mapping[str, str] | None = None) -> Iterator[Platform]:
     """Start NATS and the four services (with :data:`TEST_SETTINGS` and
     ``extra_env``, ``PAIJU_*`` names without the prefix); stop them all on exit.
-    A start that lost a port race is retried on new ports; another failure
-    raises at once (``RuntimeError``: a service exited; ``TimeoutError``)
-    with the folder of the services' logs in the message."""
+    A start that lost a port race is retried on new ports (with a warning);
+    another failure raises ``RuntimeError``
+    at once (a service exited, or was not SERVING within 60 s) with the folder
+    of the services' logs in the message."""
     nats = NatsServer()
     nats.start()
     try:
@@ -142,8 +147,11 @@ def running_platform(extra_env: Mapping[str, str] | None = None) -> Iterator[Pla
                 _wait_healthy(p)
                 break
             except (RuntimeError, TimeoutError) as e:
+                raced = p.lost_port_race()  # before stopping the others
                 p.stop()
-                if attempt < ATTEMPTS and p.lost_port_race():
+                if attempt < ATTEMPTS and raced is not None:
+                    warnings.warn(f"test platform start {attempt} failed ({raced}: its port "
+                                  "was taken): trying again on new ports", stacklevel=1)
                     shutil.rmtree(p.data, ignore_errors=True)
                     continue
                 raise RuntimeError(f"the platform did not start ({e}); logs in {p.data}") from e
