@@ -243,8 +243,9 @@ def stored_record(platform: Platform, game_id: str) -> dict[str, Any]:
     return dict(json.loads(row[0]))
 
 
-@pytest.mark.parametrize(("game", "server"), [("doudizhu", "doudizhu-100"),
-                                              ("hunzhan", "hunzhan-100")])
+@pytest.mark.parametrize(("game", "server"), [
+    ("doudizhu", "doudizhu-100"),
+    pytest.param("hunzhan", "hunzhan-100", marks=pytest.mark.slow)])  # about 25 s
 async def test_a_client_never_receives_hidden_cards(platform: Platform, game: str,
                                                     server: str) -> None:
     """Capture everything each client receives in a full game; check by field

@@ -131,6 +131,7 @@ async def declare_until_dealer(page: Any, max_deals: int = 8, limit: float = 70)
     raise AssertionError(f"not the dealer within {limit} s after {len(deals)} deals")
 
 
+@pytest.mark.slow
 async def test_shengji_dealer_buries(platform: Platform, browser: Any,
                                      artifacts: Path) -> None:
     """shengji, one deck: the browser player declares, deals, sees the kitty,
@@ -217,6 +218,7 @@ def check_kitty_hidden(bots: list[RecordingBot], game_id: str, buried: list[str]
         assert sorted(shown) == sorted(kitty), "everyone saw the kitty before the bury"
 
 
+@pytest.mark.slow
 async def test_daa_full_game(platform: Platform, browser: Any, artifacts: Path) -> None:
     """daa: the browser player and four bots play to the settlement table; the
     declare (亮大A) and 亮明 buttons are clicked where they light up."""
@@ -341,6 +343,7 @@ async def assert_drawn_as_view(page: Any) -> dict[str, Any]:
     return dict(view)
 
 
+@pytest.mark.slow
 async def test_event_gap_asks_view_and_redraws(platform: Platform, browser: Any,
                                                artifacts: Path) -> None:
     """hunzhan: a lost public event (a bot's play) and later a lost private one
