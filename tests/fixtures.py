@@ -112,16 +112,22 @@ class NatsServer:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=die_with_parent(os.getpid()),
         )
-        # The ports file is written once the server listens.
+        # The ports file is written once the server listens (created first,
+        # then filled: read until it parses).
         deadline = time.monotonic() + timeout
-        while not (files := list(ports_dir.glob("*.ports"))):
+        url = ""
+        while not url:
+            for path in ports_dir.glob("*.ports"):
+                with contextlib.suppress(ValueError, KeyError, IndexError):
+                    url = json.loads(path.read_text())["nats"][0]
+            if url:
+                break
             if self.proc.poll() is not None:
                 raise RuntimeError(f"nats-server exited with {self.proc.returncode} "
                                    f"(port {self.port or 'any'})")
             if time.monotonic() > deadline:
                 raise TimeoutError("nats-server did not start listening")
             time.sleep(0.02)
-        url = json.loads(files[0].read_text())["nats"][0]
         self.port = int(url.rsplit(":", 1)[1])
         wait_for_port(self.port)
 
