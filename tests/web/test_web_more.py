@@ -333,6 +333,18 @@ async def play_a_hint(page: Any) -> list[str]:
     return cards
 
 
+async def play_until_a_bot_plays(page: Any, limit: float = 30) -> None:
+    """Play a hint at each of the browser player's turns until another seat's
+    play went by (the one ``DROP_JS`` loses): a player who wins the trick
+    leads the next one before any other seat plays."""
+    end = time.monotonic() + limit
+    while not await page.evaluate("() => !!window.__probe.dropped"):
+        assert time.monotonic() < end, f"no other seat played within {limit} s"
+        if await page.evaluate(MY_PLAY_TURN_JS):
+            await play_a_hint(page)
+        await page.wait_for_timeout(50)
+
+
 async def assert_drawn_as_view(page: Any) -> dict[str, Any]:
     """The page draws what the server's view says now (at the browser player's
     turn, while the game waits for it): the hand in the server's order, each
@@ -371,10 +383,9 @@ async def test_event_gap_asks_view_and_redraws(platform: Platform, browser: Any,
 
         # A bot's play is lost: its card count would stay too high without the view.
         await page.evaluate(DROP_JS, "public")
-        await play_a_hint(page)
+        await play_until_a_bot_plays(page)
         await page.wait_for_function(
-            "() => window.__probe.dropped && window.__probe.views > window.__probe.viewsAtDrop",
-            timeout=10000)
+            "() => window.__probe.views > window.__probe.viewsAtDrop", timeout=10000)
         dropped = await page.evaluate("() => window.__probe.dropped")
         assert dropped["type"] == "played" and dropped["cards"], dropped
         await wait_my_play_turn(page)
