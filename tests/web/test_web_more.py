@@ -326,11 +326,21 @@ async def play_a_hint(page: Any) -> list[str]:
         "() => document.querySelector('#btn-play').dataset.check === 'legal'", timeout=5000)
     cards: list[str] = await page.eval_on_selector_all(
         "#hand .card.sel", "els => els.map((e) => e.dataset.card)")
-    await page.click("#btn-play")
-    await page.wait_for_function(
-        "() => !document.querySelector('#btn-play') ||"
-        " document.querySelector('#btn-play').dataset.check === 'none'", timeout=5000)
-    return cards
+    # A click pressed on the play button and released on its redrawn copy is
+    # lost: while the same legal selection waits, click again.
+    for _ in range(3):
+        await page.click("#btn-play")
+        try:
+            await page.wait_for_function(
+                "() => !document.querySelector('#btn-play') ||"
+                " document.querySelector('#btn-play').dataset.check === 'none'", timeout=5000)
+            return cards
+        except Exception as e:
+            if "Timeout" not in type(e).__name__:
+                raise
+    state = await page.evaluate(
+        "() => [document.querySelector('#toast').textContent, window.paiju.S.log.slice(-5)]")
+    raise AssertionError(f"the hinted play {cards} was not played: {state}")
 
 
 async def play_until_a_bot_plays(page: Any, limit: float = 30) -> None:
