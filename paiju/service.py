@@ -114,10 +114,12 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
                     "may call anything")
     else:
         interceptors.append(AuthzInterceptor(rules, config.dev_mode))
-    server = grpc.aio.server(interceptors=interceptors)
+    # No SO_REUSEPORT (gRPC's default on Linux): a port another process holds is
+    # a bind error here, not a second server silently sharing its calls.
+    server = grpc.aio.server(interceptors=interceptors, options=[("grpc.so_reuseport", 0)])
     port = _bind(server, f"{config.host}:{config.grpc_port}", "gRPC",
                  identity.server_credentials() if identity is not None else None)
-    health_server = grpc.aio.server()
+    health_server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     health_port = _bind(health_server, f"{config.host}:{config.health_port}", "health")
     if config.grpc_port != port:
         instance = config.instance
