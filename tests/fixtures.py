@@ -408,9 +408,10 @@ def service_env(**paiju: str) -> dict[str, str]:
     """The current environment without any ``PAIJU_*`` variable, plus ``paiju``
     given as ``NAME=value`` (``service_env(NATS_URL=...)`` sets ``PAIJU_NATS_URL``).
     Unless given, ``PAIJU_TLS_DIR`` is the test certificates (:func:`tls_dir`;
-    ``TLS_DIR=""`` leaves it unset) and ``PAIJU_HEALTH_PORT`` a free port."""
+    ``TLS_DIR=""`` leaves it unset) and ``PAIJU_HEALTH_PORT`` 0 (each process
+    binds a free one, so processes started with one environment never clash)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAIJU_")}
-    paiju = {"TLS_DIR": str(tls_dir()), "HEALTH_PORT": str(free_port()), **paiju}
+    paiju = {"TLS_DIR": str(tls_dir()), "HEALTH_PORT": "0", **paiju}
     env.update({f"PAIJU_{k}": v for k, v in paiju.items() if v != "" or k != "TLS_DIR"})
     env["PYTHONUNBUFFERED"] = "1"
     return env
