@@ -54,6 +54,8 @@ class Identity:
 
     player: str
     name: str
+    #: True for a token of the identity provider (its account is opened at sign-in).
+    provider: bool = False
 
 
 #: Player ids are safe as one NATS subject token.
@@ -122,9 +124,10 @@ class Verifier:
         fetch."""
         alg = _algorithm(token)
         assert isinstance(token, str)
+        provider = alg in PROVIDER_ALGORITHMS and self.jwks is not None
         if alg == ALGORITHM and self.hmac_keys:
             claims = self._hmac_claims(token)
-        elif alg in PROVIDER_ALGORITHMS and self.jwks is not None:
+        elif provider:
             claims = self._provider_claims(token)
         else:
             raise BadToken(f"tokens signed with {alg} are not accepted here")
@@ -135,7 +138,7 @@ class Verifier:
         name = claims.get("name") or claims.get("preferred_username")
         if not isinstance(name, str) or not NAME.fullmatch(name):
             name = player
-        return Identity(player, name)
+        return Identity(player, name, provider)
 
     def _hmac_claims(self, token: str) -> dict[str, Any]:
         for key in self.hmac_keys:

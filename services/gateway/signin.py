@@ -55,8 +55,12 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
         await s.gw.presence.connect(player, s.id)
     await natsconn.publish(s.gw.nats, control, "session_started",
                            {"player": player, "session": s.id})
-    account = await call(s.gw.backends.ledger.GetBalance,
-                         ledger_pb2.GetBalanceRequest(player=player))
+    if identity.provider:  # the identity provider's player: its account opens at first sign-in
+        account = await call(s.gw.backends.ledger.OpenAccount,
+                             ledger_pb2.OpenAccountRequest(player=player, name=identity.name))
+    else:
+        account = await call(s.gw.backends.ledger.GetBalance,
+                             ledger_pb2.GetBalanceRequest(player=player))
     room, view = await resume(s)
     return {"player": player, "name": identity.name, "coins": account.coins,
             "room": convert.room(room) if room is not None else None, "view": view,
