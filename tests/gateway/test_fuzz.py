@@ -58,7 +58,7 @@ def value(rng: random.Random, depth: int = 0) -> Any:
 
 def command(rng: random.Random, cid: int) -> tuple[str, str | None]:
     """A frame shaped as a command with random fields; no expected code."""
-    obj: dict[str, Any] = {"id": cid, "cmd": rng.choice(COMMANDS + ["nope", "Ping", ""])}
+    obj: dict[str, Any] = {"id": cid, "cmd": rng.choice([*COMMANDS, "nope", "Ping", ""])}
     for _ in range(rng.randrange(4)):
         obj[rng.choice(FIELDS)] = value(rng)
     return json.dumps(obj, ensure_ascii=rng.random() < 0.5), None
