@@ -269,7 +269,7 @@ class Settings(BaseSettings):
         default=20000, description="open client connections one gateway takes; more are "
         "closed with 1013", json_schema_extra=_doc("gateway"))
     gateway_max_connections_per_address: Annotated[int, Field(gt=0)] = Field(
-        default=64, description="open client connections from one IP address; more are "
+        default=256, description="open client connections from one IP address; more are "
         "closed with 1013", json_schema_extra=_doc("gateway"))
     gateway_sessions_per_player_per_minute: Annotated[int, Field(gt=0)] = Field(
         default=20, description="sign-ins (`login`, `auth`) one player may make per minute on "
@@ -390,7 +390,7 @@ class Config:
     token_issuer: str = ""
     token_audience: str = ""
     gateway_max_connections: int = 20000
-    gateway_max_connections_per_address: int = 64
+    gateway_max_connections_per_address: int = 256
     gateway_sessions_per_player_per_minute: int = 20
     gateway_max_queued_bytes: int = 256 * 1024 * 1024
     presence_heartbeat_seconds: float = 2.0
