@@ -202,7 +202,8 @@ class Settings(BaseSettings):
     token_secret: Annotated[str, AfterValidator(_token_keys)] = Field(
         default=DEV_TOKEN_SECRET,
         description="HMAC keys of client tokens (JWT HS256, each at least "
-        "32 bytes), comma separated: the first signs, every one verifies; set it in production",
+        "32 bytes), comma separated: the first signs, every one verifies; a key of your own is "
+        "required outside development mode (unless `PAIJU_TOKEN_JWKS_URL` is set)",
         json_schema_extra=_doc("gateway"))
     token_ttl_seconds: Annotated[int, Field(gt=0)] = Field(
         default=86400, description="lifetime of the tokens the gateway issues",
@@ -216,7 +217,8 @@ class Settings(BaseSettings):
     grant_key: Annotated[str, Field(min_length=1)] = Field(
         default=DEV_GRANT_KEY,
         description="key guarding the ledger's Grant RPC (ledger and gateway "
-        "alike)", json_schema_extra=_doc("ledger"))
+        "alike); a key of your own is required outside development mode",
+        json_schema_extra=_doc("ledger"))
 
     rooms_file: Annotated[Path, AfterValidator(_rooms_file)] | None = Field(
         default=None, description="coin servers and rooms (YAML); see [lobby.md](lobby.md)",
