@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import socket
@@ -21,8 +22,8 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from paiju import natsconn
-from tests.fixtures import free_port, start_service_process, stop_process, wait_for_port
-from tests.gateway.test_guarantees import Capture, wait_for
+from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
+from tests.gateway.test_guarantees import Capture
 from tests.platform_procs import Platform
 
 pytestmark = pytest.mark.timeout(300)
@@ -90,9 +91,10 @@ async def test_a_frame_over_the_websocket_limit_is_closed_with_1009(platform: Pl
                 await asyncio.wait_for(ws.recv(), timeout=10)
             assert ws.close_code == 1009
         assert (await bystander.client.call("ping"))["ok"]
-    await wait_for(lambda: metric(platform.metrics["gateway"],
+    await until(lambda: metric(platform.metrics["gateway"],
                                   "paiju_gateway_limit_refusals_total",
-                                  'limit="frame_size"') == before + 1, timeout=10)
+                                  'limit="frame_size"') == before + 1, "the refusal counted",
+                timeout=10)
 
 
 @contextlib.asynccontextmanager
@@ -148,7 +150,8 @@ async def test_connections_per_address_and_in_total_are_limited(platform: Platfo
             assert metric(metrics_port, "paiju_gateway_limit_refusals_total",
                           'limit="connections"') == 1
             await opened[0].close()
-            await wait_for(lambda: metric(metrics_port, "paiju_gateway_connections") == 4)
+            await until(lambda: metric(metrics_port, "paiju_gateway_connections") == 4,
+                        "the closed connection gone")
             again = await connect_from(url, "127.0.0.3")
             opened.append(again)
             assert await admitted(again)
@@ -164,6 +167,10 @@ BUDGET, STEP = 2_000_000, 40
 
 def padded(c: Capture) -> int:
     return sum(1 for e in c.events if e.get("pad"))
+
+
+def caught_up(c: Capture, n: int) -> bool:
+    return padded(c) >= n
 
 
 async def test_the_queued_bytes_of_all_clients_are_bounded(platform: Platform) -> None:
@@ -196,13 +203,16 @@ async def test_the_queued_bytes_of_all_clients_are_bounded(platform: Platform) -
                                             "pad": "x" * pad})
                     if i % STEP == STEP - 1:
                         await nc.flush()
-                        await wait_for(lambda i=i: padded(fast) >= i + 1 - STEP, timeout=60)
+                        await until(functools.partial(caught_up, fast, i + 1 - STEP),
+                                    "the reading client's events", timeout=60)
                 await nc.flush()
             finally:
                 await nc.close()
-            await wait_for(lambda: padded(fast) >= n, timeout=60)
-            await wait_for(lambda: metric(metrics_port, "paiju_gateway_limit_refusals_total",
-                                          'limit="queued_bytes"') >= 1, timeout=30)
+            await until(lambda: padded(fast) >= n, "every event to the reading client",
+                        timeout=60)
+            await until(lambda: metric(metrics_port, "paiju_gateway_limit_refusals_total",
+                                       'limit="queued_bytes"') >= 1, "the cut-off counted",
+                        timeout=30)
             assert metric(metrics_port, "paiju_gateway_slow_client_disconnects_total") == 0
             assert metric(metrics_port, "paiju_gateway_queued_bytes") <= BUDGET
             assert (await fast.client.call("ping"))["ok"]

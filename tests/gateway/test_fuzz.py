@@ -151,6 +151,7 @@ async def oversize(url: str, seed: int) -> None:
         assert ws.close_code == 1009
 
 
+@pytest.mark.slow  # about 60 s
 async def test_fuzzed_frames_while_games_run(platform: Platform) -> None:
     bots = asyncio.create_task(run_bots(platform.gateway_url, ["doudizhu", "hunzhan"], 2, 1,
                                         (0.0, 0.05), seed=18, show_progress=False))
