@@ -145,13 +145,16 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
     # Ports: the probes and the Service ports must reach what the service binds.
     grpc_port = int(env.get("PAIJU_GRPC_PORT", GRPC_PORTS[pod.service]))
     assert by_name["grpc"] == grpc_port, where
+    health_port = int(env["PAIJU_HEALTH_PORT"])
+    assert by_name["health"] == health_port, where
     for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
-        assert container[probe]["grpc"]["port"] == grpc_port, (where, probe)
+        assert container[probe]["grpc"]["port"] == health_port, (where, probe)
     metrics_port = int(env.get("PAIJU_METRICS_PORT", METRICS_PORTS[pod.service]))
     assert by_name["metrics"] == metrics_port, where
     annotations = pod.workload["spec"]["template"]["metadata"]["annotations"]
     assert int(annotations["prometheus.io/port"]) == metrics_port, where
     env["PAIJU_GRPC_PORT"] = str(pod.ports["grpc"])
+    env["PAIJU_HEALTH_PORT"] = str(pod.ports["health"])
     env["PAIJU_METRICS_PORT"] = str(pod.ports["metrics"])
     if pod.service == "gateway":
         assert by_name["http"] == int(env.get("PAIJU_GATEWAY_PORT", "8080")), where
@@ -209,7 +212,8 @@ async def test_every_service_starts_with_its_rendered_configuration(
         args = w["spec"]["template"]["spec"]["containers"][0].get("args", [])
         if args and args[0] in PAIJU_SERVICES:
             env = container_env(docs, w, operator_secrets())
-            ports = {"grpc": free_port(), "metrics": free_port(), "http": free_port()}
+            ports = {"grpc": free_port(), "metrics": free_port(), "http": free_port(),
+                     "health": free_port()}
             pods[w["metadata"]["name"]] = Pod(args[0], w, env, ports)
     assert {p.service for p in pods.values()} == PAIJU_SERVICES
     nats_port = int(nats_server.rsplit(":", 1)[1])
