@@ -76,13 +76,13 @@ def _policy_types(policy: Doc) -> list[str]:
 def _port_matches(rule_port: Doc, port: Doc) -> bool:
     if rule_port.get("protocol", "TCP") != port.get("protocol", "TCP"):
         return False
-    want = rule_port.get("port")
+    want: int | str | None = rule_port.get("port")
     if want is None:
         return True
     if isinstance(want, str):
         return want == port.get("name")
     end = int(rule_port.get("endPort", want))
-    return int(want) <= int(port["containerPort"]) <= end
+    return want <= int(port["containerPort"]) <= end
 
 
 def _peer_matches(peer: Doc, source: Source, policy_namespace: str) -> bool:

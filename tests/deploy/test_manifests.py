@@ -163,7 +163,8 @@ def test_the_table_autoscales_in_prod_and_hands_games_over_within_its_grace() ->
         assert float(env["PAIJU_TABLE_GAME_DRAIN_SECONDS"]) <= 15, overlay
         assert pod["terminationGracePeriodSeconds"] <= 30, overlay
         # others reach an instance by its stable name <pod>.<headless service>
-        assert env["PAIJU_TABLE_ADDRESS"] == f"$(PAIJU_INSTANCE).{table['spec']['serviceName']}:50052"
+        service = table["spec"]["serviceName"]
+        assert env["PAIJU_TABLE_ADDRESS"] == f"$(PAIJU_INSTANCE).{service}:50052"
 
 
 def test_alert_rules_and_scraping_are_well_formed() -> None:
