@@ -55,9 +55,10 @@ RUN6 = "8H 8H 9H 9H JH JH QH QH KH KH AH AH"
 VOID21 = "7C 8C 9C JC QC AC 7D 8D 9D JD QD AD 7S 8S 9S JS QS AS 2C 2D 2H"
 
 
-def hunzhan_void(run: str) -> Game:
-    """Seat 0 (trump spades) leads the run of heart pairs ``run``; seat 1,
-    void in hearts with 21 plain cards, is to follow."""
+def hunzhan_void_deal(run: str) -> dict[str, Any]:
+    """The deal of :func:`hunzhan_void`: seat 0 holds ``run`` and TS, seat 1
+    :data:`VOID21`, the others the rest in deck order; ``order`` deals them
+    round-robin from seat 0 (records.md ``deal.order``)."""
     from collections import Counter
 
     from paiju.rules.cards import deck
@@ -72,7 +73,16 @@ def hunzhan_void(run: str) -> Game:
         need = 21 - len(h)
         h.extend(rest[:need])
         rest = rest[need:]
-    g = load("hunzhan")({}, {"hands": hands, "bottom": [], "first": 0})
+    order = [hands[j % 4][j // 4] for j in range(84)]  # round-robin from seat 0
+    return {"hands": hands, "bottom": [], "first": 0, "order": order}
+
+
+def hunzhan_void(run: str) -> Game:
+    """Seat 0 declares TS (trump spades) and leads the run of heart pairs
+    ``run``; seat 1, void in hearts with 21 distinct plain cards (C(21, 12) =
+    293,930 follows to a 6-pair run, C(21, 14) = 116,280 to a 7-pair run), is
+    to follow."""
+    g = load("hunzhan")({}, hunzhan_void_deal(run))
     g.apply(Action(0, "declare", ("TS",)))
     g.apply(Action(None, "end_declare"))
     g.apply(Action(0, "play", tuple(run.split())))

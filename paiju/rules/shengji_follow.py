@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from paiju.rules.bounded import iter_multisets, lowest_multiset
+from paiju.rules.bounded import WORK, iter_multisets, lowest_multiset
 from paiju.rules.cards import Card
 from paiju.rules.errors import RulesError
 from paiju.rules.shengji_cards import partition
@@ -86,6 +86,7 @@ def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tup
                     rec(j + 1, rest, t)
 
     rec(0, r, ())
+    WORK.plays += len(out)
     return out
 
 
@@ -126,6 +127,7 @@ def shaped_combinations(
                     rec(j + 1, rest, t, got)
 
     rec(0, r, (), ())
+    WORK.plays += len(out)
     return out
 
 
