@@ -16,6 +16,7 @@ import random
 import pytest
 
 from bench.worst import RUN7, hunzhan_void_deal
+from paiju.common.v1 import common_pb2
 from paiju.rules.bounded import HINT_PLAYS, WORK
 from paiju.table.v1 import table_pb2
 from tests.table.bots import play_room
@@ -52,7 +53,7 @@ async def test_hunzhan_worst_position_through_the_table(harness: Harness) -> Non
         other, _ = await h.create(game, ps, options=opts)
         rooms.append((other, ps))
     calls = 0
-    replies: list[list[table_pb2.Action]] = []
+    replies: list[list[common_pb2.Action]] = []
     done = asyncio.Event()
 
     async def ask_hints() -> None:
