@@ -67,9 +67,11 @@ def retryable(e: DBAPIError) -> bool:
     return "database is locked" in text_ or "database is busy" in text_
 
 
-def make_engine(url: str, pool_size: int = 10) -> AsyncEngine:
+def make_engine(url: str, pool_size: int = 10, pre_ping: bool = True) -> AsyncEngine:
     """An async engine for ``url``. SQLite files get their folder made, WAL
-    journaling and a busy timeout so that concurrent writers wait instead of failing."""
+    journaling and a busy timeout so that concurrent writers wait instead of failing.
+    ``pre_ping``: test a pooled PostgreSQL connection (one round trip) at
+    each checkout; turn it off only where every use retries a dropped connection."""
     aurl = async_url(url)
     u = make_url(aurl)
     if u.drivername.startswith("sqlite"):
@@ -86,7 +88,7 @@ def make_engine(url: str, pool_size: int = 10) -> AsyncEngine:
 
         return engine
     return create_async_engine(aurl, pool_size=pool_size, max_overflow=pool_size,
-                               pool_pre_ping=True)
+                               pool_pre_ping=pre_ping)
 
 
 #: The PostgreSQL advisory lock key every paiju migration holds (a signed
