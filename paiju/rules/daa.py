@@ -407,6 +407,13 @@ class Daa(Teams, Game):
             out.append(_REVEAL[seat])
         return out
 
+    def _hint_plays(self, seat: int, limit: int) -> list[Action]:
+        """The first ``limit`` plays of :meth:`legal_actions`' order, built up
+        to ``limit`` only (:func:`~paiju.rules.daa_moves.generate_split`)."""
+        if seat != self.turn or self._phase != "play":
+            return []
+        return _play_actions(seat, generate_split(self.hand_info(seat), self.standing, limit)[0])
+
     def default_action(self, seat: int) -> Action:
         """``pass`` when following; when leading, the lowest single (the fewest
         cards, lowest in the game's order; the big A counts as highest).

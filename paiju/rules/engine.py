@@ -203,9 +203,14 @@ class Game(ABC):
         (:meth:`iter_plays` order, then the fewest cards first). Bounded work:
         at most ``limit`` plays are built where the engine generates lazily
         (issue 19; docs/client-protocol.md)."""
-        plays = list(islice(self.iter_plays(seat), max(limit, 0)))
+        plays = self._hint_plays(seat, max(limit, 0))
         plays.sort(key=lambda a: len(a.cards))
         return [*self.non_play_actions(seat), *plays]
+
+    def _hint_plays(self, seat: int, limit: int) -> list[Action]:
+        """The first ``limit`` plays of :meth:`iter_plays` (an engine with a
+        bounded generator of its own overrides this)."""
+        return list(islice(self.iter_plays(seat), limit))
 
     @abstractmethod
     def default_action(self, seat: int) -> Action:

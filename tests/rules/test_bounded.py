@@ -20,6 +20,7 @@ import pytest
 from bench.worst import (
     RUN6,
     RUN7,
+    daa_follower_sets,
     daa_leader_runs,
     doudizhu_leader,
     hunzhan_void,
@@ -89,6 +90,18 @@ def test_daa_reveal_offered_beside_more_than_fifty_plays() -> None:
     assert Action(0, "reveal") in legal
     assert Action(0, "reveal") in hints
     assert sum(a.type == "play" for a in hints) == HINT_PLAYS
+
+
+@pytest.mark.parametrize("build", [daa_leader_runs, daa_follower_sets])
+def test_daa_hints_are_the_first_fifty_plays_built_alone(build) -> None:  # type: ignore[no-untyped-def]
+    """daa builds only the hinted plays (runs and sets up to the limit): they
+    are the first 50 plays of the full list, in its order before the sort."""
+    g = build()
+    seat = g.to_act()[0]
+    plays = [a for a in g.legal_actions(seat) if a.type == "play"]
+    assert len(plays) > 20 * HINT_PLAYS
+    hinted = [a for a in g.hints(seat) if a.type == "play"]
+    assert sorted(hinted, key=repr) == sorted(plays[:HINT_PLAYS], key=repr)
 
 
 def test_doudizhu_pass_offered_beside_more_than_fifty_plays() -> None:
