@@ -30,7 +30,7 @@ from grpc_reflection.v1alpha import reflection
 
 from paiju import log as logsetup
 from paiju.authz import RULES, AuthzInterceptor, Rule
-from paiju.config import Config, load
+from paiju.config import Config, check_keys, load
 from paiju.health import Health
 from paiju.identity import Identity, IdentityError
 from paiju.identity import load as load_identity
@@ -204,9 +204,12 @@ def run(service: str, setup: Setup) -> None:
     """The ``main()`` of a service process: configuration from the environment,
     logs, metrics, then :func:`serve` until SIGTERM or SIGINT. Exit status 0
     after a graceful stop, 1 if it failed (logged as JSON), 2 for a malformed
-    ``PAIJU_*`` variable or missing certificates (:func:`server_identity`)."""
+    ``PAIJU_*`` variable, a development key outside development mode
+    (:func:`paiju.config.check_keys`) or missing certificates
+    (:func:`server_identity`)."""
     try:
         config = load(service)
+        check_keys(config)
         server_identity(config)
     except ValueError as e:
         print(f"paiju {service}: {e}", file=sys.stderr)
