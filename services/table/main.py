@@ -2,8 +2,15 @@
 
 Environment (besides paiju/config.py): ``PAIJU_TABLE_ALLOW_FIXED_DEAL=1`` lets
 CreateGame take ``deal_json`` (tests only); ``PAIJU_TABLE_DEAL_INTERVAL_MS``
-the default pace of a paced deal (150); ``PAIJU_TABLE_GAME_DRAIN_SECONDS`` how
-long running games may go on after SIGTERM (600).
+the default pace of a paced deal (150). Durability (docs/table.md "The game
+log"): ``PAIJU_GAME_LOG_REPLICAS`` the game log stream's replicas (1; also the
+lease buckets'), ``PAIJU_LEASE_SECONDS`` a game lease's TTL (5; renewed every
+third of it, free games looked for every quarter of it, at most every
+second), ``PAIJU_TABLE_ADDRESS`` this instance's gRPC address as others reach
+it (``game_moved``; default ``<PAIJU_HOST>:<PAIJU_GRPC_PORT>``).
+
+SIGTERM (or SIGINT) hands every game over at once (a ``handover`` entry, the
+lease released: another instance takes it over) and stops.
 
 The instance watches presence (:class:`paiju.presence.PresenceWatcher` on the
 table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
@@ -23,11 +30,14 @@ from paiju.presence import PresenceWatcher
 from paiju.service import Context, Setup, run
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.clock import Clock, SystemClock
+from services.table.gamelog import GameLog
+from services.table.lease import Leases
 from services.table.publisher import NatsPublisher
 from services.table.remote import Ledger, Lobby
 from services.table.runner import Table
 from services.table.servicer import TableServicer
 from services.table.store import RecordStore
+from services.table.takeover import Takeover
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
@@ -36,12 +46,29 @@ def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+def durable_settings() -> tuple[int, float, str]:
+    """``(replicas, lease_seconds, address)`` from PAIJU_GAME_LOG_REPLICAS,
+    PAIJU_LEASE_SECONDS and PAIJU_TABLE_ADDRESS (see the module docstring);
+    ``ValueError`` naming the variable for a bad value."""
+    try:
+        replicas = int(os.environ.get("PAIJU_GAME_LOG_REPLICAS", "1") or "1")
+    except ValueError:
+        raise ValueError("PAIJU_GAME_LOG_REPLICAS must be a whole number") from None
+    try:
+        seconds = float(os.environ.get("PAIJU_LEASE_SECONDS", "5") or "5")
+    except ValueError:
+        raise ValueError("PAIJU_LEASE_SECONDS must be a number of seconds") from None
+    if replicas < 1 or not seconds > 0:
+        raise ValueError("PAIJU_GAME_LOG_REPLICAS >= 1 and PAIJU_LEASE_SECONDS > 0")
+    return replicas, seconds, os.environ.get("PAIJU_TABLE_ADDRESS", "").strip()
+
+
 def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                allow_fixed_deal: bool | None = None, signals: bool = False) -> Setup:
     """A ``setup`` for :func:`paiju.service.serve`. Tests pass a FakeClock, a list
     that receives the :class:`Table`, and ``allow_fixed_deal``. ``signals``: take
-    over SIGTERM/SIGINT so that the first one drains running games (the
-    process's :func:`main`)."""
+    over SIGTERM/SIGINT (the
+    process's :func:`main`) so that the first one hands the games over."""
 
     async def setup(ctx: Context) -> Sequence[str]:
         cfg = ctx.config
@@ -51,9 +78,15 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         lobby = Lobby(cfg.lobby_addr) if cfg.lobby_addr else None
         fixed = _flag("PAIJU_TABLE_ALLOW_FIXED_DEAL") if allow_fixed_deal is None \
             else allow_fixed_deal
+        replicas, lease_seconds, address = durable_settings()
+        address = address or f"{cfg.host}:{cfg.grpc_port}"
+        gamelog = GameLog(nc, replicas)
+        await gamelog.ensure()
+        leases = Leases(nc, cfg.instance, address, lease_seconds, replicas)
+        await leases.ensure()
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),
                       publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,
-                      allow_fixed_deal=fixed)
+                      log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed)
         if tables is not None:
             tables.append(table)
         table_clock = table.clock
@@ -63,16 +96,17 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         await presence.start()
         table_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(table), ctx.server)
         ctx.tasks.append(asyncio.create_task(db.watch(store.engine, ctx.health)))
-        game_drain = float(os.environ.get("PAIJU_TABLE_GAME_DRAIN_SECONDS", "600"))
+        ctx.tasks.append(asyncio.create_task(table.keep_leases()))
+        takeover = Takeover(table, min(1.0, lease_seconds / 4))
+        ctx.tasks.append(asyncio.create_task(takeover.run()))
 
-        async def drain_then_stop() -> None:
-            table.drain()
-            await table.wait_idle(game_drain)
+        async def hand_over_then_stop() -> None:
+            await table.hand_over()
             ctx.stopping.set()
 
         def on_sigterm() -> None:
             if table.accepting:
-                ctx.tasks.append(asyncio.create_task(drain_then_stop()))
+                ctx.tasks.append(asyncio.create_task(hand_over_then_stop()))
             else:
                 ctx.stopping.set()
 
@@ -82,7 +116,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                 loop.add_signal_handler(sig, on_sigterm)
 
         async def close() -> None:
-            table.drain()
+            await table.hand_over()
             await presence.stop()
             await nc.drain()
             await ledger.close()
@@ -100,5 +134,5 @@ setup = make_setup(signals=True)
 
 
 def main() -> None:
-    """Run the table service until SIGTERM (then drain running games)."""
+    """Run the table service until SIGTERM (then hand the running games over)."""
     run("table", setup)
