@@ -1,8 +1,8 @@
 """The durable game log: one JetStream stream, one subject per sitting.
 
-Stream ``PAIJU_GAMELOG`` (file storage, ``PAIJU_GAME_LOG_REPLICAS`` replicas,
-default 1; entries kept :data:`MAX_AGE_SECONDS`) holds subjects
-``paiju.gamelog.<game_id>``, ``game_id`` being the lobby's id of the sitting
+Stream ``PAIJU_GAMELOG_<pool>`` (file storage, ``PAIJU_GAME_LOG_REPLICAS``
+replicas, default 1; entries kept :data:`MAX_AGE_SECONDS`) holds subjects
+``paiju.gamelog.<pool>.<game_id>``, ``game_id`` being the lobby's id of the sitting
 (its first deal; the redeals append to the same subject). Each message is one
 entry as JSON (:mod:`services.table.sitting` says which entries there are).
 
@@ -27,7 +27,7 @@ from nats.js import api
 
 from services.table import metrics
 
-STREAM = "PAIJU_GAMELOG"
+STREAM_PREFIX = "PAIJU_GAMELOG_"
 SUBJECT_PREFIX = "paiju.gamelog."
 #: How long entries are kept (seconds): a week, far longer than any sitting.
 MAX_AGE_SECONDS = 7 * 24 * 3600.0
@@ -44,24 +44,26 @@ class LogUnavailable(Exception):
     """JetStream did not acknowledge the append (NATS down or too slow)."""
 
 
-def subject(game_id: str) -> str:
-    """``paiju.gamelog.<game_id>``: the log subject of a sitting."""
-    return SUBJECT_PREFIX + game_id
-
-
 class GameLog:
-    """The game log on a nats-py connection (``replicas`` for the stream)."""
+    """The game log of table pool ``pool`` (:func:`services.table.lease.pool_name`)
+    on a nats-py connection (``replicas`` for the stream)."""
 
-    def __init__(self, nc: NATS, replicas: int = 1, timeout: float = 2.0) -> None:
+    def __init__(self, nc: NATS, pool: str, replicas: int = 1, timeout: float = 2.0) -> None:
         self.nc = nc
+        self.stream = STREAM_PREFIX + pool
+        self.prefix = f"{SUBJECT_PREFIX}{pool}."
         self.js = nc.jetstream(timeout=timeout)
         self.replicas = replicas
         self.timeout = timeout
 
+    def subject(self, game_id: str) -> str:
+        """``paiju.gamelog.<pool>.<game_id>``: the log subject of a sitting."""
+        return self.prefix + game_id
+
     async def ensure(self) -> None:
         """Create the stream (or bring its configuration up to date)."""
         config = api.StreamConfig(
-            name=STREAM, subjects=[SUBJECT_PREFIX + ">"], storage=api.StorageType.FILE,
+            name=self.stream, subjects=[self.prefix + ">"], storage=api.StorageType.FILE,
             num_replicas=self.replicas, max_age=MAX_AGE_SECONDS,
             retention=api.RetentionPolicy.LIMITS, discard=api.DiscardPolicy.OLD)
         try:
@@ -78,7 +80,7 @@ class GameLog:
         started = time.perf_counter()
         try:
             ack = await self.js.publish(
-                subject(game_id), data, timeout=self.timeout,
+                self.subject(game_id), data, timeout=self.timeout,
                 headers={"Nats-Expected-Last-Subject-Sequence": str(expect)})
         except nats.js.errors.APIError as e:
             if e.err_code in WRONG_LAST_SEQUENCE:
@@ -93,7 +95,7 @@ class GameLog:
     async def last_seq(self, game_id: str) -> int:
         """The stream sequence of the sitting's last entry (0 when none)."""
         try:
-            msg = await self.js.get_last_msg(STREAM, subject(game_id))
+            msg = await self.js.get_last_msg(self.stream, self.subject(game_id))
         except nats.js.errors.NotFoundError:
             return 0
         return int(msg.seq or 0)
@@ -106,7 +108,7 @@ class GameLog:
             return []
         out: list[tuple[int, dict[str, Any]]] = []
         sub = await self.js.subscribe(
-            subject(game_id), stream=STREAM, ordered_consumer=True,
+            self.subject(game_id), stream=self.stream, ordered_consumer=True,
             deliver_policy=api.DeliverPolicy.ALL)
         try:
             while not out or out[-1][0] < last:

@@ -1,5 +1,8 @@
 """Who owns a sitting: a lease per game in a JetStream key-value bucket.
 
+The instances that share one record database are one pool and take over
+each other's games; the names below end in ``_<pool>`` (:func:`pool_name`).
+
 Bucket ``paiju_table_leases`` (TTL ``PAIJU_LEASE_SECONDS``, default 5): key
 the sitting's game id, value ``{"instance", "address"}`` of its owner. An
 instance takes a free lease with a create (fails while someone holds it),
@@ -17,6 +20,7 @@ The lease decides who may try; the log's fenced append
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from typing import Any
@@ -36,11 +40,25 @@ log = logging.getLogger("paiju.table.lease")
 NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
 
 
-class Leases:
-    """The leases of one instance (``instance`` name, gRPC ``address``)."""
+def pool_name(database_url: str, configured: str = "") -> str:
+    """The table pool: ``configured`` (PAIJU_TABLE_POOL) where given, else
+    ``p`` and 12 hex digits of the SHA-1 of the record database's URL (the
+    instances sharing a database are one deployment). ``ValueError`` for a
+    configured name other than letters, digits, ``_`` and ``-``."""
+    if configured:
+        if not all(c.isascii() and (c.isalnum() or c in "_-") for c in configured):
+            raise ValueError(f"PAIJU_TABLE_POOL={configured!r}: letters, digits, _ and - only")
+        return configured
+    return "p" + hashlib.sha1(database_url.encode()).hexdigest()[:12]
 
-    def __init__(self, nc: NATS, instance: str, address: str, seconds: float = 5.0,
-                 replicas: int = 1, timeout: float = 2.0) -> None:
+
+class Leases:
+    """The leases of one instance (``instance`` name, gRPC ``address``) in
+    ``pool``."""
+
+    def __init__(self, nc: NATS, instance: str, address: str, pool: str,
+                 seconds: float = 5.0, replicas: int = 1, timeout: float = 2.0) -> None:
+        self.pool = pool
         self.js = nc.jetstream(timeout=timeout)
         self.instance = instance
         self.address = address
@@ -68,8 +86,8 @@ class Leases:
 
     async def ensure(self) -> None:
         """Create (or open) both buckets."""
-        self._leases = await self._bucket(LEASES, self.seconds)
-        self._games = await self._bucket(GAMES, None)
+        self._leases = await self._bucket(f"{LEASES}_{self.pool}", self.seconds)
+        self._games = await self._bucket(f"{GAMES}_{self.pool}", None)
 
     @property
     def leases(self) -> KeyValue:

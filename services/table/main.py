@@ -7,7 +7,10 @@ log"): ``PAIJU_GAME_LOG_REPLICAS`` the game log stream's replicas (1; also the
 lease buckets'), ``PAIJU_LEASE_SECONDS`` a game lease's TTL (5; renewed every
 third of it, free games looked for every quarter of it, at most every
 second), ``PAIJU_TABLE_ADDRESS`` this instance's gRPC address as others reach
-it (``game_moved``; default ``<PAIJU_HOST>:<PAIJU_GRPC_PORT>``).
+it (``game_moved``; default ``<PAIJU_HOST>:<PAIJU_GRPC_PORT>``),
+``PAIJU_TABLE_POOL`` the name of the instances that take over each other's
+games (default: derived from PAIJU_DATABASE_URL, since a pool shares its
+record database).
 
 SIGTERM (or SIGINT) hands every game over at once (a ``handover`` entry, the
 lease released: another instance takes it over) and stops.
@@ -31,7 +34,7 @@ from paiju.service import Context, Setup, run
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.clock import Clock, SystemClock
 from services.table.gamelog import GameLog
-from services.table.lease import Leases
+from services.table.lease import Leases, pool_name
 from services.table.publisher import NatsPublisher
 from services.table.remote import Ledger, Lobby
 from services.table.runner import Table
@@ -80,9 +83,10 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
             else allow_fixed_deal
         replicas, lease_seconds, address = durable_settings()
         address = address or f"{cfg.host}:{cfg.grpc_port}"
-        gamelog = GameLog(nc, replicas)
+        pool = pool_name(cfg.database_url, os.environ.get("PAIJU_TABLE_POOL", "").strip())
+        gamelog = GameLog(nc, pool, replicas)
         await gamelog.ensure()
-        leases = Leases(nc, cfg.instance, address, lease_seconds, replicas)
+        leases = Leases(nc, cfg.instance, address, pool, lease_seconds, replicas)
         await leases.ensure()
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),
                       publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,

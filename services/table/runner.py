@@ -182,12 +182,16 @@ class Table:
 
     async def emit(self, game: RunningGame, out: Sequence[Outgoing]) -> None:
         """Publish ``out`` in order: public ones on the room's subject, private
-        ones on their player's subject."""
+        ones on their player's subject; return once NATS has them (so that an
+        action is answered only after its events left this process: a crash
+        right after the answer loses none of them)."""
         for o in out:
             subject = (subjects.table_events(game.room) if o.player is None
                        else subjects.player_events(o.player))
             await self.publisher.publish(subject, o.type, o.data, seq=o.seq,
                                          game_id=game.game_id, room=game.room)
+        if out:
+            await self.publisher.flush()
 
     async def store_record(self, record: dict[str, Any]) -> None:
         """Store a record, retried until the database takes it."""
