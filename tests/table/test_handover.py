@@ -115,7 +115,7 @@ async def test_sigterm_hands_50_games_over(nats_process: NatsServer, tmp_path: P
         # Five are played to the end, the others end by an escape.
         await asyncio.gather(*(play(cl, room, a.addr, ps) for room, _, ps in games[:5]))
         for room, gid, ps in games[:5]:
-            fin = (await cl.wait(lambda room=room: finals(cl, room), "game_finished"))[0]
+            fin = (await cl.wait(lambda: finals(cl, room), "game_finished"))[0]  # noqa: B023
             assert fin["game_id"] == gid
             assert_no_gap(cl, room, ps)
             assert await settlements(cl, ps, gid) == [1, 1, 1]
