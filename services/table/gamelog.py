@@ -74,8 +74,14 @@ class GameLog:
     async def append(self, game_id: str, entry: dict[str, Any], expect: int) -> int:
         """Append ``entry`` to the sitting's log, expecting ``expect`` to be the
         stream sequence of its last entry (0: none yet). Returns the entry's
-        stream sequence. Raises :class:`Fenced` or :class:`LogUnavailable`;
-        the time taken is observed in paiju_table_log_append_seconds."""
+        stream sequence. Raises :class:`Fenced` or :class:`LogUnavailable`
+        (at once while NATS is not connected; after a timeout the entry may
+        still have been appended: the caller reads the log again before it
+        goes on, see :meth:`services.table.room.RoomRunner`); the time taken
+        is observed in paiju_table_log_append_seconds."""
+        if not self.nc.is_connected:
+            # Not even sent (nats-py would send it on reconnecting, late).
+            raise LogUnavailable(f"log of {game_id}: NATS not connected")
         data = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
         started = time.perf_counter()
         try:

@@ -114,13 +114,24 @@ class Leases:
         """Renew this instance's lease of ``game_id``; where it expired and
         nobody took it, take it again. False: another instance holds it (the
         lease is lost). NATS errors propagate."""
-        rev = self.held.get(game_id)
-        if rev is not None:
+        for _ in range(2):
+            rev = self.held.get(game_id)
+            if rev is None:
+                break
             try:
                 self.held[game_id] = await self.leases.update(game_id, self.value, last=rev)
                 return True
             except nats.js.errors.KeyWrongLastSequenceError:
                 pass
+            # Renewed meanwhile by another task of this instance?
+            try:
+                entry = await self.leases.get(game_id)
+            except nats.js.errors.KeyNotFoundError:
+                break
+            if entry.value != self.value:
+                self.held.pop(game_id, None)
+                return False
+            self.held[game_id] = int(entry.revision or 0)
         if await self.take(game_id):
             log.warning("lease of %s had expired; taken again", game_id)
             return True

@@ -14,8 +14,11 @@ action answered. Then:
   sitting is rebuilt from the entries logged so far), the game pauses (no
   timer runs, actions get ``unavailable``) and a task retries: once it holds
   the lease again and a ``resume`` entry is appended, every seat is brought
-  level (:mod:`services.table.level`) and the game goes on. If another
-  instance took it meanwhile, this one drops it.
+  level (:mod:`services.table.level`) and the game goes on. Before that it
+  reads the log again: an append that timed out may have landed after all
+  (its entry is taken in; an action answered ``unavailable`` then is answered
+  ``ok`` when sent again with its ``client_seq``). If another instance took
+  the game meanwhile, this one drops it.
 
 The end of a game (settlement, record, ``game_finished``, redeal or lobby) is
 :mod:`services.table.ending`.
@@ -297,6 +300,11 @@ class RoomRunner:
             async with self.lock:
                 if self.gone or self.paused_at is None:
                     return
+                try:
+                    if not await self._reread():
+                        return
+                except NATS_ERRORS:
+                    continue
                 entry = {"type": "resume", "at": self._now(),
                          "stopped_at": ms(self.paused_at)}
                 out = self.sitting.apply(entry)
@@ -315,6 +323,23 @@ class RoomRunner:
                 log.info("game %s goes on after a pause", self.game_id)
                 await self.publish(out)
                 return
+
+    async def _reread(self) -> bool:
+        """Read the log again after a pause: an append that timed out may have
+        landed. Entries of this instance's are taken in (the sitting rebuilt
+        from the log); a ``takeover`` by another instance loses the game (False)."""
+        logged = await self.table.log.read(self.game_id)
+        newer = [e for _, e in logged[len(self.entries):]]
+        if any(e["type"] == "takeover" and e.get("instance") != self.table.instance
+               for e in newer):
+            await self.lose("another instance took it over while it was paused")
+            return False
+        if newer:
+            self.entries = [e for _, e in logged]
+            self.sitting = restore(self.entries)
+        if logged:
+            self.last_seq = logged[-1][0]
+        return True
 
     def _stop(self) -> None:
         self.gone = True
