@@ -382,9 +382,9 @@ class RoomRunner:
     async def retire(self) -> None:
         """The sitting ended here: no longer live, lease released, room forgotten."""
         self._stop()
+        self.table.drop(self)
         try:
             await self.table.leases.remove_live(self.game_id)
         except NATS_ERRORS as e:
             log.warning("unlisting ended game %s failed: %s", self.game_id, e)
         await self.table.leases.release(self.game_id)
-        self.table.drop(self)
