@@ -23,9 +23,12 @@ table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 from collections.abc import Sequence
+
+import nats.js.errors
 
 from paiju import db
 from paiju.natsconn import connect
@@ -34,13 +37,15 @@ from paiju.service import Context, Setup, run
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.clock import Clock, SystemClock
 from services.table.gamelog import GameLog
-from services.table.lease import Leases, pool_name
+from services.table.lease import NATS_ERRORS, Leases, pool_name
 from services.table.publisher import NatsPublisher
 from services.table.remote import Ledger, Lobby
 from services.table.runner import Table
 from services.table.servicer import TableServicer
 from services.table.store import RecordStore
 from services.table.takeover import Takeover
+
+log = logging.getLogger("paiju.table")
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
@@ -85,9 +90,15 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         address = address or f"{cfg.host}:{cfg.grpc_port}"
         pool = pool_name(cfg.database_url, os.environ.get("PAIJU_TABLE_POOL", "").strip())
         gamelog = GameLog(nc, pool, replicas)
-        await gamelog.ensure()
         leases = Leases(nc, cfg.instance, address, pool, lease_seconds, replicas)
-        await leases.ensure()
+        while True:
+            try:
+                await gamelog.ensure()
+                await leases.ensure()
+                break
+            except (*NATS_ERRORS, nats.js.errors.APIError) as e:
+                log.warning("JetStream not ready (%s); trying again", e)
+                await asyncio.sleep(0.5)
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),
                       publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,
                       log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed)
