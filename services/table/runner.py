@@ -210,10 +210,13 @@ class Table:
         lease another instance holds is dropped (:meth:`RoomRunner.lose`)."""
         while True:
             await asyncio.sleep(self.leases.seconds / 3)
-            for gid in await self.leases.renew_all():
-                runner = self.sittings.get(gid)
-                if runner is not None:
-                    await runner.lose("its lease is held by another instance")
+            try:
+                for gid in await self.leases.renew_all():
+                    runner = self.sittings.get(gid)
+                    if runner is not None:
+                        await runner.lose("its lease is held by another instance")
+            except Exception:
+                log.exception("renewing leases failed")
 
     def drain(self) -> None:
         """Take no new games from now on (SIGTERM)."""

@@ -55,6 +55,8 @@ class Takeover:
                 await self.scan()
             except NATS_ERRORS as e:
                 log.warning("looking for games to take over failed: %s", e)
+            except Exception:
+                log.exception("looking for games to take over failed")
 
     async def scan(self) -> list[str]:
         """One pass; returns the game ids taken over."""
@@ -72,36 +74,42 @@ class Takeover:
         return taken
 
     async def take(self, gid: str) -> bool:
-        """Take ``gid`` over if its lease is free (True once it runs here)."""
+        """Take ``gid`` over if its lease is free (True once it runs here).
+        Whatever stops it on the way releases the lease again."""
         table = self.table
         started = time.perf_counter()
         if not await table.leases.take(gid):
             return False
+        taken = False
+        try:
+            taken = await self._take(gid, started)
+        finally:
+            if not taken and gid not in table.sittings:
+                await table.leases.release(gid)
+        return taken
+
+    async def _take(self, gid: str, started: float) -> bool:
+        table = self.table
         try:
             logged = await table.log.read(gid)
         except NATS_ERRORS as e:
             log.warning("reading the log of %s failed: %s", gid, e)
-            await table.leases.release(gid)
             return False
         if not logged:
             log.error("live game %s has no log; unlisted", gid)
             await table.leases.remove_live(gid)
-            await table.leases.release(gid)
             return False
         entries = [e for _, e in logged]
         try:
             sitting = restore(entries)
         except Exception:
             log.exception("the log of %s cannot be replayed; left alone", gid)
-            await table.leases.release(gid)
             return False
         if sitting.finished_logged and sitting.game.reason != "redeal":
             log.info("game %s had ended; unlisted", gid)
             await table.leases.remove_live(gid)
-            await table.leases.release(gid)
             return False
-        if sitting.spec.room in table.rooms:
-            await table.leases.release(gid)
+        if sitting.spec.room in table.rooms or not table.accepting:
             return False
         now = table.clock.now()
         stopped = sitting.handed_over_at
@@ -114,7 +122,6 @@ class Takeover:
             seq = await table.log.append(gid, entry, logged[-1][0])
         except (Fenced, LogUnavailable) as e:
             log.warning("takeover of %s not written (%s); released", gid, e)
-            await table.leases.release(gid)
             return False
         runner = RoomRunner(table, sitting, [*entries, entry], seq)
         table.adopt(runner)

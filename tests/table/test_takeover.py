@@ -11,6 +11,7 @@ gap or repeat; ``game_moved`` names the new owner.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import signal
@@ -20,9 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
+from paiju.ledger.v1 import ledger_pb2
 from paiju.rules import load
+from paiju.table.v1 import table_pb2
 from tests.fixtures import REPO, NatsServer
 from tests.table.cluster import (
     SEATS,
@@ -123,3 +127,45 @@ async def test_killed_owner_is_taken_over_twice_and_the_game_finishes(
         moves = [e for e in cl.public(room) if e["type"] == "game_moved"]
         assert len(moves) == 2 and moves[-1]["table_instance"] == last
     print(f"takeover seconds so far: {sorted(round(m, 2) for m in MEASURED)}")
+
+
+@pytest.mark.timeout(120)
+async def test_owner_killed_while_ending_settles_once(nats_process: NatsServer,
+                                                     tmp_path: Path) -> None:
+    """Killed after settling and storing, while the lobby has not answered
+    GameOver yet: the new owner ends the game again (the ledger's Settle and
+    the record are idempotent by game id): one settlement, one record, one
+    game_finished."""
+    async with cluster_running(nats_process, tmp_path) as cl:
+        a = await cl.start("ta")
+        b = await cl.start("tb")
+        ps = ["en0", "en1", "en2"]
+        await cl.open(ps, 1000)
+        room, gid = await cl.create(a.addr, "doudizhu", ps, options=OPTIONS)
+        cl.lobby.gate = asyncio.Event()
+        await cl.call(room, a.addr, "Leave", table_pb2.PlayerRequest(room=room, player=ps[1]))
+        await cl.wait(lambda: cl.lobby.calls, "ta's GameOver")
+        assert await settlements(cl, ps, gid) == [1, 1, 1]
+        await kill_owner(cl, room, a.addr)
+        assert cl.owner(room, a.addr) == b.addr
+        await cl.wait(lambda: len(cl.lobby.calls) >= 2, "tb's GameOver")
+        assert not finals(cl, room)
+        cl.lobby.gate.set()
+        fin = (await cl.wait(lambda: finals(cl, room), "game_finished"))[0]
+        assert fin["reason"] == "escape" and fin["game_id"] == gid
+        await asyncio.sleep(0.5)
+        assert len(finals(cl, room)) == 1
+        assert {c.game_id for c in cl.lobby.calls} == {gid}
+        assert await settlements(cl, ps, gid) == [1, 1, 1]
+        # The escapee pays what the table's rows say, once.
+        rows = {r["player"]: r for r in fin["settlement"]}
+        balances = [(await cl.ledger.GetBalance(ledger_pb2.GetBalanceRequest(player=p))).coins
+                    for p in ps]
+        assert balances == [1000 + rows[p]["coins"] for p in ps]
+        assert rows[ps[1]]["coins"] < 0
+        rec = await record(cl, gid)
+        assert rec is not None and rec["reason"] == "escape"
+        assert_no_gap(cl, room, ps)
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await cl.stub(b.addr).GetView(table_pb2.ViewRequest(room=room, player=ps[0]))
+        assert err.value.code() == grpc.StatusCode.NOT_FOUND
