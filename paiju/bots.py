@@ -5,8 +5,10 @@ presses start, and plays random legal moves with a think time per move, as
 people do, until its table has played the games asked for. Moves are chosen
 among the table's legal actions for the bot (the ``hints`` command, computed
 by the shared rules package on the bot's own seat). Bots handle timeouts,
-redeals and dropped connections (they sign in again with their token and
-carry on from their view).
+redeals and dropped connections: they sign in again with their token (at the
+next gateway of ``--gateway`` when one stops answering) and carry on from their
+view, also mid-game. A bot that sees a gap in the table's public ``seq`` or in
+its own private ``seq`` asks for its ``view`` again, as the web client does.
 
 The run ends with a JSON summary as the last line of standard output: games
 finished per game, errors by code, and the action round trip (a bot sends an
@@ -34,6 +36,9 @@ from paiju.rules import ENGINES, load
 
 #: Public events that answer a seat's own action (for the round trip).
 ACTION_EVENTS = {"played", "passed", "bid", "declared", "revealed", "taken_back"}
+#: Events on the player's own subject, numbered by its private ``seq``
+#: (docs/client-protocol.md "Events"); the table's public events carry its public ``seq``.
+PRIVATE_EVENTS = {"hand", "your_turn", "kitty", "view", "balance_changed"}
 #: Commands per second a bot sends at most (the gateway allows 20).
 BOT_RATE = 15.0
 #: Seats per game (shared/spec/records.md "Games"), as the engines have them.
@@ -167,11 +172,13 @@ class Bot:
     buttons offer something during a deal (hunzhan / shengji trump, daa big A);
     0 makes a bot that never declares (a test can then be the only declarer)."""
 
-    def __init__(self, url: str, name: str, game: str, room: str, seat: int, games: int,
-                 think: tuple[float, float], stats: Stats, rng: random.Random,
+    def __init__(self, url: str | list[str], name: str, game: str, room: str, seat: int,
+                 games: int, think: tuple[float, float], stats: Stats, rng: random.Random,
                  progress: Any = None, until_ms: int | None = None,
                  declare_p: float = 0.5) -> None:
-        self.url, self.name, self.game, self.room, self.seat = url, name, game, room, seat
+        self.urls = [url] if isinstance(url, str) else list(url)
+        self.url = self.urls[0]
+        self.name, self.game, self.room, self.seat = name, game, room, seat
         self.games_left = games
         self.until_ms = until_ms
         self.think = think
@@ -179,7 +186,7 @@ class Bot:
         self.stats = stats
         self.rng = rng
         self.progress = progress
-        self.client = Client(url, self._on_event)
+        self.client = Client(self.url, self._on_event)
         self.token = ""
         self.wake = asyncio.Event()
         self.my_turn: dict[str, Any] | None = None
@@ -187,12 +194,20 @@ class Bot:
         self.room_state = ""
         self.ready_sent = False
         self.done = asyncio.Event()
+        #: the game and the last public and private ``seq`` seen of it
+        self.game_id = ""
+        self.seq = 0
+        self.player_seq = 0
+        self.need_view = False
 
     # -- events ---------------------------------------------------------------------
 
     def _on_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("type")
-        if t == "your_turn":
+        self._check_seq(ev)
+        if t == "view":
+            self._from_view(ev)
+        elif t == "your_turn":
             self.my_turn = ev
             self.wake.set()
         elif t in ACTION_EVENTS and ev.get("seat") == self.seat and self.sent_at is not None:
@@ -218,6 +233,56 @@ class Bot:
             self.room_state = str(ev.get("state"))
             self.wake.set()
 
+    def _check_seq(self, ev: dict[str, Any]) -> None:
+        """Note the event's ``seq``; a gap in the public or the private numbers
+        asks for a ``view`` (the next step sends it)."""
+        seq = ev.get("seq")
+        if not isinstance(seq, int) or ev.get("type") == "room_changed":
+            return
+        game = str(ev.get("game_id") or "")
+        if ev.get("type") in PRIVATE_EVENTS:
+            if self.player_seq and seq > self.player_seq + 1:
+                self.need_view = True
+            self.player_seq = max(self.player_seq, seq)
+            return
+        if game != self.game_id:
+            self.game_id, self.seq = game, 0
+        if self.seq and seq > self.seq + 1:
+            self.need_view = True
+        self.seq = max(self.seq, seq)
+        if self.need_view:
+            self.wake.set()
+
+    def _from_view(self, view: dict[str, Any]) -> None:
+        """Start again from a view (the ``view`` event or command reply): its
+        ``seq`` numbers, and the bot's turn if it is to act."""
+        if view.get("game_id"):
+            self.game_id = str(view["game_id"])
+        if isinstance(view.get("seq"), int):
+            self.seq = view["seq"]
+        if isinstance(view.get("player_seq"), int):
+            self.player_seq = view["player_seq"]
+        self.need_view = False
+        if self.seat in (view.get("to_act") or []) and not view.get("finished"):
+            self.my_turn = {"type": "your_turn", "phase": view.get("phase"),
+                            "declare_options": view.get("declare_options") or []}
+        else:
+            self.my_turn = None
+        self.wake.set()
+
+    async def _refresh_view(self) -> None:
+        """Ask for the view (after a gap, or on a reconnect into a running game)."""
+        self.need_view = False
+        try:
+            reply = await self.client.call("view")
+        except BotError as e:
+            if e.code != "no_game":
+                self.stats.errors[e.code] += 1
+            return
+        view = reply.get("view")
+        if isinstance(view, dict):
+            self._from_view(view)
+
     # -- the bot's life -------------------------------------------------------------
 
     async def run(self) -> None:
@@ -228,6 +293,7 @@ class Bot:
             except (ConnectionError, OSError, websockets.WebSocketException) as e:
                 self.stats.errors[type(e).__name__] += 1
                 self.stats.reconnects += 1
+                self._next_gateway()
                 await asyncio.sleep(0.5)
             except BotError as e:
                 if e.code not in TRANSIENT:
@@ -236,6 +302,12 @@ class Bot:
                 await self.client.close()
                 await asyncio.sleep(0.5 + self.rng.random())
         await self.client.close()
+
+    def _next_gateway(self) -> None:
+        """Move to the next gateway of the list (after a dropped connection)."""
+        i = self.urls.index(self.url) if self.url in self.urls else -1
+        self.url = self.urls[(i + 1) % len(self.urls)]
+        self.client.url = self.url
 
     async def _session(self) -> None:
         await self.client.connect()
@@ -253,12 +325,15 @@ class Bot:
             await self._step()
 
     async def _sit(self) -> None:
+        """Sit at the bot's seat; seated already (a reconnect), carry on from
+        the view, also when the room's game is running."""
         try:
             await self.client.call("sit", room=self.room, seat=self.seat)
         except BotError as e:
-            if e.code != "already_seated":
+            if e.code not in ("already_seated", "room_started"):
                 self.stats.errors[e.code] += 1
                 raise
+            await self._refresh_view()
         self.ready_sent = False
 
     async def _try(self, cmd: str, **args: Any) -> dict[str, Any] | None:
@@ -269,6 +344,8 @@ class Bot:
             return None
 
     async def _step(self) -> None:
+        if self.need_view:
+            await self._refresh_view()
         if not self.ready_sent:
             self.ready_sent = True
             try:
@@ -313,6 +390,15 @@ class Bot:
             self.stats.errors[e.code] += 1
 
 
+def gateways(url: str | list[str]) -> list[str]:
+    """The gateway URLs of ``--gateway`` (comma separated, or a list)."""
+    urls = [u.strip() for u in (url.split(",") if isinstance(url, str) else url)]
+    urls = [u for u in urls if u]
+    if not urls:
+        raise ValueError("no gateway URL")
+    return urls
+
+
 async def rooms_for(url: str, game: str, tables: int) -> list[tuple[str, int]]:
     """Pick ``tables`` idle rooms of ``game``'s coin servers: [(room, seats)]."""
     probe = Client(url, lambda ev: None)
@@ -333,13 +419,14 @@ async def rooms_for(url: str, game: str, tables: int) -> list[tuple[str, int]]:
         await probe.close()
 
 
-async def run_bots(url: str, games: list[str], per_table: int | None, tables: int,
+async def run_bots(url: str | list[str], games: list[str], per_table: int | None, tables: int,
                    think: tuple[float, float], seed: int | None = None,
                    show_progress: bool = True, duration: float | None = None
                    ) -> dict[str, Any]:
     """Play ``per_table`` games (``None``: no limit) at ``tables`` tables of each
     game, stopping each table after the game that ends past ``duration`` seconds
-    (when given); returns the summary."""
+    (when given); returns the summary. ``url``: one gateway or several
+    (comma separated): bots are spread over them and move on when one dies."""
     from rich.progress import Progress
 
     if per_table is None and duration is None:
@@ -354,10 +441,13 @@ async def run_bots(url: str, games: list[str], per_table: int | None, tables: in
     with Progress(disable=not show_progress, transient=False) as progress:
         task = progress.add_task("games", total=total)
         bots: list[Bot] = []
+        urls = gateways(url)
         for game in games:
-            for t, (room, seats) in enumerate(await rooms_for(url, game, tables)):
+            for t, (room, seats) in enumerate(await rooms_for(urls[0], game, tables)):
                 for seat in range(seats):
-                    bots.append(Bot(url, f"bot-{run_id}-{game[:3]}{t}-{seat}", game, room,
+                    n = len(bots)
+                    spread = urls[n % len(urls):] + urls[:n % len(urls)]
+                    bots.append(Bot(spread, f"bot-{run_id}-{game[:3]}{t}-{seat}", game, room,
                                     seat, per, think, stats, random.Random(rng.random()),
                                     lambda: progress.advance(task), until_ms))
         await asyncio.gather(*(b.run() for b in bots))

@@ -50,11 +50,15 @@ def gateway() -> None:
 
 
 @app.command()
-def up() -> None:
-    """Run the whole platform: NATS, the four services, SQLite; Ctrl-C stops all."""
+def up(
+    tables: Annotated[int, typer.Option(help="table service instances (1-9)")] = 1,
+    gateways: Annotated[int, typer.Option(help="gateway instances (1-9)")] = 1,
+) -> None:
+    """Run the whole platform: NATS, the four services, SQLite; a service that
+    dies is restarted; Ctrl-C stops all."""
     from paiju.platform import main as up_main
 
-    up_main()
+    up_main({"table": tables, "gateway": gateways})
 
 
 @app.command()
@@ -84,7 +88,9 @@ def bots(
     tables: Annotated[int, typer.Option(help="tables of each game played at once")] = 1,
     think: Annotated[str, typer.Option(help="seconds a bot thinks per move: MIN-MAX or 0")
                      ] = "0.2-0.6",
-    gateway: Annotated[str, typer.Option(help="the gateway's WebSocket URL")
+    gateway: Annotated[str, typer.Option(
+        help="the gateway's WebSocket URL, or several comma separated (bots move on "
+             "to the next when one dies)")
                        ] = "ws://127.0.0.1:8080/ws",
     seed: Annotated[int | None, typer.Option(help="seed of the bots' choices")] = None,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,

@@ -1,40 +1,34 @@
 """Configuration from ``PAIJU_*`` environment variables, with local defaults.
 
-Every setting has a default that works on one machine (``paiju up``). Names:
+Every variable a paiju service reads is declared once, typed, in
+:class:`Settings` (pydantic-settings; the variable is ``PAIJU_`` + the field
+name in capitals). Every one has a default that works on one machine
+(``paiju up``); an empty value counts as unset, except for the keys
+(``PAIJU_TOKEN_SECRET``, ``PAIJU_GRANT_KEY``), which must not be empty.
+:func:`load` turns them into the :class:`Config` of one service process and
+raises ``ValueError`` naming the variable for a bad value (the services then
+exit with status 2, see :func:`paiju.service.run`).
 
-================================  ==========================================  =====================
-variable                          meaning                                     default
-================================  ==========================================  =====================
-PAIJU_HOST                        address the services bind                   127.0.0.1
-PAIJU_GRPC_PORT                   this process's gRPC port                    per service (below)
-PAIJU_METRICS_PORT                this process's Prometheus /metrics port     per service (below)
-PAIJU_NATS_URL                    NATS server(s), comma separated             nats://127.0.0.1:4222
-PAIJU_DATABASE_URL                SQLAlchemy URL (sqlite:///…, postgresql://…) SQLite in DATA_DIR
-PAIJU_DATA_DIR                    where local SQLite files live               .paiju
-PAIJU_LEDGER_ADDR                 ledger gRPC address                         127.0.0.1:50053
-PAIJU_LOBBY_ADDR                  lobby gRPC address                          127.0.0.1:50051
-PAIJU_TABLE_ADDRS                 table instances, comma separated            127.0.0.1:50052
-PAIJU_INSTANCE                    this instance's name (table placement)      <service>-<port>
-PAIJU_GATEWAY_PORT                gateway HTTP/WebSocket port                 8080
-PAIJU_TOKEN_SECRET                HMAC keys of client tokens (JWT HS256;      a development-only key
-                                  comma separated: the first signs)
-PAIJU_DEV_MODE                    development login by name                   false
-PAIJU_GRANT_KEY                   key guarding the ledger's Grant RPC         dev-grant-key
-PAIJU_ROOMS_FILE                  coin servers and rooms (YAML)               built-in default
-PAIJU_DRAIN_SECONDS               grace for in-flight work on SIGTERM         10
-PAIJU_LOG_LEVEL                   logging level                               INFO
-PAIJU_PRESENCE_HEARTBEAT_SECONDS  seconds between a gateway's presence        2
-                                  heartbeats (paiju.presence)
-PAIJU_PRESENCE_TIMEOUT_SECONDS    seconds without a heartbeat after which a   6
-                                  gateway counts as dead (paiju.presence)
-================================  ==========================================  =====================
+docs/configuration.md shows the declarations' tables (:func:`markdown`);
+``python -m paiju.config docs/configuration.md`` rewrites them there and a
+test fails when they differ. ``paiju up``'s own variables (``PAIJU_UP_*``) are
+read by :mod:`paiju.platform`.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+
+PREFIX = "PAIJU_"
 
 #: The token key when none is configured: for development only (32 bytes, as
 #: HS256 wants); production sets PAIJU_TOKEN_SECRET.
@@ -44,44 +38,285 @@ DEV_TOKEN_SECRET = "paiju-development-only-token-key"
 GRPC_PORTS = {"lobby": 50051, "table": 50052, "ledger": 50053, "gateway": 50054}
 METRICS_PORTS = {"lobby": 9101, "table": 9102, "ledger": 9103, "gateway": 9104}
 
+#: The logging levels PAIJU_LOG_LEVEL takes.
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
-def _env(name: str, default: str) -> str:
-    return os.environ.get(f"PAIJU_{name}", default)
+#: The shortest HMAC key a token key may be (bytes): what HS256 wants.
+MIN_TOKEN_KEY_BYTES = 32
+
+_HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
+_ADDRESS = re.compile(rf"(?:dns:///)?{_HOST}:\d{{1,5}}")
+_NATS = re.compile(rf"(?:(?:nats|tls|ws|wss)://)?(?:[^\s@/,]+@)?{_HOST}(?::\d{{1,5}})?")
 
 
-def _number(name: str, default: float) -> float:
-    raw = os.environ.get(f"PAIJU_{name}")
-    if raw is None or not raw.strip():
-        return default
+def _check(pattern: re.Pattern[str], what: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        items = [v.strip() for v in value.split(",") if v.strip()]
+        if not items:
+            raise ValueError(f"is not {what}")
+        for item in items:
+            if not pattern.fullmatch(item) or not _port_ok(item):
+                raise ValueError(f"is not {what}" if len(items) == 1
+                                 else f"holds {item!r}, which is not {what}")
+        return ",".join(items)
+
+    return check
+
+
+def _port_ok(item: str) -> bool:
+    tail = item.rsplit(":", 1)[-1]
+    return not tail.isdigit() or int(tail) <= 65535
+
+
+def _host(value: str) -> str:
+    if not re.fullmatch(rf"{_HOST}|[0-9A-Fa-f:]+", value):
+        raise ValueError("is not a host name or IP address")
+    return value
+
+
+def _database_url(value: str) -> str:
     try:
-        return float(raw)
-    except ValueError:
-        raise ValueError(f"PAIJU_{name}={raw!r} is not a number") from None
+        driver = make_url(value).drivername
+    except Exception:
+        raise ValueError("is not a database URL (sqlite:///file.db, postgresql://…)") from None
+    if not driver.startswith(("sqlite", "postgresql", "postgres")):
+        raise ValueError(f"names {driver!r}; paiju runs on sqlite and postgresql")
+    return value
 
 
-def _port(name: str, default: int) -> int:
-    raw = os.environ.get(f"PAIJU_{name}")
-    if raw is None or not raw.strip():
-        return default
+def _data_dir(value: Path) -> Path:
+    if value.exists() and not value.is_dir():
+        raise ValueError("exists and is not a folder")
+    return value
+
+
+def _rooms_file(value: Path | None) -> Path | None:
+    if value is not None and not value.is_file():
+        raise ValueError("is not a readable file")
+    return value
+
+
+def _token_keys(value: str) -> str:
+    keys = [k.strip() for k in value.split(",")]
+    if not all(keys):
+        raise ValueError("holds an empty key")
+    if any(len(k.encode()) < MIN_TOKEN_KEY_BYTES for k in keys):
+        raise ValueError(f"holds a key shorter than {MIN_TOKEN_KEY_BYTES} bytes (HS256)")
+    return ",".join(keys)
+
+
+def _log_level(value: str) -> str:
+    if value.upper() not in LOG_LEVELS:
+        raise ValueError(f"is not one of {', '.join(LOG_LEVELS)}")
+    return value.upper()
+
+
+def _instance(value: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_.:-]+", value):
+        raise ValueError("may hold only letters, digits and _ . : -")
+    return value
+
+
+def _port(value: Any) -> Any:
+    if isinstance(value, str):
+        if not value.strip().isdigit() or int(value) > 65535:
+            raise ValueError("is not a port number (0-65535)")
+        return int(value)
+    return value
+
+
+Port = Annotated[int, BeforeValidator(_port), Field(ge=0, le=65535)]
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Address = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address"))]
+
+
+def _doc(group: str, default: str | None = None) -> dict[str, Any]:
+    """Field metadata for the docs: the table ``group`` and a default as written there."""
+    return {"group": group} if default is None else {"group": group, "doc_default": default}
+
+
+#: The docs' sections, in order: key, title.
+GROUPS = {"all": "Every service", "gateway": "Gateway", "lobby": "Lobby", "table": "Table",
+          "ledger": "Ledger", "presence": "Presence (gateway, lobby, table)"}
+
+
+class Settings(BaseSettings):
+    """Every ``PAIJU_*`` variable of the services (``PAIJU_`` + the field name
+    in capitals), typed and documented."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, case_sensitive=False, frozen=True,
+                                      extra="ignore", validate_default=True)
+
+    host: Annotated[str, AfterValidator(_host)] = Field(
+        default="127.0.0.1", description="address the gRPC, metrics and HTTP servers bind",
+        json_schema_extra=_doc("all", "`127.0.0.1` (`0.0.0.0` in the image)"))
+    grpc_port: Port | None = Field(
+        default=None, description="this process's gRPC port (health, reflection, its RPCs)",
+        json_schema_extra=_doc("all", "lobby 50051, table 50052, ledger 50053, gateway 50054"))
+    metrics_port: Port | None = Field(
+        default=None, description="this process's Prometheus `/metrics` port (0: none)",
+        json_schema_extra=_doc("all", "lobby 9101, table 9102, ledger 9103, gateway 9104"))
+    nats_url: Annotated[str, AfterValidator(_check(_NATS, "a NATS URL"))] = Field(
+        default="nats://127.0.0.1:4222", description="NATS server(s), comma separated",
+        json_schema_extra=_doc("all"))
+    database_url: Annotated[str, AfterValidator(_database_url)] | None = Field(
+        default=None, description="SQLAlchemy URL in its plain form: `sqlite:///path.db`, "
+        "`postgresql://user:pw@host/db` (the async driver is chosen for you); not the gateway",
+        json_schema_extra=_doc("all", "`sqlite:///$PAIJU_DATA_DIR/<service>.db`"))
+    data_dir: Annotated[Path, AfterValidator(_data_dir)] = Field(
+        default=Path(".paiju"),
+        description="where local SQLite files live", json_schema_extra=_doc("all"))
+    ledger_addr: Address = Field(
+        default="127.0.0.1:50053", description="the ledger's gRPC address (lobby, table, gateway)",
+        json_schema_extra=_doc("all"))
+    lobby_addr: Address = Field(
+        default="127.0.0.1:50051", description="the lobby's gRPC address (table, gateway)",
+        json_schema_extra=_doc("all"))
+    table_addrs: Address = Field(
+        default="127.0.0.1:50052", description="table instances' gRPC addresses, comma separated "
+        "(lobby; gateways reach each game's table at one of them)",
+        json_schema_extra=_doc("all"))
+    instance: Annotated[str, AfterValidator(_instance)] | None = Field(
+        default=None, description="this instance's name (logs, NATS connection names)",
+        json_schema_extra=_doc("all", "`<service>-<grpc port>`"))
+    drain_seconds: Seconds = Field(
+        default=10.0, description="grace on SIGTERM for in-flight calls and for each stop step",
+        json_schema_extra=_doc("all"))
+    log_level: Annotated[str, AfterValidator(_log_level)] = Field(
+        default="INFO", description="`DEBUG`, `INFO`, `WARNING`, `ERROR` (any case)",
+        json_schema_extra=_doc("all"))
+
+    gateway_port: Port = Field(
+        default=8080, description="the gateway's HTTP port: WebSocket `/ws` and the web client",
+        json_schema_extra=_doc("gateway"))
+    token_secret: Annotated[str, AfterValidator(_token_keys)] = Field(
+        default=DEV_TOKEN_SECRET,
+        description="HMAC keys of client tokens (JWT HS256, each at least "
+        "32 bytes), comma separated: the first signs, every one verifies; set it in production",
+        json_schema_extra=_doc("gateway"))
+    token_ttl_seconds: Annotated[int, Field(gt=0)] = Field(
+        default=86400, description="lifetime of the tokens the gateway issues",
+        json_schema_extra=_doc("gateway"))
+    dev_mode: bool = Field(
+        default=False, description="development login by name (`1`/`true`/`yes`/`on`, "
+        "`0`/`false`/`no`/`off`); on under `paiju up`", json_schema_extra=_doc("gateway"))
+    dev_start_coins: Annotated[int, Field(ge=0)] = Field(
+        default=100000, description="coins granted to a new development account",
+        json_schema_extra=_doc("gateway"))
+    grant_key: Annotated[str, Field(min_length=1)] = Field(
+        default="dev-grant-key",
+        description="key guarding the ledger's Grant RPC (ledger and gateway "
+        "alike)", json_schema_extra=_doc("ledger"))
+
+    rooms_file: Annotated[Path, AfterValidator(_rooms_file)] | None = Field(
+        default=None, description="coin servers and rooms (YAML); see [lobby.md](lobby.md)",
+        json_schema_extra=_doc("lobby", "built-in default offering every game"))
+    lobby_reconcile_seconds: Positive = Field(
+        default=5.0, description="seconds between the reconciler's passes over started rooms",
+        json_schema_extra=_doc("lobby"))
+    lobby_start_grace_seconds: Positive = Field(
+        default=30.0, description="seconds a started room is left alone before its game is checked",
+        json_schema_extra=_doc("lobby"))
+    lobby_table_lost_seconds: Positive = Field(
+        default=60.0, description="seconds a table instance may not answer before its rooms' games "
+        "count as lost", json_schema_extra=_doc("lobby"))
+
+    table_deal_interval_ms: Seconds = Field(
+        default=150.0, description="default pace of a paced deal, milliseconds per card (a room's "
+        "`deal_interval_ms` option overrides it)", json_schema_extra=_doc("table"))
+    table_game_drain_seconds: Seconds = Field(
+        default=600.0, description="not read any more: on SIGTERM a table instance hands its "
+        "games over at once (docs/table.md \"Handover\"); kept so that older manifests start",
+        json_schema_extra=_doc("table"))
+    game_log_replicas: Annotated[int, Field(ge=1)] = Field(
+        default=1, description="replicas of the table's game log stream and lease buckets "
+        "(JetStream; docs/table.md \"The game log\")", json_schema_extra=_doc("table"))
+    lease_seconds: Positive = Field(
+        default=5.0, description="TTL of a table instance's lease of a game; renewed every third "
+        "of it, free games looked for every quarter of it (at most every second)",
+        json_schema_extra=_doc("table"))
+    table_address: Address | None = Field(
+        default=None, description="this table instance's gRPC address as others reach it "
+        "(`game_moved`, its leases)",
+        json_schema_extra=_doc("table", "`<PAIJU_HOST>:<PAIJU_GRPC_PORT>`"))
+    table_pool: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")] | None = Field(
+        default=None, description="the table instances that take over each other's games "
+        "(letters, digits, `_`, `-`)",
+        json_schema_extra=_doc("table", "derived from `PAIJU_DATABASE_URL`"))
+    table_allow_fixed_deal: bool = Field(
+        default=False, description="CreateGame may take a fixed deal (`deal_json`): tests only",
+        json_schema_extra=_doc("table"))
+
+    gateway_ping_interval_seconds: Positive = Field(
+        default=5.0, description="seconds between the WebSocket pings a gateway sends each "
+        "connection (services.gateway.keepalive)", json_schema_extra=_doc("gateway"))
+    gateway_ping_timeout_seconds: Positive = Field(
+        default=5.0, description="seconds a pong may take before the connection is aborted",
+        json_schema_extra=_doc("gateway"))
+
+    presence_heartbeat_seconds: Positive = Field(
+        default=2.0, description="seconds between a gateway's presence heartbeats (paiju.presence)",
+        json_schema_extra=_doc("presence"))
+    presence_timeout_seconds: Positive = Field(
+        default=6.0,
+        description="seconds without a heartbeat after which a gateway counts as dead; "
+        "above the heartbeat", json_schema_extra=_doc("presence"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_is_unset(cls, data: Any) -> Any:
+        """An empty (or blank) value counts as unset, except for the keys."""
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items()
+                    if not (isinstance(v, str) and not v.strip()
+                            and k not in ("token_secret", "grant_key"))}
+        return data
+
+    @model_validator(mode="after")
+    def _heartbeat_below_timeout(self) -> Settings:
+        if not self.presence_heartbeat_seconds < self.presence_timeout_seconds:
+            raise ValueError(
+                f"PAIJU_PRESENCE_HEARTBEAT_SECONDS={self.presence_heartbeat_seconds} must be "
+                f"below PAIJU_PRESENCE_TIMEOUT_SECONDS={self.presence_timeout_seconds}")
+        return self
+
+
+def variable(field: str) -> str:
+    """The environment variable of :class:`Settings` field ``field``."""
+    return PREFIX + field.upper()
+
+
+def settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """The :class:`Settings` from ``environ`` (default: the process's
+    environment). Raises ``ValueError`` naming each bad variable with its value
+    and what is wrong."""
     try:
-        port = int(raw)
-    except ValueError:
-        raise ValueError(f"PAIJU_{name}={raw!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise ValueError(f"PAIJU_{name}={raw!r} is not a port number (0-65535)")
-    return port
+        if environ is None:
+            return Settings()
+        return Settings.model_validate(
+            {f: environ[variable(f)] for f in Settings.model_fields if variable(f) in environ})
+    except ValidationError as e:
+        raise ValueError(_explain(e)) from None
 
 
-def _flag(name: str, default: bool) -> bool:
-    raw = os.environ.get(f"PAIJU_{name}")
-    if raw is None:
-        return default
-    return raw.strip().lower() in {"1", "true", "yes", "on"}
+def _explain(e: ValidationError) -> str:
+    lines = []
+    for err in e.errors(include_url=False):
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        if err["loc"]:
+            # "PAIJU_X='v' is not …" (our checks), "PAIJU_X='v': Input should …" (pydantic's)
+            sep = " " if msg[:1].islower() else ": "
+            lines.append(f"{variable(str(err['loc'][0]))}={err['input']!r}{sep}{msg}")
+        else:
+            lines.append(msg)
+    return "; ".join(lines)
 
 
 @dataclass(frozen=True)
 class Config:
-    """The settings of one service process (see the module docstring)."""
+    """The settings of one service process (:class:`Settings` with the
+    per-service defaults filled in)."""
 
     service: str
     host: str = "127.0.0.1"
@@ -96,60 +331,97 @@ class Config:
     instance: str = ""
     gateway_port: int = 8080
     token_secret: str = DEV_TOKEN_SECRET
+    token_ttl_seconds: int = 86400
     dev_mode: bool = False
+    dev_start_coins: int = 100000
     grant_key: str = "dev-grant-key"
     rooms_file: str = ""
     drain_seconds: float = 10.0
     log_level: str = "INFO"
+    lobby_reconcile_seconds: float = 5.0
+    lobby_start_grace_seconds: float = 30.0
+    lobby_table_lost_seconds: float = 60.0
+    table_deal_interval_ms: float = 150.0
+    table_game_drain_seconds: float = 600.0
+    table_allow_fixed_deal: bool = False
+    game_log_replicas: int = 1
+    lease_seconds: float = 5.0
+    table_address: str = ""
+    table_pool: str = ""
+    gateway_ping_interval_seconds: float = 5.0
+    gateway_ping_timeout_seconds: float = 5.0
     presence_heartbeat_seconds: float = 2.0
     presence_timeout_seconds: float = 6.0
-    extra: dict[str, str] = field(default_factory=dict)
 
 
 def presence_seconds() -> tuple[float, float]:
     """``(heartbeat, timeout)`` of presence in seconds, from
     PAIJU_PRESENCE_HEARTBEAT_SECONDS (default 2) and PAIJU_PRESENCE_TIMEOUT_SECONDS
     (default 6). Raises ``ValueError`` unless ``0 < heartbeat < timeout``."""
-    heartbeat = _number("PRESENCE_HEARTBEAT_SECONDS", 2.0)
-    timeout = _number("PRESENCE_TIMEOUT_SECONDS", 6.0)
-    if not 0 < heartbeat < timeout:
-        raise ValueError(
-            f"PAIJU_PRESENCE_HEARTBEAT_SECONDS={heartbeat} must be above 0 and below "
-            f"PAIJU_PRESENCE_TIMEOUT_SECONDS={timeout}")
-    return heartbeat, timeout
+    s = settings()
+    return s.presence_heartbeat_seconds, s.presence_timeout_seconds
 
 
-def load(service: str) -> Config:
-    """Read the configuration of ``service`` (lobby, table, ledger, gateway) from
-    the environment. Raises ``ValueError`` naming the variable on a malformed
-    number or port."""
-    data_dir = Path(_env("DATA_DIR", ".paiju"))
-    grpc_port = _port("GRPC_PORT", GRPC_PORTS.get(service, 0))
-    database_url = _env("DATABASE_URL", f"sqlite:///{data_dir / (service + '.db')}")
-    heartbeat, timeout = presence_seconds()
+def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
+    """The configuration of ``service`` (lobby, table, ledger, gateway) from
+    ``environ`` (default: the process's environment). Raises ``ValueError``
+    naming the variable for a bad value."""
+    s = settings(environ)
+    grpc_port = GRPC_PORTS.get(service, 0) if s.grpc_port is None else s.grpc_port
+    fields = s.model_dump(exclude={"grpc_port", "metrics_port", "database_url", "instance",
+                                   "table_addrs", "rooms_file", "table_address",
+                                   "table_pool"})
     return Config(
         service=service,
-        host=_env("HOST", "127.0.0.1"),
         grpc_port=grpc_port,
-        metrics_port=_port("METRICS_PORT", METRICS_PORTS.get(service, 0)),
-        nats_url=_env("NATS_URL", "nats://127.0.0.1:4222"),
-        database_url=database_url,
-        data_dir=data_dir,
-        ledger_addr=_env("LEDGER_ADDR", f"127.0.0.1:{GRPC_PORTS['ledger']}"),
-        lobby_addr=_env("LOBBY_ADDR", f"127.0.0.1:{GRPC_PORTS['lobby']}"),
-        table_addrs=tuple(
-            a.strip()
-            for a in _env("TABLE_ADDRS", f"127.0.0.1:{GRPC_PORTS['table']}").split(",")
-            if a.strip()
-        ),
-        instance=_env("INSTANCE", f"{service}-{grpc_port}"),
-        gateway_port=_port("GATEWAY_PORT", 8080),
-        token_secret=_env("TOKEN_SECRET", DEV_TOKEN_SECRET),
-        dev_mode=_flag("DEV_MODE", False),
-        grant_key=_env("GRANT_KEY", "dev-grant-key"),
-        rooms_file=_env("ROOMS_FILE", ""),
-        drain_seconds=_number("DRAIN_SECONDS", 10.0),
-        log_level=_env("LOG_LEVEL", "INFO"),
-        presence_heartbeat_seconds=heartbeat,
-        presence_timeout_seconds=timeout,
+        metrics_port=METRICS_PORTS.get(service, 0) if s.metrics_port is None else s.metrics_port,
+        database_url=s.database_url or f"sqlite:///{s.data_dir / (service + '.db')}",
+        instance=s.instance or f"{service}-{grpc_port}",
+        table_addrs=tuple(s.table_addrs.split(",")),
+        rooms_file=str(s.rooms_file or ""),
+        table_address=s.table_address or "",
+        table_pool=s.table_pool or "",
+        **fields,
     )
+
+
+BEGIN = "<!-- generated by `python -m paiju.config docs/configuration.md` from paiju/config.py -->"
+END = "<!-- end of generated tables -->"
+
+
+def markdown() -> str:
+    """The tables of every variable, one section per group (docs/configuration.md)."""
+    out: list[str] = []
+    for group, title in GROUPS.items():
+        out += ["", f"### {title}", "", "| variable | meaning | default |", "| --- | --- | --- |"]
+        for name, f in Settings.model_fields.items():
+            extra = f.json_schema_extra
+            assert isinstance(extra, dict)
+            if extra["group"] != group:
+                continue
+            default = extra.get("doc_default") or _shown(f.default)
+            out.append(f"| `{variable(name)}` | {f.description} | {default} |")
+    return "\n".join([BEGIN, *out, "", END])
+
+
+def _shown(value: Any) -> str:
+    """A default as the docs show it: ``off``/``on``, ``10`` for 10.0."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"`{value}`"
+
+
+def rewrite_docs(path: Path) -> bool:
+    """Put :func:`markdown` between the markers of ``path``; True if it changed."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    new = text[:start] + markdown() + text[end:]
+    path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+if __name__ == "__main__":
+    for arg in sys.argv[1:]:
+        print(f"{arg}: {'rewritten' if rewrite_docs(Path(arg)) else 'up to date'}")

@@ -3,13 +3,20 @@
 ``PAIJU_DATABASE_URL`` may be given in its plain form (``sqlite:///file.db``,
 ``postgresql://user@host/db``); :func:`async_url` picks the async driver
 (aiosqlite, asyncpg). Each service owns its migrations folder and runs them at
-start with :func:`migrate`.
+start with :func:`migrate`, under a lock so that replicas started together on
+an empty database take turns instead of racing to create the same tables
+(PostgreSQL: an advisory lock held by the migration connection; SQLite: an
+exclusive ``flock`` on ``<database file>.migrate.lock``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import hashlib
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 from alembic import command
@@ -60,9 +67,11 @@ def retryable(e: DBAPIError) -> bool:
     return "database is locked" in text_ or "database is busy" in text_
 
 
-def make_engine(url: str, pool_size: int = 10) -> AsyncEngine:
+def make_engine(url: str, pool_size: int = 10, pre_ping: bool = True) -> AsyncEngine:
     """An async engine for ``url``. SQLite files get their folder made, WAL
-    journaling and a busy timeout so that concurrent writers wait instead of failing."""
+    journaling and a busy timeout so that concurrent writers wait instead of failing.
+    ``pre_ping``: test a pooled PostgreSQL connection (one round trip) at
+    each checkout; turn it off only where every use retries a dropped connection."""
     aurl = async_url(url)
     u = make_url(aurl)
     if u.drivername.startswith("sqlite"):
@@ -79,19 +88,48 @@ def make_engine(url: str, pool_size: int = 10) -> AsyncEngine:
 
         return engine
     return create_async_engine(aurl, pool_size=pool_size, max_overflow=pool_size,
-                               pool_pre_ping=True)
+                               pool_pre_ping=pre_ping)
+
+
+#: The PostgreSQL advisory lock key every paiju migration holds (a signed
+#: 64-bit number derived from a fixed name): one service's migrations at a time
+#: per database, whatever the service.
+MIGRATION_LOCK_KEY = int.from_bytes(hashlib.sha256(b"paiju.db.migrate").digest()[:8], "big",
+                                    signed=True)
+
+
+@contextlib.contextmanager
+def _sqlite_migration_lock(url: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``<database file>.migrate.lock`` (made if
+    missing) while the block runs; waits for another process holding it. No
+    lock for an in-memory database or another backend (PostgreSQL locks in
+    :func:`run_alembic_env`)."""
+    u = make_url(url)
+    if not u.drivername.startswith("sqlite") or not u.database or u.database == ":memory:":
+        yield
+        return
+    path = Path(u.database + ".migrate.lock")
+    with path.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def migrate(url: str, migrations: Path) -> None:
     """Apply every Alembic migration in ``migrations`` (a folder with env.py
     and versions/) to the database at ``url`` (a SQLite file's folder is
-    made). Blocking; call it in a thread from async code
-    (``await asyncio.to_thread(migrate, url, folder)``)."""
+    made). Safe when several processes migrate one database at once: they take
+    turns (see the module docstring), and the later ones find the schema at
+    head. Blocking, and it may wait for another process's migrations; call it
+    in a thread from async code (``await asyncio.to_thread(migrate, url, folder)``)."""
     _make_sqlite_folder(url)
     cfg = AlembicConfig()
     cfg.set_main_option("script_location", str(migrations))
     cfg.set_main_option("sqlalchemy.url", async_url(url).replace("%", "%%"))
-    command.upgrade(cfg, "head")
+    with _sqlite_migration_lock(url):
+        command.upgrade(cfg, "head")
 
 
 async def watch(engine: AsyncEngine, health: Health, interval: float = 2.0) -> None:
@@ -113,7 +151,9 @@ async def watch(engine: AsyncEngine, health: Health, interval: float = 2.0) -> N
 def run_alembic_env(metadata: MetaData, version_table: str) -> None:
     """The body of a service's ``migrations/env.py``: run its migrations online
     through the async driver. ``version_table`` is per service (``alembic_version_ledger``)
-    so that services can share one PostgreSQL."""
+    so that services can share one PostgreSQL. On PostgreSQL the migration
+    connection holds the advisory lock :data:`MIGRATION_LOCK_KEY` while the
+    migrations run (released on exit, and by the server if the process dies)."""
     from alembic import context
     from sqlalchemy import pool
 
@@ -128,9 +168,23 @@ def run_alembic_env(metadata: MetaData, version_table: str) -> None:
 
     async def main() -> None:
         engine = create_async_engine(url, poolclass=pool.NullPool)
+        postgres = engine.dialect.name == "postgresql"
         async with engine.connect() as conn:
-            await conn.run_sync(run)
-            await conn.commit()
+            if postgres:  # session-level: held across the migration transactions
+                await conn.execute(text("SELECT pg_advisory_lock(:key)"),
+                                   {"key": MIGRATION_LOCK_KEY})
+                await conn.commit()
+            try:
+                await conn.run_sync(run)
+                await conn.commit()
+            finally:
+                if postgres:
+                    # A connection that broke has lost the lock already.
+                    with contextlib.suppress(DBAPIError):
+                        await conn.rollback()
+                        await conn.execute(text("SELECT pg_advisory_unlock(:key)"),
+                                           {"key": MIGRATION_LOCK_KEY})
+                        await conn.commit()
         await engine.dispose()
 
     asyncio.run(main())

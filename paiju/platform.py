@@ -10,6 +10,14 @@ SIGTERM; then it sends SIGTERM to every service, waits for them to drain,
 kills what is left, and stops NATS last. Children get SIGTERM if ``paiju up``
 itself dies (Linux ``PR_SET_PDEATHSIG``).
 
+It supervises as Kubernetes would: a service (or NATS) that exits after the
+platform came up is restarted, after a back-off that doubles from 0.5 s up to
+30 s (reset once the process has run for a minute); each restart is printed
+with its count. ``--tables N`` and ``--gateways N`` run N instances of the
+table service and of the gateway: instance k (from 0) of a service listens on
+its ports + 100·k (gRPC and metrics) and, for gateways, web port + k; every
+service is given all the table instances in ``PAIJU_TABLE_ADDRS``.
+
 Ports (each service's own settings are in paiju.config):
 
 =====================  =============================================  =========================
@@ -47,12 +55,31 @@ from paiju.config import GRPC_PORTS, METRICS_PORTS
 
 #: Start order; stop order is the reverse (gateway first, ledger last).
 SERVICES = ("ledger", "table", "lobby", "gateway")
+#: Services that ``--tables`` / ``--gateways`` may run several instances of.
+SCALABLE = ("table", "gateway")
+#: Instance k of a service listens on its ports + INSTANCE_STRIDE * k.
+INSTANCE_STRIDE = 100
 NATS_DEFAULT_PORT = 4222
+#: Restart back-off of a supervised child: first delay, cap, and the run time
+#: after which a child counts as healthy again (seconds).
+RESTART_FIRST, RESTART_CAP, RESTART_RESET = 0.5, 30.0, 60.0
 ROOT = Path(__file__).resolve().parent.parent
 
 
 class UpError(Exception):
     """The platform could not start (the message says why and what to do)."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One service process of a :class:`Plan`: its service, a name unique in
+    the platform (``table``, ``table-2`` …) and its ports."""
+
+    service: str
+    name: str
+    grpc_port: int
+    metrics_port: int
+    http_port: int
 
 
 @dataclass(frozen=True)
@@ -71,26 +98,43 @@ class Plan:
     database_url: str | None
     timeout: float
     drain_seconds: float
+    counts: Mapping[str, int] = field(default_factory=dict)
 
-    def addr(self, service: str) -> str:
-        """``host:port`` of a service's gRPC server."""
-        return f"{self.host}:{self.grpc_ports[service]}"
+    def addr(self, service: str, k: int = 0) -> str:
+        """``host:port`` of the gRPC server of instance ``k`` of a service."""
+        return f"{self.host}:{self.grpc_ports[service] + INSTANCE_STRIDE * k}"
 
-    def child_env(self, service: str, nats_url: str,
+    def instances(self) -> list[Instance]:
+        """Every service process to run, in start order (see :data:`SERVICES`)."""
+        out = []
+        for service in SERVICES:
+            for k in range(self.counts.get(service, 1)):
+                out.append(Instance(
+                    service=service, name=service if k == 0 else f"{service}-{k + 1}",
+                    grpc_port=self.grpc_ports[service] + INSTANCE_STRIDE * k,
+                    metrics_port=self.metrics_ports[service] + INSTANCE_STRIDE * k,
+                    http_port=self.http_port + k))
+        return out
+
+    def table_addrs(self) -> str:
+        """``PAIJU_TABLE_ADDRS``: every table instance, comma separated."""
+        return ",".join(self.addr("table", k) for k in range(self.counts.get("table", 1)))
+
+    def child_env(self, member: Instance, nats_url: str,
                   base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment of one service process: ``base`` (default: this
         process's) plus its ports, the others' addresses, NATS, data, dev mode."""
         env = dict(os.environ if base is None else base)
         env.update({
             "PAIJU_HOST": self.host,
-            "PAIJU_GRPC_PORT": str(self.grpc_ports[service]),
-            "PAIJU_METRICS_PORT": str(self.metrics_ports[service]),
-            "PAIJU_GATEWAY_PORT": str(self.http_port),
+            "PAIJU_GRPC_PORT": str(member.grpc_port),
+            "PAIJU_METRICS_PORT": str(member.metrics_port),
+            "PAIJU_GATEWAY_PORT": str(member.http_port),
             "PAIJU_NATS_URL": nats_url,
             "PAIJU_DATA_DIR": str(self.data_dir),
             "PAIJU_LEDGER_ADDR": self.addr("ledger"),
             "PAIJU_LOBBY_ADDR": self.addr("lobby"),
-            "PAIJU_TABLE_ADDRS": self.addr("table"),
+            "PAIJU_TABLE_ADDRS": self.table_addrs(),
             "PAIJU_DEV_MODE": "1",
             "PYTHONUNBUFFERED": "1",
         })
@@ -113,9 +157,16 @@ def _int(env: Mapping[str, str], name: str) -> int | None:
         raise UpError(f"{name}={raw!r} is not a number") from None
 
 
-def plan(env: Mapping[str, str]) -> Plan:
+def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Plan:
     """The :class:`Plan` described by the environment ``env`` (see the module
-    docstring). Raises :class:`UpError` on a malformed number."""
+    docstring) and the instance ``counts`` per service (default 1 each).
+    Raises :class:`UpError` on a malformed number or a count below 1."""
+    counts = dict(counts or {})
+    for service, n in counts.items():
+        if service not in SCALABLE:
+            raise UpError(f"only {' and '.join(SCALABLE)} run as several instances")
+        if not 1 <= n < 10:
+            raise UpError(f"--{service}s must be 1 to 9 (got {n})")
     base = _int(env, "PAIJU_UP_PORT_BASE")
     if base is None:
         grpc_ports, metrics = dict(GRPC_PORTS), dict(METRICS_PORTS)
@@ -136,7 +187,7 @@ def plan(env: Mapping[str, str]) -> Plan:
         nats_url=env.get("PAIJU_NATS_URL") or None,
         data_dir=Path(env.get("PAIJU_DATA_DIR", "") or ".paiju").absolute(),
         database_url=env.get("PAIJU_DATABASE_URL") or None,
-        timeout=float(timeout), drain_seconds=drain,
+        timeout=float(timeout), drain_seconds=drain, counts=counts,
     )
 
 
@@ -196,11 +247,18 @@ def die_with_parent(parent: int) -> Callable[[], None]:
 
 @dataclass
 class Child:
-    """One process ``paiju up`` started (in its own process group)."""
+    """One process ``paiju up`` started (in its own process group), with what
+    it takes to start it again: its command line and environment."""
 
     name: str
     proc: subprocess.Popen[bytes]
     log: Path | None
+    args: list[str] = field(default_factory=list)
+    env: Mapping[str, str] | None = None
+    started: float = field(default_factory=time.monotonic)
+    restarts: int = 0
+    #: when a child that exited is due to start again (monotonic seconds)
+    restart_at: float | None = None
 
 
 @dataclass
@@ -225,14 +283,16 @@ class Platform:
         finally:
             if not isinstance(out, int):
                 out.close()
-        return Child(name, proc, log)
+        return Child(name, proc, log, args, env)
 
     def check_ports(self) -> None:
         """Raise :class:`UpError` naming every port something else already uses."""
         p = self.plan
-        wanted = [(f"{s} gRPC", port) for s, port in p.grpc_ports.items()]
-        wanted += [(f"{s} metrics", port) for s, port in p.metrics_ports.items()]
-        wanted.append(("web client", p.http_port))
+        wanted = []
+        for m in p.instances():
+            wanted += [(f"{m.name} gRPC", m.grpc_port), (f"{m.name} metrics", m.metrics_port)]
+            if m.service == "gateway":
+                wanted.append(("web client", m.http_port))
         busy = [f"{what} {port}" for what, port in wanted if not port_free(p.host, port)]
         if busy:
             raise UpError(f"ports in use on {p.host}: {', '.join(busy)} "
@@ -272,24 +332,54 @@ class Platform:
         return logs / f"{name}.log"
 
     def start_services(self) -> None:
-        """Start the four services as ``python -m paiju.cli <service>``."""
-        for name in SERVICES:
-            env = self.plan.child_env(name, self.nats_url)
+        """Start every service instance as ``python -m paiju.cli <service>``."""
+        for member in self.plan.instances():
+            env = self.plan.child_env(member, self.nats_url)
             self.children.append(self._spawn(
-                name, [sys.executable, "-m", "paiju.cli", name], env, self._log_path(name)))
+                member.name, [sys.executable, "-m", "paiju.cli", member.service], env,
+                self._log_path(member.name)))
+
+    def supervise(self, now: float | None = None) -> list[str]:
+        """Restart the children that exited, each after its back-off; returns
+        what happened, one line per exit noticed or restart made."""
+        now = time.monotonic() if now is None else now
+        lines = []
+        for i, child in enumerate([*self.children, *([self.nats] if self.nats else [])]):
+            code = child.proc.poll()
+            if code is None:
+                if now - child.started >= RESTART_RESET:
+                    child.restarts = 0
+                continue
+            if child.restart_at is None:
+                delay = min(RESTART_CAP, RESTART_FIRST * 2 ** child.restarts)
+                child.restart_at = now + delay
+                lines.append(f"paiju up: {child.name} exited with status {code}; "
+                             f"restarting in {delay:g} s{self._tail(child, 5)}")
+                continue
+            if now < child.restart_at:
+                continue
+            fresh = self._spawn(child.name, child.args, child.env, child.log)
+            fresh.restarts = child.restarts + 1
+            if i < len(self.children):
+                self.children[i] = fresh
+            else:
+                self.nats = fresh
+            lines.append(f"paiju up: {child.name} restarted (restart {fresh.restarts})")
+        return lines
 
     def wait_serving(self, stopping: Callable[[], bool]) -> bool:
         """Wait until every service reports SERVING; False if ``stopping()``
         became true first. Raises :class:`UpError` if one exits or the time
         (``PAIJU_UP_TIMEOUT``) runs out."""
         deadline = time.monotonic() + self.plan.timeout
+        ports = {m.name: m.grpc_port for m in self.plan.instances()}
         waiting = {c.name for c in self.children}
         while waiting:
             if stopping():
                 return False
             self.check_alive()
             for name in sorted(waiting):
-                if health(self.plan.addr(name)) == "SERVING":
+                if health(f"{self.plan.host}:{ports[name]}") == "SERVING":
                     waiting.discard(name)
             if time.monotonic() > deadline:
                 raise UpError(f"not SERVING after {self.plan.timeout:.0f} s: "
@@ -315,10 +405,15 @@ class Platform:
     def banner(self) -> str:
         """What ``paiju up`` prints once everything serves."""
         p = self.plan
-        rows = [f"paiju is up. Web client: http://{p.host}:{p.http_port}/", ""]
-        for name in ("lobby", "table", "ledger", "gateway"):
-            rows.append(f"  {name:8} gRPC {p.addr(name):21} "
-                        f"metrics http://{p.host}:{p.metrics_ports[name]}/metrics")
+        members = p.instances()
+        webs = ", ".join(f"http://{p.host}:{m.http_port}/" for m in members
+                         if m.service == "gateway")
+        rows = [f"paiju is up. Web client: {webs}", ""]
+        for service in ("lobby", "table", "ledger", "gateway"):
+            for m in (m for m in members if m.service == service):
+                addr = f"{p.host}:{m.grpc_port}"
+                rows.append(f"  {m.name:8} gRPC {addr:21} "
+                            f"metrics http://{p.host}:{m.metrics_port}/metrics")
         rows.append(f"  {'nats':8} {self.nats_url}")
         rows.append(f"  {'data':8} {p.database_url or p.data_dir}   logs {p.data_dir}/logs/")
         rows += ["", "Ctrl-C stops everything."]
@@ -368,9 +463,10 @@ def health(addr: str, timeout: float = 1.0) -> str:
     return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
 
-def main() -> None:
-    """Run the platform until Ctrl-C or SIGTERM; exit status 1 if it could not
-    start or a service died."""
+def main(counts: Mapping[str, int] | None = None) -> None:
+    """Run the platform (``counts``: instances per scalable service) until
+    Ctrl-C or SIGTERM, restarting a service that dies; exit status 1 if it
+    could not start."""
     signals: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -381,14 +477,15 @@ def main() -> None:
     status = 0
     platform: Platform | None = None
     try:
-        platform = Platform(plan(os.environ), out=lambda s: print(s, flush=True))
+        platform = Platform(plan(os.environ, counts), out=lambda s: print(s, flush=True))
         platform.check_ports()
         platform.start_nats()
         platform.start_services()
         if platform.wait_serving(lambda: bool(signals)):
             print(platform.banner(), flush=True)
         while not signals:
-            platform.check_alive()
+            for line in platform.supervise():
+                print(line, flush=True)
             time.sleep(0.2)
     except UpError as e:
         print(f"paiju up: {e}", file=sys.stderr, flush=True)

@@ -78,7 +78,9 @@ class Session(NamedTuple):
 @dataclass(frozen=True)
 class Change:
     """``player`` became present (``present=True``) or absent, at ``at_ms``
-    (unix ms, receiver's clock; for a dead gateway, when it was last heard)."""
+    (unix ms on the watcher's clock; for a dead gateway, when it was last heard).
+    A caller running on another (injected) clock carries it over by its age:
+    ``its_now - (watcher_now - at_ms)`` (services/lobby/presence.py does)."""
 
     player: str
     present: bool

@@ -1,9 +1,14 @@
 """大A (daa): five players, two decks, a climbing game around the big A.
 
 Source: seed 003 (shared/seeds/003_0691f0c5d2a3cb84.txt) and
-shared/spec/rulings.md, sections "daa" and "Settlement". The combination logic
-is in :mod:`paiju.rules.daa_combos`; docs/rules/daa.md states the rules as
-implemented with every ruling.
+shared/spec/rulings.md, sections "daa" and "Settlement"; docs/rules/daa.md
+states the rules as implemented with every ruling.
+
+Modules by purpose: :mod:`~paiju.rules.daa_combos` (card order, combinations,
+what beats what), :mod:`~paiju.rules.daa_moves` (what a hand can play),
+:mod:`~paiju.rules.daa_deal` (options, the deal, the held-back cards),
+:mod:`~paiju.rules.daa_teams` (declaring the big A, the sides, 推风),
+:mod:`~paiju.rules.daa_scoring` (points); this module is the state machine.
 
 Phases: ``declaring`` (亮大A / 反大A while the cards are dealt; nobody in
 particular is to act; the system's ``end_declare`` closes it), ``play``
@@ -15,10 +20,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from itertools import chain, combinations_with_replacement, repeat
+from itertools import chain, combinations_with_replacement
 from typing import Any
 
-from paiju.rules.cards import Card, deck, hand_of, holds, parse_cards, remove
+from paiju.rules.cards import Card, hand_of, remove
 from paiju.rules.daa_combos import (
     CARD_ORDER,
     KEY_BIG_A,
@@ -31,78 +36,25 @@ from paiju.rules.daa_combos import (
     RANK_OF_POWER,
     TAKEABLE,
     Combo,
-    HandInfo,
     beats,
     classify,
-    generate,
-    generate_split,
     power_class,
     sort_cards,
 )
+from paiju.rules.daa_deal import SEATS, parse_deal, parse_options, random_deal
+from paiju.rules.daa_moves import HandInfo, generate, generate_split
+from paiju.rules.daa_scoring import end_points, escape_points
+from paiju.rules.daa_teams import DEFAULT_BIG_SUIT, Teams
 from paiju.rules.engine import Action, Event, Game, Result
 from paiju.rules.errors import RulesError
-from paiju.rules.fastbuild import consume as _consume
+from paiju.rules.fastbuild import event as _event
 from paiju.rules.fastbuild import new as _new
-from paiju.rules.fastbuild import set_action_cards as _set_a_cards
-from paiju.rules.fastbuild import set_action_dealt as _set_a_dealt
-from paiju.rules.fastbuild import set_action_seat as _set_a_seat
-from paiju.rules.fastbuild import set_action_type as _set_a_type
+from paiju.rules.fastbuild import play_actions as _play_actions
 from paiju.rules.fastbuild import set_event_data as _set_e_data
 from paiju.rules.fastbuild import set_event_to as _set_e_to
 from paiju.rules.fastbuild import set_event_type as _set_e_type
 
-SEATS = 5
-DECK: list[Card] = deck(2)
-DECK_COUNT: Counter[str] = Counter(DECK)
-_SORTED_DECK: list[Card] = sorted(DECK)
-_IS_CARD = CARD_ORDER.__contains__
-#: Room options every game accepts (rulings.md "Shared", "Settlement").
-ROOM_OPTIONS = frozenset({"turn_seconds", "reconnect_seconds", "base", "unit", "fee_rate"})
-#: Escape: the escapee pays this to each other seat (rulings.md "Settlement").
-ESCAPE_POINTS = 3
-#: A solo's loss per other seat: named (名双大A) 16, hidden (暗双大A) 8.
-SOLO_NAMED = 16
-SOLO_HIDDEN = 8
-DEFAULT_BIG_SUIT = "H"
-
-
-def _play_actions(seat: int, plays: list[tuple[Card, ...]]) -> list[Action]:
-    """``[Action(seat, "play", cards) for cards in plays]``, built without the
-    frozen dataclass's ``__init__``: the same objects, several times faster
-    (legal_actions builds a thousand of them per game). Long lists (a lead) set
-    each field in one ``map`` pass over all the actions."""
-    n = len(plays)
-    if n > 8:
-        out: list[Action] = list(map(_new, repeat(Action, n)))
-        _consume(map(_set_a_seat, out, repeat(seat, n)), 0)
-        _consume(map(_set_a_type, out, repeat("play", n)), 0)
-        _consume(map(_set_a_cards, out, plays), 0)
-        _consume(map(_set_a_dealt, out, repeat(None, n)), 0)
-        return out
-    new, set_seat, set_type, set_cards, set_dealt = (
-        _new, _set_a_seat, _set_a_type, _set_a_cards, _set_a_dealt)
-    out = []
-    append = out.append
-    for cards in plays:
-        a = new(Action)
-        set_seat(a, seat)
-        set_type(a, "play")
-        set_cards(a, cards)
-        set_dealt(a, None)
-        append(a)
-    return out
-
-
 _chain_all = chain.from_iterable
-
-
-def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
-    """``Event(typ, data, to)``, built as :func:`_play_actions` builds actions."""
-    e: Event = _new(Event)
-    _set_e_type(e, typ)
-    _set_e_data(e, data)
-    _set_e_to(e, to)
-    return e
 
 
 _PASS: list[Action] = [Action(s, "pass") for s in range(SEATS)]
@@ -125,24 +77,7 @@ _RANK_PLAYS: list[dict[tuple[Card, ...], Action]] = [_rank_plays(s) for s in ran
 _REVEAL: list[Action] = [Action(s, "reveal") for s in range(SEATS)]
 
 
-def _cards(items: object) -> list[Card]:
-    """Parse a card list, with a fast path for canonical cards (a deal is
-    parsed at every game start). Raises ``malformed_cards``."""
-    if isinstance(items, list):
-        try:
-            if all(map(_IS_CARD, items)):
-                return list(items)
-        except TypeError:  # an unhashable item: not a card
-            pass
-    return parse_cards(items)
-
-
-def hand_sizes(first: int) -> list[int]:
-    """Cards per seat: the first 3 seats from ``first`` get 22, the others 21."""
-    return [22 if (s - first) % SEATS < 3 else 21 for s in range(SEATS)]
-
-
-class Daa(Game):
+class Daa(Teams, Game):
     """The 大A engine (see the module docstring and docs/rules/daa.md).
 
     ``deal``: ``hands`` (5 lists: 22 cards for the 3 seats from ``first``, 21
@@ -158,13 +93,18 @@ class Daa(Game):
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         super().__init__(options, deal)
-        for key, value in options.items():
-            if key not in ROOM_OPTIONS or isinstance(value, bool) or not isinstance(
-                value, (int, float)
-            ) or value < 0:
-                raise RulesError("bad_options", f"daa: bad option {key}={value!r}")
-        self.options = dict(options)
-        self._parse_deal(deal)
+        self.options = parse_options(options)
+        parsed = parse_deal(deal)
+        self.first = parsed.first
+        self.order: list[Card] | None = parsed.order
+        self.dealt_hands = parsed.hands
+        self.held: list[Card | None] = list(parsed.held)
+        self.held_index = parsed.held_index
+        self.hands: list[Counter[str]] = []
+        for s in range(SEATS):
+            h = hand_of(parsed.hands[s])
+            remove(h, [parsed.held[s]])
+            self.hands.append(h)
         self._phase = "declaring"
         # declaring
         self.declarer: int | None = None  # 亮大A
@@ -194,65 +134,14 @@ class Daa(Game):
         self.finish_order: list[int] = []
         self._info: list[HandInfo | None] = [None] * SEATS
 
-    # -- deal --------------------------------------------------------------------
-
-    def _parse_deal(self, deal: Mapping[str, Any]) -> None:
-        try:
-            first = deal.get("first", 0)
-            if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < SEATS:
-                raise RulesError("bad_deal", f"bad first seat {first!r}")
-            raw = deal.get("hands")
-            if not isinstance(raw, list) or len(raw) != SEATS:
-                raise RulesError("bad_deal", "daa deals 5 hands")
-            hands = [_cards(h) for h in raw]
-            bottom = parse_cards(deal.get("bottom") or [])
-            if bottom:
-                raise RulesError("bad_deal", "daa has no kitty")
-            if [len(h) for h in hands] != hand_sizes(first):
-                raise RulesError("bad_deal", f"hand sizes must be {hand_sizes(first)}")
-            if sorted(chain.from_iterable(hands)) != _SORTED_DECK:  # the multiset DECK_COUNT
-                raise RulesError("bad_deal", "the deal is not two full decks")
-            order_raw = deal.get("order")
-            self.order: list[Card] | None = None
-            if order_raw is not None:
-                order = _cards(order_raw)
-                if len(order) != len(DECK):
-                    raise RulesError("bad_deal", "order must list all 108 cards")
-                for s in range(SEATS):
-                    if sorted(order[(s - first) % SEATS::SEATS]) != sorted(hands[s]):
-                        raise RulesError("bad_deal", f"order does not give seat {s} its hand")
-                self.order = order
-        except RulesError as e:
-            raise RulesError("bad_deal", e.message) from e
-        self.first = first
-        self.dealt_hands = hands
-        if self.order is not None:
-            self.held: list[Card | None] = [self.order[(s - first) % SEATS::SEATS][-1]
-                                            for s in range(SEATS)]
-            self.held_index = [(s - first) % SEATS + SEATS * (len(hands[s]) - 1)
-                               for s in range(SEATS)]
-        else:
-            self.held = [h[-1] for h in hands]
-            self.held_index = [-1] * SEATS
-        self.hands: list[Counter[str]] = []
-        for s in range(SEATS):
-            h = hand_of(hands[s])
-            held = self.held[s]
-            assert held is not None
-            remove(h, [held])
-            self.hands.append(h)
+    # -- deal (daa_deal) -------------------------------------------------------------
 
     @classmethod
     def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
-        """A shuffled deal: ``order`` (108 cards), ``hands`` in dealing order (so
-        each hand's last card is its held-back card), ``bottom`` [], ``first``."""
-        order = list(DECK)
-        rng.shuffle(order)
-        first = rng.randrange(SEATS)
-        hands: list[list[Card]] = [[] for _ in range(SEATS)]
-        for j in range(SEATS):  # card i goes to seat (first + i) % 5
-            hands[(first + j) % SEATS] = order[j::SEATS]
-        return {"hands": hands, "bottom": [], "first": first, "order": order}
+        """A shuffled deal (:func:`paiju.rules.daa_deal.random_deal`): ``order``,
+        ``hands`` in dealing order (each hand's last card is its held-back
+        card), ``bottom`` [], ``first``."""
+        return random_deal(rng)
 
     # -- state -------------------------------------------------------------------
 
@@ -271,21 +160,17 @@ class Daa(Game):
         finished."""
         return [self.turn] if self._phase == "play" and self.escaped is None else []
 
-    def apply(self, action: Action) -> list[Event]:
-        """Apply ``action`` (see :meth:`Game.apply`): a fast path for a play or pass
-        of the seat to act, the rest through the shared handling."""
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """A play or pass of the seat to act (see :meth:`Game._fast_apply`); the
+        rest goes the shared way."""
         seat = action.seat
         if seat == self.turn and self._phase == "play" and self.escaped is None:
             typ = action.type
             if typ == "play":
-                events = self._do_play(seat, action.cards)
-                self.timeouts[seat] = 0
-                return events
+                return self._do_play(seat, action.cards)
             if typ == "pass":
-                events = self._do_pass(seat)
-                self.timeouts[seat] = 0
-                return events
-        return super().apply(action)
+                return self._do_pass(seat)
+        return None
 
     def _ended(self) -> bool:
         return self._phase == "finished"
@@ -297,148 +182,18 @@ class Daa(Game):
         """The seat's face-down card until the big A is settled, then ``None``."""
         return self.held[seat]
 
-    def team(self) -> list[int]:
-        """The big-A side: ``[solo]``, ``[主方, 次方]``, or [] while declaring."""
-        if self.solo is not None:
-            return [self.solo]
-        if self.master is not None and self.second is not None:
-            return [self.master, self.second]
-        return []
+    def held_back_positions(self) -> frozenset[int]:
+        """The positions in ``deal.order`` of the held-back cards (each seat's last
+        card, rulings.md "daa"); none for a deal without ``order``."""
+        return frozenset(self.held_index) if self.order is not None else frozenset()
 
-    # -- declaring ---------------------------------------------------------------
-
-    def _visible(self, seat: int, dealt: int | None) -> Counter[str]:
-        """What ``seat`` held (face up) after ``dealt`` cards were dealt."""
-        if dealt is None or self.order is None:
-            return self.hands[seat]
-        return Counter(self.order[i] for i in range(min(dealt, len(DECK)))
-                       if (self.first + i) % SEATS == seat and i != self.held_index[seat])
-
-    def _check_declare(self, seat: int, cards: tuple[Card, ...], dealt: int | None) -> None:
-        if self._phase != "declaring":
-            raise RulesError("wrong_phase", "the declaring window is closed")
-        if dealt is not None and not 0 <= dealt <= len(DECK):
-            raise RulesError("malformed_action", f"dealt must be 0..108, not {dealt}")
-        if not 1 <= len(cards) <= 2 or any(c[0] != "A" for c in cards) or (
-            len(cards) == 2 and cards[0] != cards[1]
-        ):
-            raise RulesError("invalid_combination", "declare one A, or two A of one suit (反)")
-        if not holds(self._visible(seat, dealt), cards):
-            raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
-        if len(cards) == 1:
-            if self.declarer is not None:
-                raise RulesError("declare_too_weak", "the first declaration stands")
-        else:
-            if self.declarer is None:
-                raise RulesError("not_eligible", "反大A answers a declaration (亮大A)")
-            if seat == self.declarer:
-                raise RulesError("not_eligible", "the declarer cannot counter itself")
-            if self.counter is not None:
-                raise RulesError("declare_too_weak", "the big A was already countered")
-
-    def declare_options(self, seat: int, dealt: int | None = None) -> list[Action]:
-        """The declarations ``seat`` may make now (with ``dealt``: against the
-        cards it held then): one A of a suit it holds (亮), or, after another
-        seat's 亮, two A of one suit (反). Empty outside the declaring window."""
-        out: list[Action] = []
-        if self._phase != "declaring" or (dealt is not None and not 0 <= dealt <= len(DECK)):
-            return out
-        # what _check_declare accepts, without raising for each refusal
-        visible = self._visible(seat, dealt)
-        single = self.declarer is None
-        pair = not single and seat != self.declarer and self.counter is None
-        for s in "SHCD":
-            card = "A" + s
-            have = visible[card]
-            if single and have >= 1:
-                out.append(Action(seat, "declare", (card,), dealt))
-            if pair and have >= 2:
-                out.append(Action(seat, "declare", (card, card), dealt))
-        return out
-
-    def _declare(self, action: Action) -> list[Event]:
-        seat = action.seat
-        assert seat is not None
-        cards = action.cards
-        self._check_declare(seat, cards, action.dealt)
-        suit = cards[0][1]
-        if len(cards) == 1:
-            self.declarer, self.declared_suit = seat, suit
-        else:
-            self.counter, self.counter_suit = seat, suit
-        return [Event("declared", {"seat": seat, "cards": list(cards), "big_a": suit})]
-
-    def _end_declare(self) -> list[Event]:
-        if self._phase != "declaring":
-            raise RulesError("wrong_phase", "the declaring window is closed")
-        suit = self.counter_suit or self.declared_suit or DEFAULT_BIG_SUIT
-        self.big_suit = suit
-        big = "A" + suit
-        self.big_card = big
-        events: list[Event] = []
-        for s in range(SEATS):
-            c = self.held[s]
-            if c is not None:
-                self.hands[s][c] += 1
-            self.held[s] = None
-        holders = [s for s in range(SEATS) for _ in range(self.hands[s][big])]
-        if self.counter is not None:
-            self.solo, self.named, self.leader = self.counter, True, self.counter
-        elif holders[0] == holders[1]:
-            self.solo = holders[0]
-            self.leader = self.declarer if self.declarer is not None else self.solo
-        else:
-            if self.declarer is not None:
-                self.master = self.declarer
-            else:
-                self.master = min(holders, key=lambda s: (s - self.first) % SEATS)
-            self.second = holders[0] if holders[1] == self.master else holders[1]
-            self.leader = self.declarer if self.declarer is not None else self.master
-        self.turn = self.leader
-        self._phase = "play"
-        events.append(Event("declaring_closed", {"big_a": suit, "leader": self.leader}))
-        for s in range(SEATS):
-            events.append(Event("hand", {"cards": sort_cards(self.hands[s].elements())}, s))
-        return events
-
-    # -- play --------------------------------------------------------------------
-
-    def _next_with_cards(self, seat: int) -> int:
-        for i in range(1, SEATS + 1):
-            s = (seat + i) % SEATS
-            if self.hands[s]:
-                return s
-        return seat
-
-    def _known(self, seat: int) -> bool:
-        """True where everyone knows ``seat`` holds a big A (for 推风)."""
-        if seat == self.master and self.declarer == seat:
-            return True
-        if seat == self.second and self.named:
-            return True
-        return seat in self.big_a_shown
-
-    def _push_wind(self, seat: int) -> int:
-        """推风: the seat that leads after ``seat`` won a trick with no cards left."""
-        if self.solo is None and seat in (self.master, self.second):
-            partner = self.second if seat == self.master else self.master
-            assert partner is not None
-            if self.hands[partner] and self._known(partner):
-                return partner
-        return self._next_with_cards(seat)
+    # -- play (declaring and the sides: daa_teams) -----------------------------------
 
     def _check_turn(self, seat: int) -> None:
         if self._phase != "play":
             raise RulesError("wrong_phase", "the game is not in its play phase")
         if seat != self.turn:
             raise RulesError("not_your_turn", f"seat {self.turn} is to act")
-
-    def _can_reveal(self, seat: int) -> bool:
-        if self.named:
-            return False
-        if self.solo is not None:
-            return seat == self.solo == self.declarer and not self.played_any
-        return seat == self.second
 
     def _reveal(self, seat: int) -> list[Event]:
         self._check_turn(seat)
@@ -584,13 +339,6 @@ class Daa(Game):
         self.turn = leader
         return events
 
-    def _side_out(self) -> bool:
-        """The game ends as soon as one side has no cards left."""
-        big_side = self.team()
-        big_out = all(not self.hands[s] for s in big_side)
-        others_out = all(not self.hands[s] for s in range(SEATS) if s not in big_side)
-        return big_out or others_out
-
     def _apply(self, action: Action) -> list[Event]:
         typ = action.type
         if typ == "end_declare":
@@ -713,51 +461,16 @@ class Daa(Game):
         return Result(self.points(), self._detail())
 
     def points(self) -> list[int]:
-        """Points per seat at the end (rulings.md "daa", End and points)."""
-        pts = [0] * SEATS
-        out = [not self.hands[s] for s in range(SEATS)]
-        if self.solo is not None:
-            solo = self.solo
-            per = SOLO_NAMED if self.named else SOLO_HIDDEN
-            if self.finish_order and self.finish_order[0] == solo:
-                sign = 1
-            elif not out[solo]:
-                sign = -1
-            else:
-                return pts
-            for s in range(SEATS):
-                pts[s] = sign * 4 * per if s == solo else -sign * per
-            return pts
-        master, second = self.master, self.second
-        assert master is not None and second is not None
-        opponents = [s for s in range(SEATS) if s not in (master, second)]
-        if out[master] and out[second]:
-            k = sum(1 for s in opponents if not out[s])
-            mult = 2 if self.named else 1
-            pts[master], pts[second] = 2 * k * mult, k * mult
-            for s in opponents:
-                pts[s] = -k * mult
-            return pts
-        if not out[master] and not out[second]:
-            m, sc, each = -6, -3, 3
-        elif self.finish_order and self.finish_order[0] in (master, second):
-            return pts  # 平牌: one went out first of all, the other is last
-        elif not out[master]:
-            m, sc, each = -4, -2, 2
-        else:
-            m, sc, each = -2, -1, 1
-        pts[master], pts[second] = m, sc
-        for s in opponents:
-            pts[s] = each
-        return pts
+        """Points per seat at the end (rulings.md "daa", End and points; see
+        :func:`paiju.rules.daa_scoring.end_points`)."""
+        return end_points(solo=self.solo, named=self.named, master=self.master,
+                          second=self.second, finish_order=self.finish_order,
+                          out=[not h for h in self.hands])
 
     def escape_points(self, seat: int) -> list[int]:
         """The escapee pays 3 to each other seat; a solo escapee pays its loss
         (16 named / 8 hidden) to each (rulings.md "Settlement")."""
-        per = ESCAPE_POINTS
-        if self.solo is not None and seat == self.solo:
-            per = SOLO_NAMED if self.named else SOLO_HIDDEN
-        return [-(SEATS - 1) * per if s == seat else per for s in range(SEATS)]
+        return escape_points(seat, self.solo, self.named)
 
     def _result_detail_on_escape(self) -> dict[str, Any]:
         return self._detail()

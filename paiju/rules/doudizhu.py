@@ -12,6 +12,12 @@ Phases: ``bidding`` (calling), ``robbing``, ``play``, ``finished``.
 multiset (suits never matter in doudizhu: the lowest suits S H C D of each rank
 the seat holds); ``apply`` accepts any cards of the same ranks that the seat
 holds.
+
+Modules by purpose: :mod:`~paiju.rules.doudizhu_combos` (ranks, combinations,
+what a hand can play), :mod:`~paiju.rules.doudizhu_deal` (options and the
+deal), :mod:`~paiju.rules.doudizhu_bidding` (calling and robbing),
+:mod:`~paiju.rules.doudizhu_scoring` (the end, spring, points); this module is
+the state machine (hands, tricks, the engine interface).
 """
 
 from __future__ import annotations
@@ -22,37 +28,19 @@ from itertools import groupby
 from typing import Any, ClassVar
 
 from paiju.rules import doudizhu_combos as dc
-from paiju.rules.cards import check_deal, deck, parse_cards
-from paiju.rules.engine import Action, Event, Game, Result
+from paiju.rules.cards import deck
+from paiju.rules.doudizhu_bidding import Bidding
+from paiju.rules.doudizhu_deal import SEATS, parse_deal, parse_options, random_deal
+from paiju.rules.doudizhu_scoring import Scoring
+from paiju.rules.engine import Action, Event, Game
 from paiju.rules.errors import RulesError
+from paiju.rules.fastbuild import event as _event
 from paiju.rules.fastbuild import new as _new
-from paiju.rules.fastbuild import set_action_cards as _set_a_cards
-from paiju.rules.fastbuild import set_action_dealt as _set_a_dealt
-from paiju.rules.fastbuild import set_action_seat as _set_a_seat
-from paiju.rules.fastbuild import set_action_type as _set_a_type
+from paiju.rules.fastbuild import play_action as _new_play
 from paiju.rules.fastbuild import set_event_data as _set_e_data
 from paiju.rules.fastbuild import set_event_to as _set_e_to
 from paiju.rules.fastbuild import set_event_type as _set_e_type
 
-SEATS = 3
-HAND_SIZE = 17
-KITTY_SIZE = 3
-
-#: Options and their defaults (rulings.md "doudizhu", "Shared", "Settlement").
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "turn_seconds": 20,
-    "jokers_as_wings": False,
-    "pair_as_two_singles": True,
-    "bomb_doubles": True,
-    "spring_doubles": True,
-    "no_call_fee": 20,
-    "escape_points": None,
-}
-_BOOL_OPTIONS = ("jokers_as_wings", "pair_as_two_singles", "bomb_doubles", "spring_doubles")
-#: Room-level keys a record's options may carry that the engine ignores.
-_ROOM_OPTIONS = ("reconnect_seconds", "base")
-
-_DECK_SET = frozenset(deck(1))
 #: Immutable actions shared across games.
 _PASS = [Action(s, "pass") for s in range(SEATS)]
 _CALLS = [Action(s, "call") for s in range(SEATS)]
@@ -107,32 +95,6 @@ def _play_actions(out: list[Action], seat: int, plays: list[tuple[str, ...]]) ->
     return out
 
 
-def _new_play(seat: int, cards: tuple[str, ...]) -> Action:
-    """``Action(seat, "play", cards)``, built without the dataclass's ``__init__``."""
-    a: Action = _new(Action)
-    _set_a_seat(a, seat)
-    _set_a_type(a, "play")
-    _set_a_cards(a, cards)
-    _set_a_dealt(a, None)
-    return a
-
-
-def _event(typ: str, data: dict[str, Any], to: int | None = None) -> Event:
-    """``Event(typ, data, to)``, built as :func:`_play_actions` builds actions."""
-    e: Event = _new(Event)
-    _set_e_type(e, typ)
-    _set_e_data(e, data)
-    _set_e_to(e, to)
-    return e
-
-
-def _int_option(opts: Mapping[str, Any], key: str, low: int) -> int:
-    v = opts[key]
-    if isinstance(v, bool) or not isinstance(v, int) or v < low:
-        raise RulesError("bad_options", f"option {key!r} must be an integer >= {low}, not {v!r}")
-    return v
-
-
 def _entry(play: tuple[int, tuple[str, ...], str]) -> dict[str, Any]:
     """The JSON form of a trick entry ``(seat, cards, combination)``; a pass has
     no cards and the combination ``""``."""
@@ -146,7 +108,7 @@ def _main(reading: dc.Reading) -> int:
     return reading[1]
 
 
-class Doudizhu(Game):
+class Doudizhu(Bidding, Scoring, Game):
     """斗地主 for 3 seats (seed 002).
 
     ``options``: see :data:`DEFAULT_OPTIONS` (unknown keys or bad values raise
@@ -159,13 +121,13 @@ class Doudizhu(Game):
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         super().__init__(options, deal)
-        opts = self._parse_options(options)
+        opts = parse_options(options)
         self.options: dict[str, Any] = opts
         self.jokers_as_wings: bool = opts["jokers_as_wings"]
         self.pair_as_two_singles: bool = opts["pair_as_two_singles"]
         self.bomb_doubles: bool = opts["bomb_doubles"]
         self.spring_doubles: bool = opts["spring_doubles"]
-        hands, bottom, first = self._parse_deal(deal)
+        hands, bottom, first = parse_deal(deal)
         self.first: int = first
         self.bottom: list[str] = bottom
         # per seat: rank counts, prefix tuples (pre[r][-1]: the cards of rank r held)
@@ -199,79 +161,13 @@ class Doudizhu(Game):
         self.spring = False
         self.redeal = False
 
-    # -- construction -----------------------------------------------------------------
-
-    @staticmethod
-    def _parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
-        if type(options) is dict and not options:  # the defaults are valid
-            return dict(DEFAULT_OPTIONS)
-        if not isinstance(options, Mapping):
-            raise RulesError("bad_options", "options must be an object")
-        unknown = set(options) - set(DEFAULT_OPTIONS) - set(_ROOM_OPTIONS)
-        if unknown:
-            raise RulesError("bad_options", f"unknown options {sorted(unknown)}")
-        opts = {**DEFAULT_OPTIONS, **{k: v for k, v in options.items() if k in DEFAULT_OPTIONS}}
-        for key in _BOOL_OPTIONS:
-            if not isinstance(opts[key], bool):
-                raise RulesError("bad_options", f"option {key!r} must be true or false")
-        _int_option(opts, "turn_seconds", 1)
-        _int_option(opts, "no_call_fee", 0)
-        if opts["escape_points"] is not None:
-            _int_option(opts, "escape_points", 0)
-        for key in _ROOM_OPTIONS:
-            if key in options:
-                _int_option(options, key, 1)
-        return opts
-
-    @staticmethod
-    def _parse_deal(deal: Mapping[str, Any]) -> tuple[list[list[str]], list[str], int]:
-        if not isinstance(deal, Mapping):
-            raise RulesError("bad_deal", "the deal must be an object")
-        try:
-            raw_hands = deal["hands"]
-            if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
-                raise RulesError("bad_deal", "doudizhu deals 3 hands")
-            raw_bottom = deal["bottom"]
-            if (  # fast path: a deal already in canonical notation (random_deal, the table)
-                all(isinstance(h, list) for h in raw_hands)
-                and isinstance(raw_bottom, list)
-                and len(raw_bottom) == KITTY_SIZE
-                and all(len(h) == HAND_SIZE for h in raw_hands)
-            ):
-                every = [*raw_hands[0], *raw_hands[1], *raw_hands[2], *raw_bottom]
-                if set(every) == _DECK_SET and len(every) == len(_DECK_SET):
-                    first = deal.get("first")
-                    if not isinstance(first, bool) and first in (0, 1, 2):
-                        return [list(h) for h in raw_hands], list(raw_bottom), first
-            hands = [parse_cards(h) for h in raw_hands]
-            bottom = parse_cards(raw_bottom)
-        except KeyError as e:
-            raise RulesError("bad_deal", f"the deal lacks {e}") from e
-        except RulesError as e:
-            if e.code == "bad_deal":
-                raise
-            raise RulesError("bad_deal", e.message) from e
-        if any(len(h) != HAND_SIZE for h in hands) or len(bottom) != KITTY_SIZE:
-            raise RulesError("bad_deal", "doudizhu deals 17 cards each and a kitty of 3")
-        first = deal.get("first")
-        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < SEATS:
-            raise RulesError("bad_deal", f"'first' must be a seat 0..2, not {first!r}")
-        check_deal(hands, bottom, deck(1))
-        return hands, bottom, first
+    # -- construction (doudizhu_deal) ---------------------------------------------------
 
     @classmethod
     def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
-        """A shuffled deck: 17 cards per seat, a kitty of 3, a random first bidder
-        (seed §发牌, §第一个叫牌的玩家)."""
-        cards = deck(1)
-        rng.shuffle(cards)
-        return {
-            "hands": [
-                dc.sort_cards(cards[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(SEATS)
-            ],
-            "bottom": dc.sort_cards(cards[SEATS * HAND_SIZE:]),
-            "first": rng.randrange(SEATS),
-        }
+        """A shuffled deck (:func:`paiju.rules.doudizhu_deal.random_deal`): 17 cards
+        per seat, a kitty of 3, a random first bidder (seed §发牌)."""
+        return random_deal(rng)
 
     # -- hand bookkeeping ------------------------------------------------------------
 
@@ -305,9 +201,9 @@ class Doudizhu(Game):
         """The seat to act (a list of one), or ``[]`` once finished."""
         return [] if self._phase == "finished" or self.escaped is not None else [self._turn]
 
-    def apply(self, action: Action) -> list[Event]:
-        """Apply ``action`` (see :meth:`Game.apply`); a fast path for plays and passes
-        of the seat to act, the rest through the shared handling."""
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """A play or pass of the seat to act (see :meth:`Game._fast_apply`); the
+        rest goes the shared way."""
         seat = action.seat
         if (
             self._phase == "play"
@@ -318,12 +214,9 @@ class Doudizhu(Game):
             if action.type == "pass":
                 if action.cards:
                     raise RulesError("malformed_action", "a pass carries no cards")
-                events = self._pass(seat)
-            else:
-                events = self._play(seat, action.cards)
-            self.timeouts[seat] = 0
-            return events
-        return super().apply(action)
+                return self._pass(seat)
+            return self._play(seat, action.cards)
+        return None
 
     @property
     def phase(self) -> str:
@@ -411,64 +304,6 @@ class Doudizhu(Game):
         if action.cards:
             raise RulesError("malformed_action", f"{typ!r} carries no cards")
         return self._rob(seat, typ)
-
-    def _check_bid_turn(self, seat: int, action: Action) -> None:
-        if seat != self._turn:
-            raise RulesError("not_your_turn", f"seat {self._turn} is to bid")
-        if action.cards:
-            raise RulesError("malformed_action", f"{action.type!r} carries no cards")
-
-    # -- bidding -------------------------------------------------------------------------
-
-    def _bid_event(self, seat: int, kind: str) -> Event:
-        self.bids.append({"seat": seat, "kind": kind})
-        return Event("bid", {"seat": seat, "kind": kind, "multiplier": self.multiplier})
-
-    def _bid(self, seat: int, typ: str) -> list[Event]:
-        if typ == "no_call":
-            self.no_called.add(seat)
-            events = [self._bid_event(seat, typ)]
-            if len(self.no_called) == SEATS:  # all no_call: redeal (rulings)
-                self._phase = "finished"
-                self.redeal = True
-                return events
-            self._turn = (seat + 1) % SEATS
-            return events
-        self.caller = seat
-        events = [self._bid_event(seat, typ)]
-        self._rob_queue = [
-            s for s in ((seat + 1) % SEATS, (seat + 2) % SEATS) if s not in self.no_called
-        ]
-        return events + self._next_robber()
-
-    def _rob(self, seat: int, typ: str) -> list[Event]:
-        self._rob_queue.pop(0)
-        if typ == "rob":
-            self.multiplier *= 2
-            self._robbed_by.append(seat)
-            if seat != self.caller and self.caller not in self._rob_queue:
-                self._rob_queue.append(self.caller)  # type: ignore[arg-type]
-        events = [self._bid_event(seat, typ)]
-        return events + self._next_robber()
-
-    def _next_robber(self) -> list[Event]:
-        q = self._rob_queue  # the caller is appended (last) only once someone robbed
-        if q:
-            self._phase = "robbing"
-            self._turn = q[0]
-            return []
-        caller = self.caller
-        assert caller is not None
-        landlord = self._robbed_by[-1] if self._robbed_by else caller
-        self.landlord = landlord
-        self._add(landlord, self.bottom)
-        self._phase = "play"
-        self._turn = landlord
-        return [
-            Event("kitty_shown", {"cards": list(self.bottom), "landlord": landlord}),
-            Event("kitty", {"cards": list(self.bottom)}, to=landlord),
-            Event("hand", {"cards": self.hand(landlord)}, to=landlord),
-        ]
 
     # -- play ----------------------------------------------------------------------------
 
@@ -613,58 +448,6 @@ class Doudizhu(Game):
         else:
             self._turn = (seat + 1) % SEATS
         return events
-
-    def _finish(self, winner: int) -> None:
-        self.winner = winner
-        self._phase = "finished"
-        landlord = self.landlord
-        assert landlord is not None
-        if winner == landlord:
-            spring = all(self.plays_by[s] == 0 for s in range(SEATS) if s != landlord)
-        else:
-            spring = self.plays_by[landlord] == 1  # anti-spring 反春
-        self.spring = spring
-        if spring and self.spring_doubles:
-            self.multiplier *= 2
-
-    # -- results -------------------------------------------------------------------------
-
-    def _detail(self) -> dict[str, Any]:
-        return {
-            "landlord": self.landlord,
-            "multiplier": self.multiplier,
-            "bombs": self.bombs,
-            "spring": self.spring,
-            "redeal": self.redeal,
-        }
-
-    def _result(self) -> Result:
-        detail = self._detail()
-        if self.redeal:
-            return Result([0, 0, 0], detail)
-        landlord, m = self.landlord, self.multiplier
-        assert landlord is not None and self.winner is not None
-        sign = 1 if self.winner == landlord else -1
-        points = [2 * m * sign if s == landlord else -m * sign for s in range(SEATS)]
-        detail["winner"] = self.winner
-        detail["spring_kind"] = (
-            None if not self.spring else "spring" if sign == 1 else "anti_spring"
-        )
-        return Result(points, detail)
-
-    def escape_points(self, seat: int) -> list[int]:
-        """``seat`` pays each other seat the option ``escape_points`` or, by default,
-        the multiplier so far, doubled when ``seat`` is the landlord (rulings.md
-        "Settlement": a farmer escaping at multiplier 4 gives −8, +4, +4)."""
-        each = self.options["escape_points"]
-        if each is None:
-            each = self.multiplier * (2 if seat == self.landlord else 1)
-        return [-each * (SEATS - 1) if s == seat else each for s in range(SEATS)]
-
-    def _result_detail_on_escape(self) -> dict[str, Any]:
-        detail = self._detail()
-        detail["escapee"] = self.escaped
-        return detail
 
     # -- view ----------------------------------------------------------------------------
 

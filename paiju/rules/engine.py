@@ -11,14 +11,18 @@ Contract of every engine (tested for each game):
   it caused, or raises :class:`~paiju.rules.errors.RulesError` and leaves the
   state exactly as it was.
 - ``legal_actions(seat)`` lists every legal action of ``seat`` now (for
-  ``play``: every distinct legal card set).
+  ``play``: every distinct legal card set; doudizhu, where suits never
+  matter, lists one canonical card choice per legal rank pattern and accepts
+  any cards of those ranks).
 - ``view(seat)`` is what ``seat`` may see: its own hand, never another's.
 - ``default_action(seat)`` is what a ``timeout`` applies (rulings.md, "Shared").
 - ``result()`` gives ``points`` and ``detail`` once ``finished``.
 
 ``timeout`` and ``escape`` are handled here for every game: the 4th
 consecutive ``timeout`` of a seat is that seat's escape; any action of the
-seat's own resets its count (rulings.md, "Shared by all games").
+seat's own resets its count (rulings.md, "Shared by all games"). An engine's
+fast path for its commonest actions is the ``_fast_apply`` hook, which the
+shared ``apply`` calls first, so this bookkeeping is written once.
 """
 
 from __future__ import annotations
@@ -121,6 +125,13 @@ class Game(ABC):
 
     name: ClassVar[str]
     seats: ClassVar[int]
+    #: True where the engine implements :meth:`_fast_apply` (set per class:
+    #: an engine without one pays no call for it).
+    _fast_path: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._fast_path = cls._fast_apply is not Game._fast_apply
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         """Subclasses parse ``options`` and ``deal`` (raising ``bad_options`` /
@@ -178,6 +189,14 @@ class Game(ABC):
     def escape_points(self, seat: int) -> list[int]:
         """Points per seat when ``seat`` escapes now (rulings.md "Settlement")."""
 
+    def held_back_positions(self) -> frozenset[int]:
+        """Positions (0-based) in ``deal.order`` of the cards the rules keep face
+        down, hidden from their own seat too, until the rules give them (daa:
+        each seat's last card, rulings.md "daa"). A paced deal counts these cards
+        as dealt but shows them to nobody; the engine's ``hand`` events and
+        views give them once the rules do. Default: none."""
+        return frozenset()
+
     # -- shared behaviour ---------------------------------------------------------
 
     @property
@@ -190,11 +209,31 @@ class Game(ABC):
         nobody in particular is to act (a declaring window) or the game is over."""
         return [] if self.finished else self._to_act()
 
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """The engine's fast path for its commonest actions (e.g. a play or pass
+        of the seat to act): apply ``action`` and return its events, or return
+        ``None`` (changing nothing) to take the shared way through
+        :meth:`apply`. It may take only an action of a seat that is to act in a
+        game not finished, and raises ``RulesError`` with the state unchanged
+        as :meth:`_apply` does; :meth:`apply` then resets that seat's timeout
+        count. Default: no fast path."""
+        return None
+
     def apply(self, action: Action) -> list[Event]:
-        """Apply ``action``; see the module docstring. Raises ``RulesError``."""
+        """Apply ``action``; see the module docstring. Raises ``RulesError``.
+
+        The engine's :meth:`_fast_apply` is tried first; the game-over, seat,
+        ``escape`` and ``timeout`` handling and the timeout count are here
+        only."""
+        seat = action.seat
+        if self._fast_path:
+            events = self._fast_apply(action)
+            if events is not None:
+                assert seat is not None  # the fast path takes a seat to act only
+                self.timeouts[seat] = 0
+                return events
         if self.finished:
             raise RulesError("game_over", "the game has finished")
-        seat = action.seat
         if action.type == "end_declare":
             if seat is not None:  # records.md: a system action, seat null
                 raise RulesError("malformed_action", "end_declare is the system's (seat null)")

@@ -17,6 +17,12 @@ Phases:
   suit and shape and obey the two point rules (出牌限制). A trick's points go to
   its winner, who leads the next.
 - ``finished``: ``points`` = captured − 60 per seat.
+
+Modules by purpose: :mod:`~paiju.rules.hunzhan_cards` (card order, point
+cards, combinations), :mod:`~paiju.rules.hunzhan_deal` (options and the deal),
+:mod:`~paiju.rules.hunzhan_follow` (following suit and shape, what beats),
+:mod:`~paiju.rules.hunzhan_points` (the point rules); this module is the state
+machine (declaring, tricks, scores, the engine interface).
 """
 
 from __future__ import annotations
@@ -24,10 +30,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from itertools import combinations
 from typing import Any, ClassVar
 
-from paiju.rules.cards import Card, check_deal, parse_cards
+from paiju.rules.cards import Card
 from paiju.rules.engine import Action, Event, Game, Result
 from paiju.rules.errors import RulesError
 from paiju.rules.hunzhan_cards import (
@@ -38,23 +43,9 @@ from paiju.rules.hunzhan_cards import (
     TrumpOrder,
     classify,
     lead_options,
-    multisets,
 )
-
-#: Seats (seed 000: 4人参与).
-SEATS = 4
-#: Cards per hand: 84 / 4, no kitty (rulings.md "hunzhan").
-HAND_SIZE = 21
-#: Par of the score: a seat's points are captured − 60 (seed 000 积分).
-PAR = 60
-
-#: Options with their defaults and allowed ranges (rulings.md "Shared"; the
-#: timing options are used by the table service, the engine only checks them).
-OPTIONS: dict[str, tuple[int, int, int]] = {
-    "turn_seconds": (20, 1, 3600),
-    "declare_grace_seconds": (5, 0, 600),
-    "reconnect_seconds": (90, 0, 3600),
-}
+from paiju.rules.hunzhan_deal import PAR, SEATS, parse_deal, parse_options
+from paiju.rules.hunzhan_points import PointRules
 
 #: Declaration strength (叫主/反主 order, seed 000 叫主): a key of sorted cards →
 #: strength. BJ pair > SJ pair > ♠10 > ♥10 > ♣10 > ♦10.
@@ -73,11 +64,6 @@ def declared_trump(cards: tuple[Card, ...]) -> str | None:
     return cards[0][1] if cards[0][0] == "T" else None
 
 
-#: Room-wide keys (rulings.md "Settlement") a room's options may carry; the
-#: rules accept and ignore them (the ledger uses them).
-ROOM_KEYS = frozenset({"base", "unit", "fee_rate"})
-
-
 def _holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
     """True where ``hand`` holds every card of ``cards`` (with repeats)."""
     if len(cards) == 1:
@@ -88,22 +74,7 @@ def _holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
     return all(hand.get(c, 0) >= k for c, k in need.items())
 
 
-def _parse_options(options: Mapping[str, Any]) -> dict[str, int]:
-    if not isinstance(options, Mapping):
-        raise RulesError("bad_options", "options must be an object")
-    out: dict[str, int] = {}
-    for key in options:
-        if key not in OPTIONS and key not in ROOM_KEYS:
-            raise RulesError("bad_options", f"unknown hunzhan option {key!r}")
-    for key, (default, lo, hi) in OPTIONS.items():
-        value = options.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise RulesError("bad_options", f"{key} must be an integer in {lo}..{hi}")
-        out[key] = value
-    return out
-
-
-class Hunzhan(Game):
+class Hunzhan(PointRules, Game):
     """The 混战 engine (seed 000). See the module docstring and docs/rules/hunzhan.md.
 
     ``deal``: ``hands`` (4 × 21 cards), ``bottom`` (empty or absent), ``first``
@@ -117,8 +88,8 @@ class Hunzhan(Game):
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         super().__init__(options, deal)
-        self.options = _parse_options(options)
-        hands, first, order = self._parse_deal(deal)
+        self.options = parse_options(options)
+        hands, first, order = parse_deal(deal)
         self.first: int = first
         self.order: list[Card] | None = order
         self.dealt_hands: list[list[Card]] = hands
@@ -150,41 +121,7 @@ class Hunzhan(Game):
         self._cache_version = -1
         self._cache: list[tuple[Card, ...]] = []
 
-    # -- deal ----------------------------------------------------------------------
-
-    @staticmethod
-    def _parse_deal(deal: Mapping[str, Any]) -> tuple[list[list[Card]], int, list[Card] | None]:
-        if not isinstance(deal, Mapping):
-            raise RulesError("bad_deal", "deal must be an object")
-        try:
-            raw_hands = deal.get("hands")
-            if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
-                raise RulesError("bad_deal", "hunzhan deals 4 hands")
-            hands = [parse_cards(h) for h in raw_hands]
-            bottom = parse_cards(deal.get("bottom") or [])
-            order = None if deal.get("order") is None else parse_cards(deal["order"])
-        except RulesError as e:
-            if e.code == "bad_deal":
-                raise
-            raise RulesError("bad_deal", e.message) from e
-        if bottom:
-            raise RulesError("bad_deal", "hunzhan has no kitty")
-        if any(len(h) != HAND_SIZE for h in hands):
-            raise RulesError("bad_deal", f"every hand has {HAND_SIZE} cards")
-        check_deal(hands, [], DECK)
-        first = deal.get("first", 0)
-        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < SEATS:
-            raise RulesError("bad_deal", "deal.first must be a seat 0..3")
-        if order is not None:
-            if len(order) != len(DECK):
-                raise RulesError("bad_deal", "deal.order must list all 84 cards")
-            for s in range(SEATS):
-                got = Counter(order[j] for j in range((s - first) % SEATS, len(DECK), SEATS))
-                if got != Counter(hands[s]):
-                    raise RulesError(
-                        "bad_deal", f"deal.order does not deal seat {s}'s hand round-robin"
-                    )
-        return hands, first, order
+    # -- deal (hunzhan_deal) --------------------------------------------------------
 
     @classmethod
     def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -192,7 +129,7 @@ class Hunzhan(Game):
         table service replaces it from the room's second game with the previous
         game's ``last_trick_winner``, seed 000) and ``order`` (dealt round-robin
         from ``first``)."""
-        _parse_options(options)
+        parse_options(options)
         order = list(DECK)
         rng.shuffle(order)
         first = rng.randrange(SEATS)
@@ -293,124 +230,7 @@ class Hunzhan(Game):
             )
         ]
 
-    # -- play ----------------------------------------------------------------------
-
-    def _beats(self, cards: tuple[Card, ...] | list[Card]) -> bool:
-        """True where ``cards`` (a follower's play) would win over every play so
-        far in this trick (rulings.md: an equal card does not beat)."""
-        m = self.led_len
-        o = self.ord
-        if m == 1:
-            c = cards[0]
-            g, lv = o.group[c], o.level[c]
-        elif m == 2:
-            if cards[0] != cards[1]:
-                return False
-            g, lv = o.group[cards[0]], o.level[cards[0]]
-        else:
-            cl = classify(cards, o)
-            if cl is None:
-                return False
-            _, g, lv = cl
-        if g == self.win_group:
-            return lv > self.win_level
-        return g == TRUMP
-
-    def _follow_candidates(self, seat: int, plain_only: bool = False) -> list[tuple[Card, ...]]:
-        """Plays of ``seat`` that follow suit and shape (before the point rules);
-        with ``plain_only`` only those without a point card."""
-        o = self.ord
-        key = o.sort_key
-        group = o.group
-        hand = self.hands[seat]
-        m = self.led_len
-        g = self.led_group
-        distinct = sorted(hand, key=key.__getitem__)
-        suited = [(c, hand[c]) for c in distinct if group[c] == g]
-        n_suited = sum(k for _, k in suited)
-        need = min(m // 2, sum(1 for _, k in suited if k >= 2)) if m > 1 else 0
-        if plain_only:
-            if n_suited < m and any(POINTS[c] for c, _ in suited):
-                return []
-            distinct = [c for c in distinct if not POINTS[c]]
-            suited = [(c, k) for c, k in suited if not POINTS[c]]
-        if m == 1:
-            if n_suited:
-                return [(c,) for c, _ in suited]
-            return [(c,) for c in distinct]
-        if n_suited >= m:
-            pair_cards = [c for c, k in suited if k >= 2]
-            if 2 * need == m:
-                return [tuple(c for c in combo for _ in (0, 1))
-                        for combo in combinations(pair_cards, need)]
-            out: list[tuple[Card, ...]] = []
-            for ms in multisets(suited, m):
-                pairs = sum(1 for i in range(len(ms) - 1) if ms[i] == ms[i + 1])
-                if pairs >= need:
-                    out.append(tuple(ms))
-            return out
-        base = [c for c, k in suited for _ in range(k)]
-        rest = [(c, hand[c]) for c in distinct if group[c] != g]
-        return [tuple(sorted(base + ms, key=key.__getitem__))
-                for ms in multisets(rest, m - n_suited)]
-
-    def _suited(self, seat: int) -> tuple[dict[Card, int], int]:
-        """The seat's cards of the led suit and their number."""
-        group = self.ord.group
-        g = self.led_group
-        suited = {c: k for c, k in self.hands[seat].items() if group[c] == g}
-        return suited, sum(suited.values())
-
-    def _beating_pool(self, seat: int) -> dict[Card, int] | None:
-        """The cards a beating follow must come from (the led suit when the seat
-        must play only led-suit cards, else its trumps), or None where no
-        follow can be the led shape (part led suit, part other cards)."""
-        suited, n_suited = self._suited(seat)
-        m = self.led_len
-        if n_suited >= m:
-            return suited
-        if n_suited and m > 1:
-            return None
-        hand = self.hands[seat]
-        group = self.ord.group
-        return {c: k for c, k in hand.items() if group[c] == TRUMP}
-
-    def _beating_follows(self, seat: int) -> list[tuple[Card, ...]]:
-        """Every follow of ``seat`` that follows suit and beats the trick."""
-        pool = self._beating_pool(seat)
-        if not pool:
-            return []
-        m = self.led_len
-        return [p for p in lead_options(pool, self.ord) if len(p) == m and self._beats(p)]
-
-    def _no_point_follow_exists(self, seat: int) -> bool:
-        """True where some follow (suit and shape) holds no point card."""
-        suited, n_suited = self._suited(seat)
-        m = self.led_len
-        if n_suited >= m:
-            plain = {c: k for c, k in suited.items() if not POINTS[c]}
-            need = min(m // 2, sum(1 for k in suited.values() if k >= 2)) if m > 1 else 0
-            plain_pairs = sum(1 for k in plain.values() if k >= 2)
-            return sum(plain.values()) >= m and plain_pairs >= need
-        if any(POINTS[c] for c in suited):
-            return False
-        rest = sum(k for c, k in self.hands[seat].items() if c not in suited and not POINTS[c])
-        return rest >= m - n_suited
-
-    def _legal_follows(self, seat: int) -> list[tuple[Card, ...]]:
-        """Follows that also obey the point rules (出牌限制, rulings.md):
-        (2) points in the trick → a beating play if there is one; (1) no
-        non-beating play with a point card while a play without one exists."""
-        if self.trick_points:
-            beating = self._beating_follows(seat)
-            if beating:
-                return beating
-        if not self._no_point_follow_exists(seat):
-            return self._follow_candidates(seat)
-        # rule (1): the plays without a point card, and the beating ones with
-        plain = self._follow_candidates(seat, plain_only=True)
-        pointed = [p for p in self._beating_follows(seat) if any(POINTS[c] for c in p)]
-        return plain + pointed
+    # -- play (following and the point rules: hunzhan_follow, hunzhan_points) -----
 
     def _legal_plays(self, seat: int) -> list[tuple[Card, ...]]:
         if self._cache_version != self._version:
@@ -421,35 +241,6 @@ class Hunzhan(Game):
             self._cache = plays
             self._cache_version = self._version
         return self._cache
-
-    def _check_follow(self, seat: int, play: tuple[Card, ...]) -> None:
-        """Raise the first rule a held follow ``play`` breaks (none: return).
-
-        Order: count (``must_follow_shape``), led suit (``must_follow_suit``),
-        pairs (``must_follow_shape``), point rule 2 (``must_beat_points``),
-        point rule 1 (``cannot_dump_points``). Source: rulings.md "Following",
-        "Point rules"."""
-        m = self.led_len
-        if len(play) != m:
-            raise RulesError("must_follow_shape", f"follow with {m} card(s)")
-        group = self.ord.group
-        g = self.led_group
-        suited, n_suited = self._suited(seat)
-        in_suit = [c for c in play if group[c] == g]
-        if len(in_suit) != min(m, n_suited):
-            raise RulesError("must_follow_suit", "follow the led suit while you can")
-        if m > 1:
-            have_pairs = sum(1 for k in suited.values() if k >= 2)
-            played_pairs = sum(1 for c in set(in_suit) if in_suit.count(c) >= 2)
-            if played_pairs < min(m // 2, have_pairs):
-                raise RulesError("must_follow_shape", "follow pairs with pairs of the led suit")
-        beats = self._beats(play)
-        if beats:
-            return
-        if self.trick_points and self._beating_follows(seat):
-            raise RulesError("must_beat_points", "points are in the trick: beat them")
-        if any(POINTS[c] for c in play) and self._no_point_follow_exists(seat):
-            raise RulesError("cannot_dump_points", "a point card that does not beat the trick")
 
     def _play(self, action: Action) -> list[Event]:
         if self._phase != "play":

@@ -12,15 +12,30 @@ from services.gateway.protocol import ClientError, field
 
 
 def room(r: lobby_pb2.Room) -> dict[str, Any]:
-    """A room as in ``room_changed``."""
+    """A room as in ``room_changed`` (services/lobby/events.py): seats with
+    ``connected`` and ``away_since`` (unix ms or null), ``missing`` (the absent
+    seated players, by seat) and ``last_result`` (or null)."""
+    seats = [{"seat": s.seat, "player": s.player, "name": s.name, "coins": s.coins,
+              "ready": s.ready, "connected": s.connected,
+              "away_since": s.away_since_ms or None} for s in r.seats]
     return {
         "server": r.server, "room": r.room, "state": r.state, "game": r.game,
-        "seats": [{"seat": s.seat, "player": s.player, "name": s.name, "coins": s.coins,
-                   "ready": s.ready} for s in r.seats],
+        "seats": seats, "missing": [s["player"] for s in seats if not s["connected"]],
         "game_id": r.game_id, "table_instance": r.table_instance, "version": r.version,
         "size": r.size, "ready_deadline": r.ready_deadline_ms or None,
         "ready_deadline_ms": r.ready_deadline_ms,
+        "last_result": result(r.last_result) if r.HasField("last_result") else None,
     }
+
+
+def result(x: lobby_pb2.RoomResult) -> dict[str, Any]:
+    """A room's finished game (its settlement table, 结算表) as in
+    ``room_changed``'s ``last_result``: game_id, record_id, ended_ms (unix ms),
+    settlement [{player, seat, points, coins, fee}]; ``room`` too."""
+    return {"room": x.room, "game_id": x.game_id, "record_id": x.record_id,
+            "ended_ms": x.ended_ms,
+            "settlement": [{"player": row.player, "seat": row.seat, "points": row.points,
+                            "coins": row.coins, "fee": row.fee} for row in x.settlement]}
 
 
 def server(s: lobby_pb2.CoinServer) -> dict[str, Any]:
@@ -30,6 +45,7 @@ def server(s: lobby_pb2.CoinServer) -> dict[str, Any]:
         "min_coins": s.min_coins, "fee_rate": s.fee_rate, "unit": s.unit,
         "options": json.loads(s.options_json) if s.options_json else {},
         "rooms": s.rooms, "seats": s.seats, "ready_seconds": s.ready_seconds,
+        "idle_disconnect_seconds": s.idle_disconnect_seconds,
     }
 
 

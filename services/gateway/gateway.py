@@ -3,7 +3,6 @@ the WebSocket handler that gives each connection its :class:`Session`."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
@@ -12,15 +11,11 @@ from websockets.asyncio.server import ServerConnection
 
 from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
+from paiju.presence import PresencePublisher
 from services.gateway import auth
 from services.gateway.backends import Backends, call
 from services.gateway.fanout import Fanout
 from services.gateway.session import Session
-
-#: Coins a development login starts with (once per player).
-DEV_START_COINS = int(os.environ.get("PAIJU_DEV_START_COINS", "100000"))
-#: Lifetime of issued tokens, seconds.
-TOKEN_TTL_SECONDS = int(os.environ.get("PAIJU_TOKEN_TTL_SECONDS", str(24 * 3600)))
 
 
 @dataclass
@@ -30,10 +25,18 @@ class Gateway:
     config: Config
     nats: NATS
     backends: Backends
+    #: Publishes the signed-in sessions (paiju.presence, PRESENCE.md).
+    presence: PresencePublisher
     fanout: Fanout = field(init=False)
 
     def __post_init__(self) -> None:
         self.fanout = Fanout(self.nats)
+
+    @property
+    def ping(self) -> tuple[float, float]:
+        """WebSocket ping interval and pong timeout, seconds (services.gateway.keepalive)."""
+        return (self.config.gateway_ping_interval_seconds,
+                self.config.gateway_ping_timeout_seconds)
 
     async def handler(self, ws: ServerConnection) -> None:
         """Serve one WebSocket connection (``/ws``, optional ``?token=``)."""
@@ -43,11 +46,13 @@ class Gateway:
 
     async def dev_account(self, player: str, name: str) -> str:
         """Development login: open ``player``'s account, grant the starting coins
-        once (idempotent by grant id), and issue a token."""
+        (PAIJU_DEV_START_COINS) once (idempotent by grant id), and issue a token
+        (lifetime PAIJU_TOKEN_TTL_SECONDS)."""
         await call(self.backends.ledger.OpenAccount,
                    ledger_pb2.OpenAccountRequest(player=player, name=name))
         await call(self.backends.ledger.Grant,
-                   ledger_pb2.GrantRequest(player=player, coins=DEV_START_COINS,
+                   ledger_pb2.GrantRequest(player=player, coins=self.config.dev_start_coins,
                                            reason="dev_login", grant_id=f"dev-start-{player}"),
                    metadata=(("x-paiju-grant-key", self.config.grant_key),))
-        return auth.issue(self.config.token_secret, player, name, TOKEN_TTL_SECONDS)
+        return auth.issue(self.config.token_secret, player, name,
+                          self.config.token_ttl_seconds)

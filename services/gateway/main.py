@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from websockets.asyncio.server import serve
 
 from paiju import natsconn
+from paiju.presence import PresencePublisher, new_gateway_id
 from paiju.service import Context, run
 from services.gateway.backends import Backends
 from services.gateway.gateway import Gateway
@@ -23,17 +24,23 @@ async def setup(ctx: Context) -> Sequence[str]:
     """Connect NATS and the services, and start the WebSocket server."""
     cfg = ctx.config
     nc = await natsconn.connect(cfg.nats_url, ctx.health, name=f"gateway:{cfg.instance}")
-    gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr))
+    presence = PresencePublisher(nc, new_gateway_id(), cfg.presence_heartbeat_seconds)
+    gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr), presence)
+    await presence.start()
     ws_server = await serve(gateway.handler, cfg.host, cfg.gateway_port,
                             process_request=process_request, max_size=MAX_WS_FRAME,
-                            close_timeout=2, ping_interval=20, ping_timeout=20,
+                            # Pings are the session's own (services.gateway.keepalive).
+                            close_timeout=2, ping_interval=None,
                             # Small JSON frames: compressing them costs more CPU than it saves.
                             compression=None)
-    ctx.log.info("websocket", extra={"url": f"ws://{cfg.host}:{cfg.gateway_port}/ws"})
+    ctx.log.info("websocket", extra={"url": f"ws://{cfg.host}:{cfg.gateway_port}/ws",
+                                     "gateway": presence.gateway_id})
 
     async def stop() -> None:
         ws_server.close()
         await ws_server.wait_closed()
+        # Every session published its disconnect; then the gateway's end.
+        await presence.stop()
         await nc.drain()
         await gateway.backends.close()
 

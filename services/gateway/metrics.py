@@ -17,3 +17,6 @@ COMMAND_SECONDS = Histogram(
     "paiju_gateway_command_duration_seconds", "Time from a command to its reply.",
     ["cmd"], buckets=LATENCY_BUCKETS)
 ERRORS = Counter("paiju_gateway_errors_total", "Commands refused, by error code.", ["code"])
+PING_TIMEOUTS = Counter(
+    "paiju_gateway_ping_timeouts_total",
+    "Connections aborted because a WebSocket ping got no pong in time.")

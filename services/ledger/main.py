@@ -16,8 +16,8 @@ from nats.aio.client import Client as NATS
 from paiju import db, natsconn
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.service import Context, run
-from services.ledger.outbox import Relay
-from services.ledger.repository import Ledger
+from services.ledger.ledger import Ledger
+from services.ledger.relay import Relay
 from services.ledger.servicer import SERVICE_NAME, LedgerServicer
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -29,15 +29,18 @@ async def setup(ctx: Context) -> list[str]:
     await ctx.health.set("database", False)
     await ctx.health.set("nats", False)
     await asyncio.to_thread(db.migrate, config.database_url, MIGRATIONS)
-    engine = db.make_engine(config.database_url)
+    # No pre-ping: every read and write retries a dropped connection
+    # (unit_of_work.py). The engine serves reads and the relay (5 + 5
+    # connections); the settlements' hot path has its own pool of 10.
+    engine = db.make_engine(config.database_url, pool_size=5, pre_ping=False)
     ledger = Ledger(engine)
     ledger_pb2_grpc.add_LedgerServiceServicer_to_server(
         LedgerServicer(ledger, config.grant_key), ctx.server)
     await ctx.health.set("database", True)
 
     conn: list[NATS] = []
-    relay = Relay(ledger, lambda: conn[0] if conn else None)
-    ledger.on_commit = relay.notify
+    relay = Relay(ledger.outbox, lambda: conn[0] if conn else None)
+    ledger.uow.on_commit = relay.notify
 
     async def connect() -> None:
         conn.append(await natsconn.connect(config.nats_url, ctx.health, "paiju-ledger"))
@@ -53,6 +56,7 @@ async def setup(ctx: Context) -> list[str]:
                 await relay.drain()
             finally:
                 await conn[0].drain()
+        await ledger.uow.close()
         await engine.dispose()
 
     ctx.on_stop.append(stop)

@@ -1,91 +1,94 @@
-"""The outbox relay: publishes committed ``balance_changed`` events to NATS.
-
-Events are written into ``ledger_outbox`` by the transaction that moved the
-coins, so a rolled-back change never produces one. The relay publishes them
-oldest first, flushes, then marks them sent: delivery is at least once (a
-crash between publish and mark repeats an event; each carries its
-``event_id`` so that a client can drop a repeat).
-"""
+"""The outbox: ``balance_changed`` events stored in the transaction that caused
+them (``ledger_outbox``), read and marked sent by the relay (services/ledger/relay.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
-import time
-from collections.abc import Callable
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from nats.aio.client import Client as NATS
+from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from paiju.natsconn import encode
-from services.ledger.metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
-from services.ledger.repository import Ledger
+from paiju import subjects
+from services.ledger.models import outbox
+from services.ledger.unit_of_work import UnitOfWork
 
-log = logging.getLogger("paiju.ledger.outbox")
+BALANCE_CHANGED = "balance_changed"
 
 
-class Relay:
-    """Moves outbox events to NATS. ``nats()`` returns the connection (or None
-    while there is none yet); ``poll`` is the idle re-check period in seconds
-    (events written by another replica, NATS back after an outage)."""
+@dataclass(frozen=True)
+class OutboxEvent:
+    """One unpublished event: its id, subject, type, game id and JSON data."""
 
-    def __init__(self, ledger: Ledger, nats: Callable[[], NATS | None], poll: float = 1.0,
-                 batch: int = 200, gather: float = 0.005) -> None:
-        self.ledger = ledger
-        self.nats = nats
-        self.poll = poll
-        self.batch = batch
-        self.gather = gather
-        self.wake = asyncio.Event()
+    id: int
+    subject: str
+    type: str
+    game_id: str
+    data: dict[str, Any]
+    created_ms: int
 
-    def notify(self) -> None:
-        """Ask the relay to look at the outbox now (called after each commit)."""
-        self.wake.set()
 
-    async def drain(self) -> int:
-        """Publish every pending event if NATS is connected; returns how many
-        were published. Publishing errors leave the events pending."""
-        sent = 0
-        nc = self.nats()
-        while nc is not None and nc.is_connected:
-            batch = await self.ledger.unsent(self.batch)
-            if not batch:
-                break
-            for ev in batch:
-                data = dict(ev.data, event_id=ev.id)
-                await nc.publish(ev.subject, encode(ev.type, data, game_id=ev.game_id))
-            await nc.flush(timeout=5)
-            await self.ledger.mark_sent([ev.id for ev in batch])
-            OUTBOX_PUBLISHED.inc(len(batch))
-            sent += len(batch)
-            if len(batch) < self.batch:
-                break
-        return sent
+def event_rows(events: Sequence[dict[str, Any]],
+               ) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The outbox columns of ``balance_changed`` events (each a dict with
+    ``player``, optional ``game_id``): subjects (``paiju.player.<player>.events``),
+    types, game ids and the JSON data, in the events' order."""
+    return ([subjects.player_events(e["player"]) for e in events],
+            [BALANCE_CHANGED] * len(events),
+            [e.get("game_id", "") for e in events],
+            [json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in events])
 
-    async def measure(self) -> None:
-        """Update the outbox gauges (pending events, age of the oldest)."""
-        pending, oldest = await self.ledger.outbox_backlog()
-        OUTBOX_PENDING.set(pending)
-        OUTBOX_LAG.set(0 if oldest is None else max(0, self.ledger.clock() - oldest) / 1000)
 
-    async def run(self) -> None:
-        """Drain on every wake-up (after ``gather`` seconds, so that the events
-        of commits close together go out in one batch) and every ``poll``
-        seconds; update the gauges at most every ``poll`` seconds. Runs until cancelled."""
-        measured = 0.0
-        while True:
-            woken = False
-            with contextlib.suppress(TimeoutError):
-                woken = await asyncio.wait_for(self.wake.wait(), timeout=self.poll)
-            if woken:
-                await asyncio.sleep(self.gather)
-            self.wake.clear()
-            try:
-                await self.drain()
-                if time.monotonic() - measured >= self.poll:
-                    measured = time.monotonic()
-                    await self.measure()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                log.warning("outbox relay failed: %s", e)
+async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],
+                       now: int) -> None:
+    """Write ``balance_changed`` events (as :func:`event_rows`) into the outbox
+    inside the caller's transaction, created at ``now`` (unix ms)."""
+    if not events:
+        return
+    await conn.execute(insert(outbox), [
+        {"subject": s, "type": t, "game_id": g, "data_json": d, "created_ms": now}
+        for s, t, g, d in zip(*event_rows(events), strict=True)])
+
+
+class Outbox:
+    """The relay's side of the outbox, through ``uow``."""
+
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
+
+    async def unsent(self, limit: int = 200) -> list[OutboxEvent]:
+        """Up to ``limit`` unpublished events, oldest first."""
+
+        async def read(conn: AsyncConnection) -> list[OutboxEvent]:
+            result = await conn.execute(
+                select(outbox).where(outbox.c.sent_ms.is_(None)).order_by(outbox.c.id)
+                .limit(limit))
+            return [OutboxEvent(int(r.id), str(r.subject), str(r.type), str(r.game_id),
+                                json.loads(r.data_json), int(r.created_ms)) for r in result]
+
+        return await self.uow.query("outbox", read)
+
+    async def mark_sent(self, ids: Sequence[int]) -> None:
+        """Record that the events ``ids`` were published (one statement)."""
+        if not ids:
+            return
+        now = self.uow.clock()
+
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(update(outbox).where(and_(outbox.c.id.in_(list(ids)),
+                                                         outbox.c.sent_ms.is_(None)))
+                               .values(sent_ms=now))
+
+        await self.uow.statement("outbox", work)
+
+    async def backlog(self) -> tuple[int, int | None]:
+        """(number of unpublished events, creation time of the oldest in ms or None)."""
+
+        async def read(conn: AsyncConnection) -> tuple[int, int | None]:
+            row = (await conn.execute(select(func.count(), func.min(outbox.c.created_ms))
+                                      .where(outbox.c.sent_ms.is_(None)))).one()
+            return int(row[0]), (None if row[1] is None else int(row[1]))
+
+        return await self.uow.query("outbox", read)

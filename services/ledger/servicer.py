@@ -21,7 +21,9 @@ from sqlalchemy.exc import DBAPIError
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger import settlement as rules
+from services.ledger.accounts import AccountView
 from services.ledger.errors import INVALID_ARGUMENT, PERMISSION_DENIED, UNAVAILABLE, LedgerError
+from services.ledger.ledger import Ledger
 from services.ledger.metrics import (
     COINS_MOVED,
     FEES,
@@ -29,7 +31,7 @@ from services.ledger.metrics import (
     SETTLEMENT_SECONDS,
     SETTLEMENTS,
 )
-from services.ledger.repository import AccountView, Ledger, SettleOutcome
+from services.ledger.postings import SettleOutcome
 
 T = TypeVar("T")
 GRANT_KEY_HEADER = "x-paiju-grant-key"
@@ -107,7 +109,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     async def OpenAccount(self, request: ledger_pb2.OpenAccountRequest,
                           context: grpc.aio.ServicerContext) -> ledger_pb2.Account:
         """Open (or return) an account."""
-        account = await self._call(context, request, lambda: self.ledger.open_account(
+        account = await self._call(context, request, lambda: self.ledger.accounts.open(
             request.player, request.name))
         return _account(account)
 
@@ -115,14 +117,14 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
                          context: grpc.aio.ServicerContext) -> ledger_pb2.Account:
         """A player's coins."""
         account = await self._call(context, request,
-                                   lambda: self.ledger.balance(request.player))
+                                   lambda: self.ledger.accounts.balance(request.player))
         return _account(account)
 
     async def GetHistory(self, request: ledger_pb2.GetHistoryRequest,
                          context: grpc.aio.ServicerContext) -> ledger_pb2.GetHistoryResponse:
         """A player's journal entries, newest first."""
-        found = await self._call(context, request, lambda: self.ledger.history(request.player,
-                                                                       request.limit))
+        found = await self._call(context, request, lambda: self.ledger.accounts.history(
+            request.player, request.limit))
         return ledger_pb2.GetHistoryResponse(entries=[
             ledger_pb2.JournalEntry(transaction_id=e.transaction_id, kind=e.kind,
                                     reference=e.reference, delta=e.delta, ts_ms=e.ts_ms,
@@ -139,7 +141,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             await context.abort(PERMISSION_DENIED,
                                 f"grant_key_required: metadata {GRANT_KEY_HEADER} is missing "
                                 "or wrong")
-        account, repeated = await self._call(context, request, lambda: self.ledger.grant(
+        account, repeated = await self._call(context, request, lambda: self.ledger.postings.grant(
             request.player, request.coins, request.reason, request.grant_id))
         if not repeated:
             GRANTED.inc(request.coins)
@@ -153,7 +155,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         seats = [rules.Seat(s.seat, s.player, s.points) for s in request.seats]
         outcome = await self._call(
             context, request,
-            lambda: self.ledger.settle(request.game_id, terms, seats, request.game,
+            lambda: self.ledger.postings.settle(request.game_id, terms, seats, request.game,
                                        request.reason),
             lambda result: SETTLEMENTS.labels(result).inc())
         SETTLEMENT_SECONDS.observe(time.perf_counter() - start)
@@ -171,7 +173,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     async def ChargeFee(self, request: ledger_pb2.ChargeFeeRequest,
                         context: grpc.aio.ServicerContext) -> ledger_pb2.ChargeFeeResponse:
         """Charge a room fee capped at each balance (idempotent by charge id)."""
-        outcome = await self._call(context, request, lambda: self.ledger.charge_fee(
+        outcome = await self._call(context, request, lambda: self.ledger.postings.charge_fee(
             request.charge_id, list(request.players), request.coins, request.reason,
             request.game_id))
         if not outcome.repeated:

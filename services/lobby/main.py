@@ -45,7 +45,7 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
     to ``presences`` (tests drive its sweep)."""
 
     async def setup(ctx: Context) -> list[str]:
-        settings = reconcile or ReconcileSettings.from_env()
+        settings = reconcile or ReconcileSettings.from_config(ctx.config)
         config = rooms.load(ctx.config.rooms_file)
         url = ctx.config.database_url
         await asyncio.to_thread(db.migrate, url, MIGRATIONS)

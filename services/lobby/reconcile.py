@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from paiju.config import Config, load
 from services.lobby import errors as E
 from services.lobby import metrics as M
 from services.lobby.lobby import Lobby
@@ -58,26 +58,16 @@ class ReconcileSettings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ReconcileSettings:
-        """The settings from ``environ`` (default ``os.environ``); ``ValueError``
-        naming the variable when one is not a positive number."""
-        env = os.environ if environ is None else environ
-        default = cls()
+        """The settings from ``environ`` (default: the process environment; declared in
+        :class:`paiju.config.Settings`); ``ValueError`` naming the variable when
+        one is not a positive number."""
+        return cls.from_config(load("lobby", environ))
 
-        def number(name: str, fallback: float) -> float:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return fallback
-            try:
-                value = float(raw)
-            except ValueError:
-                raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
-            if not value > 0:
-                raise ValueError(f"{name} must be positive, not {raw!r}")
-            return value
-
-        return cls(number("PAIJU_LOBBY_RECONCILE_SECONDS", default.interval_seconds),
-                   number("PAIJU_LOBBY_START_GRACE_SECONDS", default.grace_seconds),
-                   number("PAIJU_LOBBY_TABLE_LOST_SECONDS", default.lost_after_seconds))
+    @classmethod
+    def from_config(cls, config: Config) -> ReconcileSettings:
+        """The settings of a lobby's :class:`~paiju.config.Config`."""
+        return cls(config.lobby_reconcile_seconds, config.lobby_start_grace_seconds,
+                   config.lobby_table_lost_seconds)
 
 
 @dataclass(frozen=True)

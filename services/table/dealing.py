@@ -3,7 +3,9 @@
 A deal is a record's ``deal`` object (records.md). Declaring games (hunzhan,
 shengji, daa) give ``order``: card ``i`` goes to seat ``(first + i) % n``;
 the table deals those cards one at a time (:class:`DealPlan`) so that seats can
-declare while cards arrive. Other games (doudizhu) are dealt at once.
+declare while cards arrive; a card the rules hold back face down (daa: each
+seat's last card, ``Game.held_back_positions``) is counted as dealt but shown
+to nobody, its own seat included. Other games (doudizhu) are dealt at once.
 """
 
 from __future__ import annotations
@@ -43,19 +45,22 @@ class DealPlan:
     """The order a deal's cards are given in.
 
     ``order`` is ``None`` for a deal given at once. ``total`` is the number of
-    cards dealt one at a time (0 when at once).
+    cards dealt one at a time (0 when at once). ``held_back``: the positions in
+    ``order`` of cards dealt face down (the engine's ``held_back_positions``).
     """
 
     seats: int
     first: int
     order: tuple[str, ...] | None
+    held_back: frozenset[int] = frozenset()
 
     @classmethod
-    def of(cls, deal: Mapping[str, Any], seats: int) -> DealPlan:
-        """The plan of a record's ``deal``."""
+    def of(cls, deal: Mapping[str, Any], seats: int,
+           held_back: frozenset[int] = frozenset()) -> DealPlan:
+        """The plan of a record's ``deal``; ``held_back`` as the engine gives it."""
         order = deal.get("order")
         return cls(seats, int(deal.get("first", 0)),
-                   tuple(order) if order is not None else None)
+                   tuple(order) if order is not None else None, frozenset(held_back))
 
     @property
     def paced(self) -> bool:
@@ -72,12 +77,18 @@ class DealPlan:
         return (self.first + i) % self.seats
 
     def cards(self, seat: int, k: int) -> list[str]:
-        """The cards ``seat`` holds after the first ``k`` cards were dealt."""
+        """The cards ``seat`` holds face up after the first ``k`` cards were dealt
+        (a held-back card is not among them)."""
         assert self.order is not None
         start = (seat - self.first) % self.seats
-        return list(self.order[start:min(k, len(self.order)):self.seats])
+        end = min(k, len(self.order))
+        if not self.held_back:
+            return list(self.order[start:end:self.seats])
+        return [self.order[i] for i in range(start, end, self.seats)
+                if i not in self.held_back]
 
     def counts(self, k: int) -> list[int]:
-        """Cards per seat after the first ``k`` were dealt."""
+        """Cards per seat after the first ``k`` were dealt (held-back ones included:
+        they lie face down before their seat)."""
         return [len(range((s - self.first) % self.seats, min(k, self.total), self.seats))
                 for s in range(self.seats)]

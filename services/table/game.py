@@ -80,7 +80,8 @@ class RunningGame:
         self.turns = TurnClock(table_options.turn_seconds)
         self.holds = holds if holds is not None else Holds(
             self.engine.seats, table_options.reconnect_seconds, now)
-        self.paced = PacedDeal(DealPlan.of(self.deal, self.engine.seats), now,
+        self.paced = PacedDeal(DealPlan.of(self.deal, self.engine.seats,
+                                           self.engine.held_back_positions()), now,
                                table_options.deal_interval_ms,
                                table_options.declare_grace_seconds)
         self.sent_hands: dict[int, list[str]] = {}

@@ -1,7 +1,7 @@
 """``paiju table``: one table-service instance.
 
-Environment (besides paiju/config.py): ``PAIJU_TABLE_ALLOW_FIXED_DEAL=1`` lets
-CreateGame take ``deal_json`` (tests only); ``PAIJU_TABLE_DEAL_INTERVAL_MS``
+Its own settings (declared in paiju/config.py): ``PAIJU_TABLE_ALLOW_FIXED_DEAL=1``
+lets CreateGame take ``deal_json`` (tests only); ``PAIJU_TABLE_DEAL_INTERVAL_MS``
 the default pace of a paced deal (150). Durability (docs/table.md "The game
 log"): ``PAIJU_GAME_LOG_REPLICAS`` the game log stream's replicas (1; also the
 lease buckets'), ``PAIJU_LEASE_SECONDS`` a game lease's TTL (5; renewed every
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 from collections.abc import Sequence
 
@@ -50,27 +49,6 @@ log = logging.getLogger("paiju.table")
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
 
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
-def durable_settings() -> tuple[int, float, str]:
-    """``(replicas, lease_seconds, address)`` from PAIJU_GAME_LOG_REPLICAS,
-    PAIJU_LEASE_SECONDS and PAIJU_TABLE_ADDRESS (see the module docstring);
-    ``ValueError`` naming the variable for a bad value."""
-    try:
-        replicas = int(os.environ.get("PAIJU_GAME_LOG_REPLICAS", "1") or "1")
-    except ValueError:
-        raise ValueError("PAIJU_GAME_LOG_REPLICAS must be a whole number") from None
-    try:
-        seconds = float(os.environ.get("PAIJU_LEASE_SECONDS", "5") or "5")
-    except ValueError:
-        raise ValueError("PAIJU_LEASE_SECONDS must be a number of seconds") from None
-    if replicas < 1 or not seconds > 0:
-        raise ValueError("PAIJU_GAME_LOG_REPLICAS >= 1 and PAIJU_LEASE_SECONDS > 0")
-    return replicas, seconds, os.environ.get("PAIJU_TABLE_ADDRESS", "").strip()
-
-
 def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                allow_fixed_deal: bool | None = None, signals: bool = False) -> Setup:
     """A ``setup`` for :func:`paiju.service.serve`. Tests pass a FakeClock, a list
@@ -84,13 +62,12 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         store = await RecordStore.open(cfg.database_url)
         ledger = Ledger(cfg.ledger_addr)
         lobby = Lobby(cfg.lobby_addr) if cfg.lobby_addr else None
-        fixed = _flag("PAIJU_TABLE_ALLOW_FIXED_DEAL") if allow_fixed_deal is None \
-            else allow_fixed_deal
-        replicas, lease_seconds, address = durable_settings()
-        address = address or f"{cfg.host}:{cfg.grpc_port}"
-        pool = pool_name(cfg.database_url, os.environ.get("PAIJU_TABLE_POOL", "").strip())
-        gamelog = GameLog(nc, pool, replicas)
-        leases = Leases(nc, cfg.instance, address, pool, lease_seconds, replicas)
+        fixed = cfg.table_allow_fixed_deal if allow_fixed_deal is None else allow_fixed_deal
+        lease_seconds = cfg.lease_seconds
+        address = cfg.table_address or f"{cfg.host}:{cfg.grpc_port}"
+        pool = pool_name(cfg.database_url, cfg.table_pool)
+        gamelog = GameLog(nc, pool, cfg.game_log_replicas)
+        leases = Leases(nc, cfg.instance, address, pool, lease_seconds, cfg.game_log_replicas)
         while True:
             try:
                 await gamelog.ensure()
@@ -109,7 +86,8 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                                    timeout_ms=int(cfg.presence_timeout_seconds * 1000),
                                    clock=lambda: int(table_clock.now() * 1000))
         await presence.start()
-        table_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(table), ctx.server)
+        servicer = TableServicer(table, cfg.table_deal_interval_ms)
+        table_pb2_grpc.add_TableServiceServicer_to_server(servicer, ctx.server)
         ctx.tasks.append(asyncio.create_task(db.watch(store.engine, ctx.health)))
         ctx.tasks.append(asyncio.create_task(table.keep_leases()))
         takeover = Takeover(table, min(1.0, lease_seconds / 4))

@@ -9,7 +9,6 @@ record's ``options`` are exactly what ``paiju replay`` gives the engine.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -64,17 +63,14 @@ def _integer(options: Mapping[str, Any], key: str, default: int) -> int:
     return value
 
 
-def split(options: Mapping[str, Any], seats: int) -> tuple[dict[str, Any], TableOptions]:
+def split(options: Mapping[str, Any], seats: int,
+          pace_default: float = DEFAULT_DEAL_INTERVAL_MS) -> tuple[dict[str, Any], TableOptions]:
     """``(engine options, table options)`` of a room's options.
 
-    The default deal pace comes from ``PAIJU_TABLE_DEAL_INTERVAL_MS`` where set.
+    ``pace_default``: the deal pace (ms per card) where the options do not set
+    ``deal_interval_ms`` (the service passes ``PAIJU_TABLE_DEAL_INTERVAL_MS``).
     Raises :class:`OptionsError` for a malformed table option.
     """
-    env_pace = os.environ.get("PAIJU_TABLE_DEAL_INTERVAL_MS")
-    try:
-        pace_default = float(env_pace) if env_pace else DEFAULT_DEAL_INTERVAL_MS
-    except ValueError as e:
-        raise OptionsError(f"PAIJU_TABLE_DEAL_INTERVAL_MS is not a number: {env_pace!r}") from e
     first = options.get("first")
     if first is not None and (
         isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < seats

@@ -22,7 +22,7 @@ from paiju.common.v1 import common_pb2
 from paiju.rules import ENGINES, RulesError, load
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.game import Answer, GameError, RunningGame, Seat
-from services.table.options import OptionsError, split
+from services.table.options import DEFAULT_DEAL_INTERVAL_MS, OptionsError, split
 from services.table.runner import Table
 from services.table.spec import GameSpec, Terms
 
@@ -65,8 +65,10 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
 class TableServicer(table_pb2_grpc.TableServiceServicer):
     """TableService over a :class:`~services.table.runner.Table`."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, deal_interval_ms: float = DEFAULT_DEAL_INTERVAL_MS) -> None:
         self.table = table
+        #: a paced deal's pace where the room's options do not set it (PAIJU_TABLE_DEAL_INTERVAL_MS)
+        self.deal_interval_ms = deal_interval_ms
 
     def spec(self, req: table_pb2.CreateGameRequest) -> GameSpec:
         """Validate a CreateGame request into a :class:`GameSpec`; ``GameError``."""
@@ -90,7 +92,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                             "each with its own player", "INVALID_ARGUMENT")
         options = _json_object(req.options_json, "options_json")
         try:
-            engine_options, table_options = split(options, engine.seats)
+            engine_options, table_options = split(options, engine.seats, self.deal_interval_ms)
         except OptionsError as e:
             raise GameError("bad_options", str(e), "INVALID_ARGUMENT") from e
         deal = None

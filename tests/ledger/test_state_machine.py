@@ -193,4 +193,5 @@ def test_ledger_matches_model(ledger_addr: str) -> None:
     LedgerMachine.addr = ledger_addr
     run_state_machine_as_test(LedgerMachine, settings=settings(
         max_examples=25, stateful_step_count=20, deadline=None,
-        suppress_health_check=[HealthCheck.too_slow]))
+        # Early steps filter: a game needs two distinct players in the bundle.
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))

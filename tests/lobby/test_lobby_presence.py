@@ -38,7 +38,9 @@ from tests.lobby.conftest import NO_RECONCILE, Stack, lobby_stack
 from tests.lobby.helpers import refused, sample
 
 FP = grpc.StatusCode.FAILED_PRECONDITION
-TIMEOUT_S = 1.0  # the lobby's presence timeout here (and its warm-up)
+#: The lobby's presence timeout here (and its warm-up): fifteen heartbeats of the
+#: stand-in gateways, so that a loaded machine does not kill a live one.
+TIMEOUT_S = 3.0
 
 ROOMS = """\
 defaults: {fee_rate: 0.02, ready_seconds: 20}
@@ -161,7 +163,7 @@ async def test_an_absent_player_is_marked_and_its_ready_flag_drops(
                     "connected": False, "away_since": away}
     assert event["missing"] == ["a1"]
     # Dated on the lobby clock (fake here: it did not move) at the disconnect.
-    assert before_ms - 1000 <= away <= before_ms
+    assert before_ms - 5000 <= away <= before_ms
     room = await stack.stub.GetRoom(lobby_pb2.GetRoomRequest(room="dz-01"))
     assert seat_flags(room) == [("a1", False, False), ("a2", False, True)]
     assert room.seats[0].away_since_ms == away
@@ -291,14 +293,14 @@ async def test_a_gateway_that_dies_takes_its_players_away(
                             cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
-        assert await asyncio.to_thread(proc.stdout.readline) == "up\n"
+        assert await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60) == "up\n"
         await until(lambda: stack.presence.present("g1"))
         room = await stack.stub.Sit(sit("g1", "dz-01", 0))
         assert seat_flags(room) == [("g1", False, True)]
         os.kill(proc.pid, signal.SIGKILL)  # no gateway_down
         killed = time.monotonic()
         room = await room_when(stack, "dz-01", lambda r: not r.seats[0].connected)
-        # Known within the timeout (1 s here, 6 s in production) and a tick.
+        # Known within the timeout (3 s here, 6 s in production) and a tick.
         assert time.monotonic() - killed < TIMEOUT_S + 3
     finally:
         if proc.poll() is None:

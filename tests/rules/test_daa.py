@@ -91,6 +91,20 @@ def test_held_back_card_hidden_until_settled() -> None:
     assert len(g.view(0)["hand"]) == 22 and g.view(0)["held_back"][0] == 0
 
 
+def test_held_back_positions_are_each_seats_last_card_dealt() -> None:
+    # dealt from seat 2: seats 2, 3, 4 get 22 cards, 0 and 1 get 21; seat s's
+    # cards are at positions (s - 2) % 5 + 5 j, its last one held back
+    d = make_deal({}, first=2)
+    order = [d["hands"][(2 + i) % 5][i // 5] for i in range(108)]
+    d["order"] = order
+    g = Daa({}, d)
+    assert g.held_back_positions() == frozenset({105, 106, 107, 103, 104})
+    assert [order[i] for i in (103, 104, 105, 106, 107)] == [d["hands"][s][-1]
+                                                           for s in (0, 1, 2, 3, 4)]
+    # without deal.order there is no paced deal: no positions to name
+    assert Daa({}, make_deal({})).held_back_positions() == frozenset()
+
+
 # -- declaring ----------------------------------------------------------------------
 
 

@@ -20,13 +20,12 @@ from paiju.rules.daa_combos import (
     KIND_SINGLE,
     KIND_TAKE_BACK,
     KIND_TRIO,
-    HandInfo,
     beats,
     classify,
-    generate,
     run_high,
     sort_cards,
 )
+from paiju.rules.daa_moves import HandInfo, generate
 
 BIG = "AH"
 

@@ -104,6 +104,11 @@ def ref_points(cards: tuple[str, ...] | list[str]) -> int:
                for c in cards)
 
 
+def ref_point_cards(cards: tuple[str, ...]) -> int:
+    """How many cards of ``cards`` carry points (5, 10, K, joker)."""
+    return sum(1 for c in cards if ref_points([c]))
+
+
 def ref_follows(hand: list[str], trick: list[tuple[str, ...]],
                 trump: str | None) -> set[tuple[str, ...]]:
     """Every legal follow (sorted tuples) by brute force over the hand's subsets."""
@@ -134,9 +139,11 @@ def ref_follows(hand: list[str], trick: list[tuple[str, ...]],
     beating = [p for p in follows if ref_beats(p, best, trump)]
     if ref_points([c for t in trick for c in t]) > 0 and beating:
         return set(beating)  # rule (2): points must be beaten
-    if any(ref_points(p) == 0 for p in follows):  # rule (1): no dumping points
-        return {p for p in follows if ref_points(p) == 0 or ref_beats(p, best, trump)}
-    return set(follows)
+    # rule (1), card by card: a play that does not beat may hold a point card
+    # only where no other card would do in its place, i.e. no more point cards
+    # than the fewest any follow must hold
+    fewest = min(ref_point_cards(p) for p in follows)
+    return {p for p in follows if ref_point_cards(p) == fewest or ref_beats(p, best, trump)}
 
 
 # -- helpers ------------------------------------------------------------------------------

@@ -156,6 +156,11 @@ def test_what_was_sent_is_always_the_hand_and_options_so_far(game: str, seed: in
             elif o.type == "your_turn" and o.data["phase"] == "declaring":
                 options[s] = o.data["declare_options"]
 
+    # daa: each seat's last card is held back face down, its owner's too
+    # (rulings.md "daa"): never in its hand while the deal runs
+    total = len(deal["order"])
+    held_back = {max(i for i in range(total) if (deal["first"] + i) % n == s)
+                 for s in range(n)} if game == "daa" else set()
     take(g.start(T0))
     now = T0
     while g.phase == "dealing":
@@ -171,7 +176,8 @@ def test_what_was_sent_is_always_the_hand_and_options_so_far(game: str, seed: in
                 take(out)
         assert g.plan.order is not None
         for s in range(n):
-            dealt_to_s = [g.plan.order[i] for i in range(g.dealt) if g.plan.seat_of(i) == s]
+            dealt_to_s = [g.plan.order[i] for i in range(g.dealt)
+                          if g.plan.seat_of(i) == s and i not in held_back]
             if g.phase == "dealing":
                 assert hands[s] == sorted(dealt_to_s)
             assert options.get(s, []) == _declare_options_oracle(g, s), (s, g.dealt)

@@ -1,0 +1,93 @@
+"""混战 hunzhan: the point rules (出牌限制, seed 000; rulings.md "Point rules").
+
+For followers only: (1) a play that does not beat the trick may hold a point
+card (5, 10, K, joker) only where no other card would do in its place, read
+card by card; (2) where the trick holds points, a follower who can beat it
+must. :class:`PointRules` lists the follows these rules allow and names the
+rule a refused follow breaks; it is a mixin of
+:class:`paiju.rules.hunzhan.Hunzhan` on top of :class:`Following`.
+"""
+
+from __future__ import annotations
+
+from paiju.rules.cards import Card
+from paiju.rules.errors import RulesError
+from paiju.rules.hunzhan_cards import POINTS
+from paiju.rules.hunzhan_follow import Following, point_cards
+
+
+class PointRules(Following):
+    """The point rules over :class:`Following` (the engine sets ``trick_points``,
+    the points played in the trick so far)."""
+
+    trick_points: int
+
+    def _fewestpoint_cards(self, seat: int) -> int:
+        """The fewest point cards a follow (suit and shape) of ``seat`` can hold.
+
+        Led-suit cards forced by follow-suit count as they are; the cards a
+        void follower adds freely hold a point card only where too few other
+        cards are left to add (rulings.md "Point rules", read card by card).
+        With pairs to follow, plain pairs are taken first: a point pair in
+        place of a plain one never saves a point card."""
+        suited, n_suited = self._suited(seat)
+        m = self.led_len
+        if n_suited >= m:
+            plain_total = sum(k for c, k in suited.items() if not POINTS[c])
+            if m == 1:
+                return 0 if plain_total else 1
+            need = min(m // 2, sum(1 for k in suited.values() if k >= 2))
+            plain_pairs = sum(1 for c, k in suited.items() if k >= 2 and not POINTS[c])
+            use = min(need, plain_pairs)
+            return 2 * (need - use) + max(0, m - 2 * need - (plain_total - 2 * use))
+        forced = sum(k for c, k in suited.items() if POINTS[c])
+        plain_rest = sum(k for c, k in self.hands[seat].items()
+                         if c not in suited and not POINTS[c])
+        return forced + max(0, m - n_suited - plain_rest)
+
+    def _legal_follows(self, seat: int) -> list[tuple[Card, ...]]:
+        """Follows that also obey the point rules (出牌限制, rulings.md):
+        (2) points in the trick → a beating play if there is one; (1) a play
+        that does not beat holds no more point cards than the fewest a follow
+        must hold (card by card: a point card only where no other card would do
+        in its place)."""
+        if self.trick_points:
+            beating = self._beating_follows(seat)
+            if beating:
+                return beating
+        fewest = self._fewestpoint_cards(seat)
+        # rule (1): the follows with the fewest point cards, and the beating
+        # ones with more
+        plays = self._follow_candidates(seat, fewest)
+        pointed = [p for p in self._beating_follows(seat) if point_cards(p) > fewest]
+        return plays + pointed
+
+    def _check_follow(self, seat: int, play: tuple[Card, ...]) -> None:
+        """Raise the first rule a held follow ``play`` breaks (none: return).
+
+        Order: count (``must_follow_shape``), led suit (``must_follow_suit``),
+        pairs (``must_follow_shape``), point rule 2 (``must_beat_points``),
+        point rule 1 (``cannot_dump_points``). Source: rulings.md "Following",
+        "Point rules"."""
+        m = self.led_len
+        if len(play) != m:
+            raise RulesError("must_follow_shape", f"follow with {m} card(s)")
+        group = self.ord.group
+        g = self.led_group
+        suited, n_suited = self._suited(seat)
+        in_suit = [c for c in play if group[c] == g]
+        if len(in_suit) != min(m, n_suited):
+            raise RulesError("must_follow_suit", "follow the led suit while you can")
+        if m > 1:
+            have_pairs = sum(1 for k in suited.values() if k >= 2)
+            played_pairs = sum(1 for c in set(in_suit) if in_suit.count(c) >= 2)
+            if played_pairs < min(m // 2, have_pairs):
+                raise RulesError("must_follow_shape", "follow pairs with pairs of the led suit")
+        beats = self._beats(play)
+        if beats:
+            return
+        if self.trick_points and self._beating_follows(seat):
+            raise RulesError("must_beat_points", "points are in the trick: beat them")
+        if point_cards(play) > self._fewestpoint_cards(seat):
+            raise RulesError("cannot_dump_points", "a point card that does not beat the trick "
+                             "where another card would do in its place")

@@ -1,0 +1,81 @@
+"""The command registry and the dispatch of one frame to its handler.
+
+Handlers register with :func:`command` (the modules ``handlers_*``); each is
+``async def h(session, args) -> reply fields`` and raises
+:class:`~services.gateway.protocol.ClientError` to refuse. ``args`` is the
+whole command object plus ``_id``, the command's ``id``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from services.gateway import metrics
+from services.gateway.protocol import ClientError, CommandError, error, parse, reply
+
+if TYPE_CHECKING:
+    from services.gateway.session import Session
+
+log = logging.getLogger("paiju.gateway")
+
+Handler = Callable[["Session", dict[str, Any]], Awaitable[dict[str, Any]]]
+HANDLERS: dict[str, Handler] = {}
+#: Commands allowed before signing in.
+OPEN_COMMANDS = {"login", "auth", "ping"}
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    """Register a command handler (``async def h(session, args) -> reply fields``)."""
+    def register(fn: Handler) -> Handler:
+        HANDLERS[name] = fn
+        return fn
+    return register
+
+
+def refuse(session: Session, cid: str | int | None, e: ClientError) -> None:
+    """Send the error reply of command ``cid`` (counted by code)."""
+    metrics.ERRORS.labels(e.code).inc()
+    session.send(error(cid, e.code, e.message))
+
+
+async def handle_frame(session: Session, frame: str | bytes) -> None:
+    """Handle one frame: parse it, check the rate, run its command, reply."""
+    try:
+        cmd = parse(frame)
+    except CommandError as e:
+        refuse(session, e.id, e.error)
+        return
+    except ClientError as e:
+        refuse(session, None, e)
+        return
+    if not session.bucket.take():
+        refuse(session, cmd.id, ClientError("rate_limited", "too many commands; slow down"))
+        return
+    await dispatch(session, cmd.id, cmd.cmd, cmd.args)
+
+
+async def dispatch(session: Session, cid: str | int | None, name: str,
+                   args: dict[str, Any]) -> None:
+    """Run command ``name`` with ``args`` and send its reply (or refusal):
+    ``unknown_command``, ``unauthenticated`` before sign-in outside
+    :data:`OPEN_COMMANDS`, the handler's :class:`ClientError`, or ``internal``
+    where the handler failed."""
+    handler = HANDLERS.get(name)
+    if handler is None:
+        refuse(session, cid, ClientError("unknown_command", f"no command {name!r}"))
+        return
+    start = time.perf_counter()
+    try:
+        if session.identity is None and name not in OPEN_COMMANDS:
+            raise ClientError("unauthenticated", "sign in first (login or auth)")
+        session.send(reply(cid, **await handler(session, args | {"_id": cid})))
+    except ClientError as e:
+        refuse(session, cid, e)
+    except Exception:
+        log.exception("command failed", extra={"cmd": name, "conn": session.id})
+        refuse(session, cid, ClientError("internal", "the gateway failed on this command"))
+    finally:
+        metrics.COMMAND_SECONDS.labels(name).observe(time.perf_counter() - start)

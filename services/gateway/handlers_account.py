@@ -1,0 +1,44 @@
+"""Commands of the connection itself: ``ping``, ``login`` (development mode)
+and ``auth`` (docs/client-protocol.md, "Signing in")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from services.gateway import auth
+from services.gateway.dispatch import command
+from services.gateway.protocol import ClientError, field, now_ms
+
+if TYPE_CHECKING:
+    from services.gateway.session import Session
+
+
+@command("ping")
+async def ping(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """``pong``: the server time (unix ms)."""
+    return {"pong": now_ms()}
+
+
+@command("login")
+async def login(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """Development login by ``name`` (1 to 24 printable characters): the
+    account is made once and a token issued; ``login_disabled`` outside
+    development mode."""
+    if not s.gw.config.dev_mode:
+        raise ClientError("login_disabled", "login by name is for development mode only")
+    name = field(args, "name", str).strip()
+    if not auth.NAME.fullmatch(name):
+        raise ClientError("bad_request", "a name has 1 to 24 printable characters")
+    player = auth.dev_player_id(name)
+    token = await s.gw.dev_account(player, name)
+    return {"token": token, **await s.sign_in(auth.Identity(player, name))}
+
+
+@command("auth")
+async def auth_(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """Sign in with a ``token``; ``bad_token`` where it is forged or expired."""
+    try:
+        identity = auth.verify(s.gw.config.token_secret, args.get("token"))
+    except auth.BadToken as e:
+        raise ClientError("bad_token", str(e)) from e
+    return await s.sign_in(identity)

@@ -1,0 +1,100 @@
+"""Game commands, routed to the table instance hosting the player's game
+(docs/client-protocol.md, "Playing"); ``no_game`` without one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from paiju.common.v1 import common_pb2
+from paiju.table.v1 import table_pb2
+from services.gateway import convert
+from services.gateway.dispatch import command
+from services.gateway.protocol import ClientError
+
+if TYPE_CHECKING:
+    from services.gateway.session import Session
+
+#: ``hints`` returns every non-play option (pass, call, declare, reveal, bury
+#: choices, ...) and at most this many plays (actions of type ``play``): the
+#: cap the table keeps too (issue 19's decision, docs/client-protocol.md).
+MAX_HINTS = 50
+#: Largest ``act`` de-duplication key the table takes (int64 ``ActRequest.client_seq``).
+MAX_CLIENT_SEQ = 2**63 - 1
+
+
+def capped_hints(actions: Sequence[common_pb2.Action]) -> list[common_pb2.Action]:
+    """``actions`` in their order, without the plays after the
+    :data:`MAX_HINTS`-th: every non-play option stays."""
+    out: list[common_pb2.Action] = []
+    plays = 0
+    for a in actions:
+        if a.type == "play":
+            plays += 1
+            if plays > MAX_HINTS:
+                continue
+        out.append(a)
+    return out
+
+
+def client_seq(cid: str | int | None) -> int:
+    """The de-duplication key of an ``act`` command (``ActRequest.client_seq``,
+    int64): an integer ``id`` from 1 to 2**63 - 1 as it is; any other ``id``
+    (a string, 0, a negative or larger integer) hashed to 56 bits; 0 (no
+    de-duplication) without an ``id``."""
+    if isinstance(cid, int) and 0 < cid <= MAX_CLIENT_SEQ:
+        return cid
+    if cid is None:
+        return 0
+    return int.from_bytes(hashlib.sha256(str(cid).encode()).digest()[:7], "big")
+
+
+@command("act")
+async def act(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """Play ``action``; ``seq`` after it, or the rules' refusal."""
+    action, seq = convert.action(args), client_seq(args["_id"])
+    resp = await s.table_call("Act", lambda room: table_pb2.ActRequest(
+        room=room, player=s.player, action=action, client_seq=seq))
+    if not resp.ok:
+        raise ClientError(resp.error, resp.message)
+    return {"seq": resp.seq}
+
+
+@command("check")
+async def check(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """Would ``action`` be legal now (``legal``, and ``error`` where not)?"""
+    action = convert.action(args)
+    resp = await s.table_call("Check", lambda room: table_pb2.ActRequest(
+        room=room, player=s.player, action=action))
+    return {"legal": resp.ok, **({} if resp.ok else {"error": resp.error,
+                                                     "message": resp.message})}
+
+
+@command("hints")
+async def hints(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """``actions``: the player's legal actions now (:func:`capped_hints`)."""
+    resp = await s.table_call("Hints", s.view_request)
+    return {"actions": [convert.action_json(a) for a in capped_hints(resp.actions)]}
+
+
+@command("view")
+async def view(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """``view``: everything the player may see of its game."""
+    resp = await s.table_call("GetView", s.view_request)
+    return {"view": json.loads(resp.json)}
+
+
+@command("scores")
+async def scores(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """``scores``: 看分."""
+    resp = await s.table_call("GetScores", s.view_request)
+    return {"scores": json.loads(resp.json)}
+
+
+@command("last_trick")
+async def last_trick(s: Session, args: dict[str, Any]) -> dict[str, Any]:
+    """``trick``: 上一轮."""
+    resp = await s.table_call("GetLastTrick", s.view_request)
+    return {"trick": json.loads(resp.json)}

@@ -1,0 +1,48 @@
+"""Noticing a silently lost connection: a WebSocket ping every
+``PING_INTERVAL`` seconds, and a connection whose pong has not come
+``PING_TIMEOUT`` seconds after is aborted (issue 16; browsers answer pings
+natively, so no client change is needed).
+
+A connection lost without a close frame (a network gone, a machine asleep) is
+therefore closed, and its player's presence ``disconnect`` published, at most
+``PING_INTERVAL + PING_TIMEOUT`` seconds (10 s by default) after its last
+sign of life. websockets' own keepalive (``serve(ping_interval=,
+ping_timeout=)``) times out the same way but then starts a closing handshake
+and waits ``close_timeout`` more for a peer that is gone (up to 12 s in
+all); here the socket is aborted at once. Uses the connection's public
+``ping()`` and its asyncio transport's ``abort()``.
+
+Settings (paiju/config.py; seconds, above 0): ``PAIJU_GATEWAY_PING_INTERVAL_SECONDS``
+(default 5) and ``PAIJU_GATEWAY_PING_TIMEOUT_SECONDS`` (default 5); tests run shorter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from services.gateway import metrics
+
+log = logging.getLogger("paiju.gateway")
+
+async def keepalive(ws: ServerConnection, conn_id: str, interval: float,
+                    timeout: float) -> None:
+    """Ping ``ws`` every ``interval`` seconds; abort it where sending the ping
+    and getting its pong take more than ``timeout`` seconds. Returns when the
+    connection closes or was aborted."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            async with asyncio.timeout(timeout):
+                pong = await ws.ping()
+                await pong
+        except ConnectionClosed:
+            return
+        except TimeoutError:
+            metrics.PING_TIMEOUTS.inc()
+            log.info("no pong: connection aborted", extra={"conn": conn_id})
+            ws.transport.abort()
+            return

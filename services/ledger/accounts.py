@@ -1,0 +1,104 @@
+"""Player accounts: opening, balance, history.
+
+An account is a ``ledger_accounts`` row (``player:<id>``, services/ledger/models.py);
+its balance is only ever changed by a posting, under its row lock
+(services/ledger/journal.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from services.ledger import settlement as rules
+from services.ledger.errors import INVALID_ARGUMENT, NOT_FOUND, LedgerError
+from services.ledger.models import accounts, entries, player_account, transactions
+from services.ledger.unit_of_work import UnitOfWork
+
+MAX_HISTORY = 500
+
+
+@dataclass(frozen=True)
+class AccountView:
+    """A player's account: id, display name, coins."""
+
+    player: str
+    name: str
+    coins: int
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One journal entry of a player: its transaction, kind (settle, grant, fee),
+    reference (game id, grant id, charge id), delta, balance after it, time."""
+
+    transaction_id: int
+    kind: str
+    reference: str
+    delta: int
+    balance_after: int
+    ts_ms: int
+
+
+class Accounts:
+    """Opening and reading player accounts through ``uow``."""
+
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
+
+    async def open(self, player: str, name: str) -> AccountView:
+        """Open ``player``'s account with 0 coins; an existing one is returned as
+        is. Errors: ``bad_player_id``, ``bad_name`` (INVALID_ARGUMENT)."""
+        rules.check_player(player)
+        if len(name) > 128:
+            raise LedgerError(INVALID_ARGUMENT, "bad_name", "name longer than 128 characters")
+
+        async def work(conn: AsyncConnection) -> None:
+            try:
+                async with conn.begin_nested():
+                    await conn.execute(insert(accounts).values(
+                        account=player_account(player), kind="player", name=name, balance=0,
+                        created_ms=self.uow.clock()))
+            except IntegrityError:
+                pass
+
+        await self.uow.run("open", work)
+        return await self.balance(player)
+
+    async def balance(self, player: str) -> AccountView:
+        """``player``'s account. Errors: ``unknown_player`` (NOT_FOUND)."""
+        rules.check_player(player)
+
+        async def read(conn: AsyncConnection) -> AccountView | None:
+            row = (await conn.execute(select(accounts.c.name, accounts.c.balance)
+                                      .where(accounts.c.account == player_account(player)))
+                   ).one_or_none()
+            return None if row is None else AccountView(player, str(row.name), int(row.balance))
+
+        found = await self.uow.query("balance", read)
+        if found is None:
+            raise LedgerError(NOT_FOUND, "unknown_player", f"no account for {player}")
+        return found
+
+    async def history(self, player: str, limit: int = 50) -> list[HistoryEntry]:
+        """``player``'s entries, newest first, at most ``limit`` (1–500; 0 means
+        50). Errors: ``unknown_player`` (NOT_FOUND), ``bad_limit``."""
+        if limit < 0 or limit > MAX_HISTORY:
+            raise LedgerError(INVALID_ARGUMENT, "bad_limit", f"limit must be 0-{MAX_HISTORY}")
+        await self.balance(player)
+
+        async def read(conn: AsyncConnection) -> list[HistoryEntry]:
+            result = await conn.execute(
+                select(entries.c.transaction_id, transactions.c.kind, transactions.c.reference,
+                       entries.c.delta, entries.c.balance_after, transactions.c.created_ms)
+                .join(transactions, transactions.c.id == entries.c.transaction_id)
+                .where(entries.c.account == player_account(player))
+                .order_by(entries.c.id.desc()).limit(limit or 50))
+            return [HistoryEntry(int(r.transaction_id), str(r.kind), str(r.reference),
+                                 int(r.delta), int(r.balance_after), int(r.created_ms))
+                    for r in result]
+
+        return await self.uow.query("history", read)

@@ -1,0 +1,95 @@
+"""The journal's writes: the idempotent transaction row, the account locks and
+the postings of one change.
+
+Every change is one unit of work of two steps around the settlement rule,
+through a :class:`Writer`:
+
+1. ``open`` inserts its ``ledger_transactions`` row first. The unique key
+   (kind, reference) makes a repeat insert nothing, inside the database (a
+   concurrent insert of the same key waits for the other transaction's
+   outcome), never by check-then-insert; a repeat raises :class:`Repeat` and
+   locks nothing, and the caller (services/ledger/postings.py) answers with
+   the stored result when the content hash matches (else ``game_id_conflict``
+   / ``grant_id_conflict`` / ``charge_id_conflict``). Then it locks the players' accounts in account
+   order (``SELECT … FOR UPDATE … ORDER BY account``).
+2. ``close`` updates the balances (``balance = balance + delta``, guarded by
+   ``balance + delta >= 0`` for players), writes the entries (they sum to
+   zero), the ``balance_changed`` events into the outbox and the stored
+   result. The house accounts are locked here, last, one at a time in key
+   order, so that the hot house rows stay locked only until the commit and
+   every change takes its locks in one global order (players by account,
+   then house accounts by key): no deadlock between changes.
+
+PostgreSQL (services/ledger/journal_pg.py) does each step in one statement
+on the driver's connection: a settlement is four round trips (BEGIN, the two
+steps, COMMIT). SQLite (services/ledger/journal_sql.py) writes the same rows
+statement by statement through SQLAlchemy (its writers are serialised
+anyway). A retry after an unknown commit outcome is safe: the transaction
+row makes it a repeat.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from services.ledger.errors import NOT_FOUND, LedgerError
+from services.ledger.models import player_account
+
+
+class Repeat(Exception):
+    """The transaction row exists already (raised inside the unit of work)."""
+
+
+def content_hash(content: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of ``content`` as canonical JSON: what makes two requests
+    with one idempotency key "the same"."""
+    blob = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class Writer(Protocol):
+    """The two steps of a change inside one unit of work."""
+
+    async def open(self, kind: str, reference: str, digest: str, now: int,
+                   players: Sequence[str], game: str = "", reason: str = "",
+                   ) -> tuple[int, dict[str, int]]:
+        """Insert the transaction row of ``kind``/``reference`` (content hash
+        ``digest``, created at ``now`` ms) and lock ``players``' accounts in
+        account order; (transaction id, player → balance). Raises
+        :class:`Repeat` if the key exists, ``unknown_player`` (NOT_FOUND) if
+        a player has no account."""
+        ...
+
+    async def close(self, txid: int, balances: Mapping[str, int],
+                    player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
+                    result_json: str, events: Sequence[dict[str, Any]], now: int) -> None:
+        """Post transaction ``txid``: apply the deltas (``balances``: the
+        players' locked balances before), write the entries, the ``events``
+        (outbox, at ``now`` ms) and ``result_json`` (the answer to repeats).
+        Raises AssertionError if the deltas do not sum to zero or would take a
+        player below zero (the settlement rules never do)."""
+        ...
+
+
+def balances_of(players: Sequence[str], found: Mapping[str, int]) -> dict[str, int]:
+    """player → balance from ``found`` (account key → balance); raises
+    ``unknown_player`` (NOT_FOUND) naming every player without an account."""
+    missing = sorted(p for p in players if player_account(p) not in found)
+    if missing:
+        raise LedgerError(NOT_FOUND, "unknown_player", f"no account for {', '.join(missing)}")
+    return {p: found[player_account(p)] for p in players}
+
+
+def postings(txid: int, player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
+             ) -> tuple[dict[str, int], list[tuple[str, int]]]:
+    """The non-zero deltas of transaction ``txid``: players' (account key →
+    delta) and the house's ((key, delta) in key order). Raises AssertionError
+    if they do not sum to zero."""
+    moved = {player_account(p): d for p, d in player_deltas.items() if d}
+    house = sorted((a, d) for a, d in house_deltas.items() if d)
+    if sum(moved.values()) + sum(d for _, d in house) != 0:
+        raise AssertionError(f"transaction {txid} does not sum to zero: {moved} {house}")
+    return moved, house

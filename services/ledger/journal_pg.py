@@ -1,0 +1,98 @@
+"""The journal's two steps (services/ledger/journal.py) on PostgreSQL: one
+statement each, sent on the asyncpg connection itself (no SQLAlchemy
+statement layer on the hot path; the unit of work checks the connection out
+of the engine's pool and owns the transaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.ledger.journal import Repeat, balances_of, postings
+from services.ledger.models import player_account
+from services.ledger.outbox import event_rows
+
+#: The transaction row, then the players' rows locked in account order (only
+#: if the row was inserted: a repeat locks nothing). One row per locked
+#: account, or one (id, NULL, NULL) row if no account exists; none for a repeat.
+OPEN = """
+WITH tx AS (
+    INSERT INTO ledger_transactions (kind, reference, content_hash, game, reason, created_ms)
+    VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (kind, reference) DO NOTHING
+    RETURNING id),
+locked AS (
+    SELECT account, balance FROM ledger_accounts
+    WHERE account = ANY($7::text[]) AND EXISTS (SELECT FROM tx)
+    ORDER BY account
+    FOR UPDATE)
+SELECT tx.id, locked.account, locked.balance FROM tx LEFT JOIN locked ON true
+"""
+
+#: Every write of a change but the second and later house accounts: the
+#: balance updates (players locked already, at most one house account), the
+#: entries from their new balances, the outbox events, the stored result.
+#: Returns the number of accounts updated (fewer than asked: a player's guard).
+CLOSE = """
+WITH moved AS (
+    UPDATE ledger_accounts AS a SET balance = a.balance + v.delta
+    FROM unnest($1::text[], $2::bigint[]) AS v(account, delta)
+    WHERE a.account = v.account AND (a.kind = 'house' OR a.balance + v.delta >= 0)
+    RETURNING a.account, v.delta, a.balance),
+posted AS (
+    INSERT INTO ledger_entries (transaction_id, account, delta, balance_after)
+    SELECT $3, account, delta, balance FROM moved ORDER BY account),
+events AS (
+    INSERT INTO ledger_outbox (subject, type, game_id, data_json, created_ms)
+    SELECT e.subject, e.type, e.game_id, e.data_json, $4
+    FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY
+        AS e(subject, type, game_id, data_json, n)
+    ORDER BY e.n),
+stored AS (
+    UPDATE ledger_transactions SET result_json = $9 WHERE id = $3)
+SELECT count(*) FROM moved
+"""
+
+#: A further house account (key order) and its entry.
+HOUSE = """
+WITH moved AS (
+    UPDATE ledger_accounts SET balance = balance + $2 WHERE account = $1
+    RETURNING account, balance)
+INSERT INTO ledger_entries (transaction_id, account, delta, balance_after)
+SELECT $3, account, $2, balance FROM moved
+"""
+
+
+class PgWriter:
+    """:class:`services.ledger.journal.Writer` on an asyncpg connection in a
+    transaction."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn  # asyncpg.Connection
+
+    async def open(self, kind: str, reference: str, digest: str, now: int,
+                   players: Sequence[str], game: str = "", reason: str = "",
+                   ) -> tuple[int, dict[str, int]]:
+        """As :meth:`services.ledger.journal.Writer.open`: one statement."""
+        rows = await self.conn.fetch(OPEN, kind, reference, digest, game, reason, now,
+                                     sorted({player_account(p) for p in players}))
+        if not rows:
+            raise Repeat()
+        found = {str(r["account"]): int(r["balance"]) for r in rows if r["account"] is not None}
+        return int(rows[0]["id"]), balances_of(players, found)
+
+    async def close(self, txid: int, balances: Mapping[str, int],
+                    player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
+                    result_json: str, events: Sequence[dict[str, Any]], now: int) -> None:
+        """As :meth:`services.ledger.journal.Writer.close`: one statement, and
+        one more for each house account after the first (a settlement whose
+        losers could not pay: fees and remainder)."""
+        moved, house = postings(txid, player_deltas, house_deltas)
+        keys = [*moved, *(a for a, _ in house[:1])]
+        deltas = [*moved.values(), *(d for _, d in house[:1])]
+        updated = await self.conn.fetchval(CLOSE, keys, deltas, txid, now,
+                                           *event_rows(events), result_json)
+        if updated != len(keys):
+            raise AssertionError(f"transaction {txid} would take a player below zero")
+        for key, d in house[1:]:
+            await self.conn.execute(HOUSE, key, d, txid)

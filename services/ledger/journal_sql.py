@@ -1,0 +1,77 @@
+"""The journal's two steps (services/ledger/journal.py) through SQLAlchemy Core,
+statement by statement: the SQLite ledger's writer (its write transaction,
+``BEGIN IMMEDIATE``, holds the database's write lock, so reading the
+players' rows is their lock)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import BigInteger, case, insert, literal, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from services.ledger.journal import Repeat, balances_of, postings
+from services.ledger.models import accounts, entries, player_account, transactions
+from services.ledger.outbox import write_events
+
+
+class SqlWriter:
+    """:class:`services.ledger.journal.Writer` on a SQLAlchemy connection in a
+    write transaction."""
+
+    def __init__(self, conn: AsyncConnection) -> None:
+        self.conn = conn
+
+    async def open(self, kind: str, reference: str, digest: str, now: int,
+                   players: Sequence[str], game: str = "", reason: str = "",
+                   ) -> tuple[int, dict[str, int]]:
+        """As :meth:`services.ledger.journal.Writer.open`."""
+        try:
+            result = await self.conn.execute(
+                insert(transactions).values(kind=kind, reference=reference,
+                                            content_hash=digest, game=game, reason=reason,
+                                            created_ms=now)
+                .returning(transactions.c.id))
+        except IntegrityError as e:
+            raise Repeat() from e
+        txid = int(result.scalar_one())
+        keys = sorted({player_account(p) for p in players})
+        query = (select(accounts.c.account, accounts.c.balance)
+                 .where(accounts.c.account.in_(keys)).order_by(accounts.c.account))
+        found = {str(r.account): int(r.balance) for r in await self.conn.execute(query)}
+        return txid, balances_of(players, found)
+
+    async def close(self, txid: int, balances: Mapping[str, int],
+                    player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
+                    result_json: str, events: Sequence[dict[str, Any]], now: int) -> None:
+        """As :meth:`services.ledger.journal.Writer.close`."""
+        moved, house = postings(txid, player_deltas, house_deltas)
+        conn = self.conn
+        await conn.execute(update(transactions).where(transactions.c.id == txid)
+                           .values(result_json=result_json))
+        await write_events(conn, events, now)
+        rows = []
+        if moved:
+            # One statement for every player; the guard keeps balances >= 0.
+            delta = case(*((accounts.c.account == key, literal(d, BigInteger()))
+                           for key, d in moved.items()), else_=literal(0, BigInteger()))
+            res = await conn.execute(
+                update(accounts).where(accounts.c.account.in_(list(moved)),
+                                       accounts.c.balance + delta >= 0)
+                .values(balance=accounts.c.balance + delta))
+            if res.rowcount != len(moved):
+                raise AssertionError(f"transaction {txid} would take a player below zero")
+            rows = [{"transaction_id": txid, "account": player_account(p), "delta": d,
+                     "balance_after": balances[p] + d}
+                    for p, d in sorted(player_deltas.items()) if d]
+        for key, d in house:
+            new = (await conn.execute(
+                update(accounts).where(accounts.c.account == key)
+                .values(balance=accounts.c.balance + d).returning(accounts.c.balance)
+            )).scalar_one()
+            rows.append({"transaction_id": txid, "account": key, "delta": d,
+                         "balance_after": int(new)})
+        if rows:
+            await conn.execute(insert(entries), rows)

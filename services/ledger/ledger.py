@@ -1,0 +1,34 @@
+"""The ledger's parts on one database, built together: the unit of work and
+the accounts, postings and outbox that run through it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from services.ledger.accounts import Accounts
+from services.ledger.audit import AuditReport, audit
+from services.ledger.outbox import Outbox
+from services.ledger.postings import Postings
+from services.ledger.unit_of_work import UnitOfWork, now_ms
+
+
+class Ledger:
+    """Accounts, postings (grants, settlements, fees), the outbox and the audit
+    on ``engine`` (an async engine whose schema is migrated). ``clock``: unix
+    milliseconds (injectable); ``max_attempts``: tries of a retryable failure.
+    Set ``uow.on_commit`` to hear of every committed change that wrote outbox
+    events (services/ledger/unit_of_work.py); ``uow.close()`` closes the
+    PostgreSQL hot path's pool."""
+
+    def __init__(self, engine: AsyncEngine, clock: Callable[[], int] = now_ms,
+                 max_attempts: int = 20) -> None:
+        self.uow = UnitOfWork(engine, clock, max_attempts)
+        self.accounts = Accounts(self.uow)
+        self.postings = Postings(self.uow)
+        self.outbox = Outbox(self.uow)
+
+    async def audit(self) -> AuditReport:
+        """The audit of the whole journal (services/ledger/audit.py)."""
+        return await audit(self.uow)

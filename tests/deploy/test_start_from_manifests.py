@@ -1,0 +1,249 @@
+"""deploy/: every service starts with the configuration its rendered pod gets.
+
+For each overlay the test renders the manifests, takes each paiju workload's
+environment (the image's ENV, the ConfigMap ``paiju-config``, the Secret
+``paiju-secrets`` — in production the one docs/operations.md tells the
+operator to make — and the downward API) and its mounted ConfigMap files, maps
+what only exists in a cluster to local things (Service and pod host names to
+this test's processes and its real NATS, the in-cluster PostgreSQL to a fresh
+database, mount paths to temporary folders, ports to free ones after checking
+that the probes and Service ports point at the ports the service binds),
+starts lobby, table, ledger and gateway as real processes with it and waits
+for gRPC health SERVING. A manifest a pod could not start with fails here
+(the empty rooms file of old: the lobby refused it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import yaml
+from sqlalchemy.engine import make_url
+
+from paiju.config import GRPC_PORTS, METRICS_PORTS
+from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from tests.conftest import REPO
+from tests.deploy.databases import fresh_postgres_database
+from tests.deploy.manifests import (
+    OVERLAYS,
+    PAIJU_SERVICES,
+    Doc,
+    container_env,
+    container_files,
+    find,
+    render,
+    workloads,
+)
+from tests.fixtures import (
+    free_port,
+    postgres_reachable,
+    postgres_test_url,
+    service_env,
+    start_service_process,
+    stop_process,
+    wait_health,
+)
+
+#: What a service may take to come up on a loaded machine (a deadline, not a timing).
+START_DEADLINE = 120.0
+
+
+def operator_secrets() -> dict[str, dict[str, str]]:
+    """The Secret ``paiju-secrets`` that docs/operations.md tells a production
+    operator to create, with the keys it names (``--from-literal=KEY=``) and
+    values of our own (the database URL is replaced by the local one anyway)."""
+    doc = (REPO / "docs" / "operations.md").read_text()
+    keys = re.findall(r"--from-literal=([a-z0-9-]+)=", doc)
+    assert keys, "docs/operations.md shows how to create paiju-secrets"
+    values = {k: secrets.token_hex(32) for k in keys}
+    values["database-url"] = "postgresql://paiju:secret@db.example:5432/paiju"
+    return {"paiju-secrets": values}
+
+
+@pytest.fixture
+def local_database(tmp_path: Path) -> Iterator[str]:
+    """A fresh database for the services of one overlay: a new database on the
+    test PostgreSQL when it answers, else a SQLite file."""
+    url = postgres_test_url()
+    if postgres_reachable(url) is None:
+        with fresh_postgres_database(url, "paiju_ops_deploy") as fresh:
+            yield fresh
+    else:
+        yield f"sqlite:///{tmp_path / 'paiju.db'}"
+
+
+@dataclass
+class Pod:
+    """The first pod of one paiju workload, as this test runs it."""
+
+    service: str
+    workload: Doc
+    env: dict[str, str]
+    #: local ports by the container's port names (grpc, metrics, http)
+    ports: dict[str, int] = field(default_factory=dict)
+
+
+def labels_match(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+def cluster_addresses(docs: list[Doc], pods: dict[str, Pod], nats_port: int) -> dict[str, str]:
+    """In-cluster ``host:port`` (a Service, or a StatefulSet pod's stable name
+    ``<set>-<i>.<service>``) to the local ``127.0.0.1:port`` of what answers
+    there: this test's process of a paiju workload (the pods after the first
+    get a port where nothing listens, as if they were not up yet), the test's
+    NATS for the NATS pods. The in-cluster PostgreSQL is left out (the
+    database URL is mapped as a whole)."""
+    table: dict[str, str] = {}
+    for svc in (d for d in docs if d["kind"] == "Service"):
+        selector = svc["spec"].get("selector") or {}
+        for w in workloads(docs):
+            if not labels_match(selector, w["spec"]["template"]["metadata"]["labels"]):
+                continue
+            name = w["metadata"]["name"]
+            container = w["spec"]["template"]["spec"]["containers"][0]
+            by_number = {p["containerPort"]: p.get("name") for p in container["ports"]}
+            for port in svc["spec"]["ports"]:
+                target = port.get("targetPort", port["port"])
+                port_name = target if isinstance(target, str) else by_number[target]
+                if name in pods:
+                    first = f"127.0.0.1:{pods[name].ports[port_name]}"
+                elif name == "nats" and port_name == "client":
+                    first = f"127.0.0.1:{nats_port}"
+                else:
+                    continue
+                host = svc["metadata"]["name"]
+                table[f"{host}:{port['port']}"] = first
+                if w["kind"] == "StatefulSet" and w["spec"]["serviceName"] == host:
+                    for i in range(int(w["spec"].get("replicas", 1))):
+                        table[f"{name}-{i}.{host}:{port['port']}"] = (
+                            first if i == 0 else f"127.0.0.1:{free_port()}")
+    return table
+
+
+HOST_PORT = re.compile(r"(?<![\w.@-])([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?):(\d+)")
+
+
+def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url: str,
+             root: Path) -> dict[str, str]:
+    """``pod.env`` made to run here (see the module docstring); asserts what a
+    cluster would make fail."""
+    env = dict(pod.env)
+    where = pod.service
+    container = pod.workload["spec"]["template"]["spec"]["containers"][0]
+    by_name = {p["name"]: p["containerPort"] for p in container["ports"]}
+
+    # Ports: the probes and the Service ports must reach what the service binds.
+    grpc_port = int(env.get("PAIJU_GRPC_PORT", GRPC_PORTS[pod.service]))
+    assert by_name["grpc"] == grpc_port, where
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        assert container[probe]["grpc"]["port"] == grpc_port, (where, probe)
+    metrics_port = int(env.get("PAIJU_METRICS_PORT", METRICS_PORTS[pod.service]))
+    assert by_name["metrics"] == metrics_port, where
+    annotations = pod.workload["spec"]["template"]["metadata"]["annotations"]
+    assert int(annotations["prometheus.io/port"]) == metrics_port, where
+    env["PAIJU_GRPC_PORT"] = str(pod.ports["grpc"])
+    env["PAIJU_METRICS_PORT"] = str(pod.ports["metrics"])
+    if pod.service == "gateway":
+        assert by_name["http"] == int(env.get("PAIJU_GATEWAY_PORT", "8080")), where
+        env["PAIJU_GATEWAY_PORT"] = str(pod.ports["http"])
+    assert env.get("PAIJU_HOST") == "0.0.0.0", f"{where}: a pod must listen beyond loopback"
+    env["PAIJU_HOST"] = "127.0.0.1"
+
+    # The database: the dev overlay's own PostgreSQL (its credentials) or the
+    # operator's; either way this test's fresh database.
+    u = make_url(env["PAIJU_DATABASE_URL"])
+    assert u.drivername.startswith("postgresql"), where
+    if u.host != "db.example":
+        pg = find(docs, "StatefulSet", u.host or "")
+        pg_env = {e["name"]: e for e in pg["spec"]["template"]["spec"]["containers"][0]["env"]}
+        assert (u.username, u.database) == (pg_env["POSTGRES_USER"]["value"],
+                                            pg_env["POSTGRES_DB"]["value"]), where
+        ref = pg_env["POSTGRES_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        pg_secret = container_env(docs, pg, {})["POSTGRES_PASSWORD"]
+        assert u.password == pg_secret, f"{where}: the database URL's password ({ref['key']})"
+    env["PAIJU_DATABASE_URL"] = database_url
+
+    # Host names.
+    for key, value in env.items():
+        if key.startswith("PAIJU_") and key != "PAIJU_DATABASE_URL":
+            env[key] = HOST_PORT.sub(lambda m: addresses.get(m.group(0), m.group(0)), value)
+    for key in ("PAIJU_NATS_URL", "PAIJU_LEDGER_ADDR", "PAIJU_LOBBY_ADDR", "PAIJU_TABLE_ADDRS"):
+        for item in env[key].split(","):
+            assert item.split("//")[-1].startswith("127.0.0.1:"), \
+                f"{where}: {key} names {item!r}, which no Service or pod of the manifests answers"
+
+    # Mounted files and folders.
+    mounts = container_files(docs, pod.workload)
+    local_mounts: dict[str, Path] = {}
+    for mount_path, files in mounts.items():
+        local = root / pod.service / mount_path.strip("/")
+        local.mkdir(parents=True)
+        for name, content in (files or {}).items():
+            (local / name).write_text(content, encoding="utf-8")
+        local_mounts[mount_path.rstrip("/")] = local
+    for key, value in env.items():
+        if not (key.startswith("PAIJU_") and value.startswith("/")):
+            continue
+        mount = next((m for m in local_mounts if value == m or value.startswith(m + "/")), None)
+        assert mount is not None, f"{where}: {key}={value} is on no mounted volume"
+        env[key] = str(local_mounts[mount]) + value[len(mount):]
+    return env
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+async def test_every_service_starts_with_its_rendered_configuration(
+        overlay: str, nats_server: str, local_database: str, tmp_path: Path) -> None:
+    docs = render(overlay)
+    pods: dict[str, Pod] = {}
+    for w in workloads(docs):
+        args = w["spec"]["template"]["spec"]["containers"][0].get("args", [])
+        if args and args[0] in PAIJU_SERVICES:
+            env = container_env(docs, w, operator_secrets())
+            ports = {"grpc": free_port(), "metrics": free_port(), "http": free_port()}
+            pods[w["metadata"]["name"]] = Pod(args[0], w, env, ports)
+    assert {p.service for p in pods.values()} == PAIJU_SERVICES
+    nats_port = int(nats_server.rsplit(":", 1)[1])
+    addresses = cluster_addresses(docs, pods, nats_port)
+    procs: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}
+    try:
+        for name, pod in pods.items():
+            local = localise(pod, docs, addresses, local_database, tmp_path)
+            paiju = {k[len("PAIJU_"):]: v for k, v in local.items() if k.startswith("PAIJU_")}
+            log = tmp_path / f"{name}.log"
+            procs[name] = (start_service_process(pod.service, service_env(**paiju), log), log)
+
+        async def up(name: str) -> None:
+            proc, log = procs[name]
+            try:
+                await wait_health(f"127.0.0.1:{pods[name].ports['grpc']}", proc=proc,
+                                  timeout=START_DEADLINE)
+            except (RuntimeError, TimeoutError) as e:
+                tail = log.read_text(errors="replace")[-3000:]
+                raise AssertionError(f"{overlay}: {name} did not start: {e}\n{tail}") from None
+
+        results: list[Any] = await asyncio.gather(*(up(n) for n in pods), return_exceptions=True)
+        errors = [r for r in results if isinstance(r, BaseException)]
+        if errors:
+            raise errors[0]
+        # The lobby offers the coin servers of the rooms file its pod mounts.
+        lobby = next(p for p in pods.values() if p.service == "lobby")
+        mounted = next(files for files in container_files(docs, lobby.workload).values()
+                       if files and "rooms.yaml" in files)
+        want = [s["server"] for s in yaml.safe_load(mounted["rooms.yaml"])["servers"]]
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{lobby.ports['grpc']}") as channel:
+            reply = await lobby_pb2_grpc.LobbyServiceStub(channel).ListServers(
+                lobby_pb2.ListServersRequest(), timeout=10)
+        assert [s.server for s in reply.servers] == want
+    finally:
+        for proc, _ in procs.values():
+            stop_process(proc)
