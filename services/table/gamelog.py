@@ -1,6 +1,6 @@
 """The durable game log: one JetStream stream, one subject per sitting.
 
-Stream ``PAIJU_GAMELOG_<pool>`` (file storage, ``PAIJU_GAME_LOG_REPLICAS``
+Stream ``paiju_gamelog_<pool>`` (file storage, ``PAIJU_GAME_LOG_REPLICAS``
 replicas, default 1; entries kept :data:`MAX_AGE_SECONDS`) holds subjects
 ``paiju.gamelog.<pool>.<game_id>``, ``game_id`` being the lobby's id of the sitting
 (its first deal; the redeals append to the same subject). Each message is one
@@ -27,7 +27,7 @@ from nats.js import api
 
 from services.table import metrics
 
-STREAM_PREFIX = "PAIJU_GAMELOG_"
+STREAM_PREFIX = "paiju_gamelog_"
 SUBJECT_PREFIX = "paiju.gamelog."
 #: How long entries are kept (seconds): a week, far longer than any sitting.
 MAX_AGE_SECONDS = 7 * 24 * 3600.0

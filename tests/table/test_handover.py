@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import time
 from pathlib import Path
@@ -69,15 +70,17 @@ async def test_stale_owner_cannot_append_or_publish(nats_process: NatsServer,
         await asyncio.sleep(0.5)
         seen = len(cl.public(room))
         cl.signal("ta", signal.SIGCONT)
-        view = await cl.view(room, a.addr, ps[0])
-        player = ps[view["to_act"][0]]
-        hints = (await cl.stub(b.addr).Hints(table_pb2.ViewRequest(room=room,
-                                                                   player=player))).actions
-        # Straight to the stale owner: refused, whichever it noticed first
-        # (the failed append, or the lease held by tb).
+        # Straight to the stale owner, an action legal in the game as it knows
+        # it: refused, whichever it noticed first (its append fenced off, or
+        # the lease held by tb: then it no longer has the game).
+        stale = cl.stub(a.addr)
         with pytest.raises(grpc.aio.AioRpcError) as err:
-            await cl.stub(a.addr).Act(table_pb2.ActRequest(
-                room=room, player=player, client_seq=10_000, action=hints[0]))
+            view = json.loads((await stale.GetView(table_pb2.ViewRequest(
+                room=room, player=ps[0]))).json)
+            player = ps[view["to_act"][0]]
+            hints = (await stale.Hints(table_pb2.ViewRequest(room=room, player=player))).actions
+            await stale.Act(table_pb2.ActRequest(room=room, player=player, client_seq=10_000,
+                                                 action=hints[0]))
         assert err.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.NOT_FOUND)
         await cl.wait(lambda: "another instance owns it now" in a.text(), "ta's log line")
         assert gid in a.text()
