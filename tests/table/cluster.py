@@ -97,7 +97,11 @@ class Cluster:
             METRICS_PORT="0", INSTANCE=name, TABLE_ALLOW_FIXED_DEAL="1",
             LEASE_SECONDS=str(self.lease_seconds), DATA_DIR=str(self.tmp), **env), log)
         addr = f"127.0.0.1:{port}"
-        await wait_health(addr, proc=proc)
+        try:
+            await wait_health(addr, proc=proc)
+        except RuntimeError as e:
+            tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
+            raise RuntimeError(f"{e}; its output ended with:\n{tail}") from e
         inst = self.instances[name] = Instance(name, addr, proc, log)
         return inst
 
