@@ -226,8 +226,8 @@ class Settings(BaseSettings):
         default=150.0, description="default pace of a paced deal, milliseconds per card (a room's "
         "`deal_interval_ms` option overrides it)", json_schema_extra=_doc("table"))
     table_game_drain_seconds: Seconds = Field(
-        default=600.0, description="not read any more: on SIGTERM a table instance hands its "
-        "games over at once (docs/table.md \"Handover\"); kept so that older manifests start",
+        default=600.0, description="how long handing the running games over may take after "
+        "SIGTERM (docs/table.md \"Handover\"); then the instance stops anyway",
         json_schema_extra=_doc("table"))
     game_log_replicas: Annotated[int, Field(ge=1)] = Field(
         default=1, description="replicas of the table's game log stream and lease buckets "

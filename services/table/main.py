@@ -13,7 +13,8 @@ games (default: derived from PAIJU_DATABASE_URL, since a pool shares its
 record database).
 
 SIGTERM (or SIGINT) hands every game over at once (a ``handover`` entry, the
-lease released: another instance takes it over) and stops.
+lease released: another instance takes it over), for at most
+``PAIJU_TABLE_GAME_DRAIN_SECONDS``, and stops.
 
 The instance watches presence (:class:`paiju.presence.PresenceWatcher` on the
 table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
@@ -94,7 +95,11 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         ctx.tasks.append(asyncio.create_task(takeover.run()))
 
         async def hand_over_then_stop() -> None:
-            await table.hand_over()
+            try:
+                await asyncio.wait_for(table.hand_over(), cfg.table_game_drain_seconds)
+            except TimeoutError:
+                log.error("handing the games over took longer than %.0fs; stopping",
+                          cfg.table_game_drain_seconds)
             ctx.stopping.set()
 
         def on_sigterm() -> None:
