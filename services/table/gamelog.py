@@ -17,6 +17,7 @@ yet), so an instance that is not the last to have appended cannot append:
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -27,10 +28,14 @@ from nats.js import api
 
 from services.table import metrics
 
+log = logging.getLogger("paiju.table.gamelog")
+
 STREAM_PREFIX = "paiju_gamelog_"
 SUBJECT_PREFIX = "paiju.gamelog."
 #: How long entries are kept (seconds): a week, far longer than any sitting.
 MAX_AGE_SECONDS = 7 * 24 * 3600.0
+#: JetStream's error code for replicas > 1 on a server that is not clustered.
+NOT_CLUSTERED = 10074
 #: JetStream's error code for a wrong expected last (subject) sequence.
 WRONG_LAST_SEQUENCE = (10071, 10164)
 
@@ -61,14 +66,22 @@ class GameLog:
         return self.prefix + game_id
 
     async def ensure(self) -> None:
-        """Create the stream (or bring its configuration up to date)."""
+        """Create the stream (or bring its configuration up to date); on a NATS
+        that is not clustered with 1 replica (logged)."""
         config = api.StreamConfig(
             name=self.stream, subjects=[self.prefix + ">"], storage=api.StorageType.FILE,
             num_replicas=self.replicas, max_age=MAX_AGE_SECONDS,
             retention=api.RetentionPolicy.LIMITS, discard=api.DiscardPolicy.OLD)
         try:
             await self.js.add_stream(config)
-        except nats.js.errors.BadRequestError:
+        except nats.js.errors.APIError as e:
+            if e.err_code == NOT_CLUSTERED and config.num_replicas != 1:
+                log.warning("NATS is not clustered: the game log gets 1 replica, not %d",
+                            config.num_replicas)
+                self.replicas = config.num_replicas = 1
+                return await self.ensure()
+            if not isinstance(e, nats.js.errors.BadRequestError):
+                raise
             await self.js.update_stream(config)
 
     async def append(self, game_id: str, entry: dict[str, Any], expect: int) -> int:

@@ -36,6 +36,9 @@ GAMES = "paiju_table_games"
 
 log = logging.getLogger("paiju.table.lease")
 
+#: JetStream's error code for replicas > 1 on a server that is not clustered.
+NOT_CLUSTERED = 10074
+
 #: What talking to JetStream can raise when NATS is away or slow.
 NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
 
@@ -79,7 +82,14 @@ class Leases:
                                     storage=api.StorageType.FILE, replicas=self.replicas)
         try:
             return await self.js.create_key_value(config)
-        except nats.js.errors.BadRequestError:
+        except nats.js.errors.APIError as e:
+            if e.err_code == NOT_CLUSTERED and self.replicas != 1:
+                log.warning("NATS is not clustered: bucket %s gets 1 replica, not %d",
+                            name, self.replicas)
+                self.replicas = 1
+                return await self._bucket(name, ttl)
+            if not isinstance(e, nats.js.errors.BadRequestError):
+                raise
             # There already with another configuration: use it as it is.
             log.warning("bucket %s exists with another configuration; using it", name)
             return await self.js.key_value(name)
