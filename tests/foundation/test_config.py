@@ -147,6 +147,15 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "table_pool": ("a.b", "table"),
     "gateway_ping_interval_seconds": ("0", "gateway"),
     "gateway_ping_timeout_seconds": ("soon", "gateway"),
+    "token_max_lifetime_seconds": ("0", "gateway"),
+    "token_jwks_url": ("ftp://idp.example/jwks.json", "gateway"),
+    "token_jwks_refresh_seconds": ("-1", "gateway"),
+    "token_issuer": ("two words", "gateway"),
+    "token_audience": ("my app", "gateway"),
+    "gateway_max_connections": ("0", "gateway"),
+    "gateway_max_connections_per_address": ("-3", "gateway"),
+    "gateway_sessions_per_player_per_minute": ("many", "gateway"),
+    "gateway_max_queued_bytes": ("0", "gateway"),
     "presence_heartbeat_seconds": ("0", "gateway"),
     "presence_timeout_seconds": ("1", "table"),  # below the heartbeat (2)
 }
