@@ -256,8 +256,24 @@ class Settings(BaseSettings):
         default=150.0, description="default pace of a paced deal, milliseconds per card (a room's "
         "`deal_interval_ms` option overrides it)", json_schema_extra=_doc("table"))
     table_game_drain_seconds: Seconds = Field(
-        default=600.0, description="how long running games may go on after SIGTERM",
+        default=600.0, description="how long handing the running games over may take after "
+        "SIGTERM (docs/table.md \"Handover\"); then the instance stops anyway",
         json_schema_extra=_doc("table"))
+    game_log_replicas: Annotated[int, Field(ge=1)] = Field(
+        default=1, description="replicas of the table's game log stream and lease buckets "
+        "(JetStream; docs/table.md \"The game log\")", json_schema_extra=_doc("table"))
+    lease_seconds: Positive = Field(
+        default=5.0, description="TTL of a table instance's lease of a game; renewed every third "
+        "of it, free games looked for every quarter of it (at most every second)",
+        json_schema_extra=_doc("table"))
+    table_address: Address | None = Field(
+        default=None, description="this table instance's gRPC address as others reach it "
+        "(`game_moved`, its leases)",
+        json_schema_extra=_doc("table", "`<PAIJU_HOST>:<PAIJU_GRPC_PORT>`"))
+    table_pool: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")] | None = Field(
+        default=None, description="the table instances that take over each other's games "
+        "(letters, digits, `_`, `-`)",
+        json_schema_extra=_doc("table", "derived from `PAIJU_DATABASE_URL`"))
     table_allow_fixed_deal: bool = Field(
         default=False, description="CreateGame may take a fixed deal (`deal_json`): tests only",
         json_schema_extra=_doc("table"))
@@ -405,6 +421,10 @@ class Config:
     table_deal_interval_ms: float = 150.0
     table_game_drain_seconds: float = 600.0
     table_allow_fixed_deal: bool = False
+    game_log_replicas: int = 1
+    lease_seconds: float = 5.0
+    table_address: str = ""
+    table_pool: str = ""
     gateway_ping_interval_seconds: float = 5.0
     gateway_ping_timeout_seconds: float = 5.0
     token_max_lifetime_seconds: int = 7 * 86400
@@ -435,8 +455,9 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
     s = settings(environ)
     grpc_port = GRPC_PORTS.get(service, 0) if s.grpc_port is None else s.grpc_port
     fields = s.model_dump(exclude={"grpc_port", "metrics_port", "health_port", "database_url",
-                                   "instance", "table_addrs", "rooms_file", "token_jwks_url",
-                                   "token_issuer", "token_audience"})
+                                   "instance", "table_addrs", "rooms_file", "table_address",
+                                   "table_pool", "token_jwks_url", "token_issuer",
+                                   "token_audience"})
     return Config(
         service=service,
         grpc_port=grpc_port,
@@ -446,6 +467,8 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
         instance=s.instance or f"{service}-{grpc_port}",
         table_addrs=tuple(s.table_addrs.split(",")),
         rooms_file=str(s.rooms_file or ""),
+        table_address=s.table_address or "",
+        table_pool=s.table_pool or "",
         token_jwks_url=s.token_jwks_url or "",
         token_issuer=s.token_issuer or "",
         token_audience=s.token_audience or "",
