@@ -37,8 +37,10 @@ from services.ledger.main import setup as ledger_setup
 from services.table.store import RecordStore
 from tests.fixtures import (
     NatsServer,
+    as_identity,
     free_port,
     running_service,
+    service_channel,
     service_env,
     start_service_process,
     wait_health,
@@ -116,7 +118,7 @@ class Cluster:
     def stub(self, addr: str) -> table_pb2_grpc.TableServiceStub:
         """A TableService stub for ``addr`` (channels kept)."""
         if addr not in self.channels:
-            self.channels[addr] = grpc.aio.insecure_channel(addr)
+            self.channels[addr] = service_channel(addr)
         return table_pb2_grpc.TableServiceStub(self.channels[addr])
 
     def public(self, room: str) -> list[dict[str, Any]]:
@@ -288,7 +290,8 @@ async def cluster_running(nats_server: NatsServer, tmp: Path, lease_seconds: flo
     lobby_server = grpc.aio.server()
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(recorder, lobby_server)
     lobby_port = free_port()
-    lobby_server.add_insecure_port(f"127.0.0.1:{lobby_port}")
+    lobby_server.add_secure_port(f"127.0.0.1:{lobby_port}",
+                                 as_identity("lobby").server_credentials())
     await lobby_server.start()
     nc = await nats.connect(nats_server.url)
     by_subject: dict[str, list[dict[str, Any]]] = {}
@@ -308,7 +311,7 @@ async def cluster_running(nats_server: NatsServer, tmp: Path, lease_seconds: flo
         async with running_service("ledger", ledger_setup, {
                 "nats_url": nats_server.url,
                 "database_url": f"sqlite:///{tmp / 'ledger.db'}"}) as ledger_addr, \
-                grpc.aio.insecure_channel(ledger_addr) as lch:
+                service_channel(ledger_addr) as lch:
             cl = Cluster(nats_server, tmp, ledger_addr, f"127.0.0.1:{lobby_port}", recorder,
                          f"sqlite:///{tmp / 'table.db'}", nc,
                          ledger_pb2_grpc.LedgerServiceStub(lch), lease_seconds,
