@@ -137,8 +137,11 @@ async def watch(engine: AsyncEngine, health: Health, interval: float = 2.0) -> N
     ``database`` dependency up to date; runs until cancelled."""
     while True:
         try:
-            async with engine.connect() as conn:
-                await asyncio.wait_for(conn.execute(text("SELECT 1")), timeout=interval)
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a
+            # cancel that lands as the query completes, and the loop would never
+            # stop (a service's stop waits for it; CPython gh-86296).
+            async with asyncio.timeout(interval), engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
             await health.set("database", True)
         except asyncio.CancelledError:
             raise

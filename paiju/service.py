@@ -183,7 +183,7 @@ async def _setup_unless_stopped(setup: Setup, ctx: Context) -> list[str] | None:
 
 async def _shutdown(ctx: Context, health_server: grpc.aio.Server) -> None:
     """NOT_SERVING, drain the gRPC server, stop the health port, stop
-    callbacks, cancel tasks."""
+    callbacks, cancel tasks (each step bounded by ``drain_seconds``)."""
     grace = ctx.config.drain_seconds
     await ctx.health.stop()
     await ctx.server.stop(grace=grace)
@@ -195,8 +195,16 @@ async def _shutdown(ctx: Context, health_server: grpc.aio.Server) -> None:
             ctx.log.exception("stop callback failed")
     for task in ctx.tasks:
         task.cancel()
-    with contextlib.suppress(Exception):
-        await asyncio.gather(*ctx.tasks, return_exceptions=True)
+    # Bounded: a task that swallows its cancel (Python 3.11's wait_for can) is
+    # logged and left behind, never waited for for ever.
+    if ctx.tasks:
+        done, pending = await asyncio.wait(ctx.tasks, timeout=grace)
+        for task in done:
+            if not task.cancelled():
+                task.exception()  # retrieved: a task that failed was logged by itself
+        for task in pending:
+            ctx.log.error("background task did not stop when cancelled",
+                          extra={"task": task.get_name()})
     ctx.log.info("stopped")
 
 

@@ -84,7 +84,10 @@ class Relay:
         while True:
             woken = False
             with contextlib.suppress(TimeoutError):
-                woken = await asyncio.wait_for(self.wake.wait(), timeout=self.poll)
+                # Not wait_for: on Python 3.11 it swallows a cancel that lands as
+                # the event is set, and the relay would never stop (gh-86296).
+                async with asyncio.timeout(self.poll):
+                    woken = await self.wake.wait()
             if woken:
                 await asyncio.sleep(max(self.gather, drained + self.spacing - time.monotonic()))
             self.wake.clear()

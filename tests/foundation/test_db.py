@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import uuid
 from pathlib import Path
+from typing import cast
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from paiju.db import async_url, make_engine, migrate, watch
 from paiju.health import Health
@@ -108,3 +110,38 @@ async def test_watch_reports_an_unreachable_database_down() -> None:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await engine.dispose()
+
+
+class _HeldCheck:
+    """Stands in for an engine whose ``SELECT 1`` finishes when ``done`` is set
+    (to land a cancel exactly as the check completes)."""
+
+    def __init__(self) -> None:
+        self.entered, self.done = asyncio.Event(), asyncio.Event()
+
+    def connect(self) -> _HeldCheck:
+        return self
+
+    async def __aenter__(self) -> _HeldCheck:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def execute(self, _query: object) -> None:
+        self.entered.set()
+        await self.done.wait()
+
+
+async def test_watch_stops_when_cancelled_as_its_check_completes() -> None:
+    """The cancel of a service's stop lands while the check's result is being
+    delivered: watch() must still end (Python 3.11's wait_for swallowed it,
+    gh-86296, and the service's stop waited for ever)."""
+    held = _HeldCheck()
+    task = asyncio.create_task(watch(cast(AsyncEngine, held), Health([]), interval=5))
+    await held.entered.wait()
+    held.done.set()
+    await asyncio.sleep(0)  # the check completes; watch() has not resumed yet
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=5)
+    assert done == {task} and task.cancelled()

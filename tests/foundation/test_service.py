@@ -219,3 +219,31 @@ async def test_a_port_another_service_serves_on_is_refused() -> None:
         except RuntimeError as e:
             assert str(e) == f"cannot bind gRPC port 127.0.0.1:{port} (in use?)"
         assert await call(addr, "Echo", b"still mine") == b"still mine"
+
+
+async def test_stop_is_bounded_when_a_background_task_ignores_its_cancel() -> None:
+    """A task that swallows its cancel (Python 3.11's wait_for can, gh-86296)
+    must not keep the service from stopping: serve() returns after drain_seconds."""
+    swallowed: list[bool] = []
+    release = asyncio.Event()
+
+    async def stubborn() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            swallowed.append(True)
+        await release.wait()  # goes on after its cancel, until the test lets go
+
+    async def setup(ctx: Context) -> list[str]:
+        ctx.tasks.append(asyncio.create_task(stubborn()))
+        return []
+
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(service_config("lobby", drain_seconds=0.5), setup,
+                                     stop=stop, signals=False,
+                                     on_started=lambda ctx: stop.set()))
+    try:
+        await asyncio.wait_for(task, timeout=10)
+        assert swallowed == [True]
+    finally:
+        release.set()

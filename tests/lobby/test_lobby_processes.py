@@ -143,7 +143,8 @@ async def check_state(stubs: list[lobby_pb2_grpc.LobbyServiceStub], database_url
     """Both lobbies' ListRooms and the database rows of ``server`` hold exactly
     ``expected`` (room, seat, player)."""
     for stub in stubs:
-        rooms = (await stub.ListRooms(lobby_pb2.ListRoomsRequest(server=server))).rooms
+        rooms = (await stub.ListRooms(lobby_pb2.ListRoomsRequest(server=server),
+                                      timeout=60)).rooms
         assert {(room.room, st.seat, st.player) for room in rooms for st in room.seats} \
             == expected
     engine = db.make_engine(database_url)
@@ -194,8 +195,8 @@ async def race(nats_url: str, tmp: Path, database_url: str) -> None:
         finally:
             for c in channels:
                 await c.close()
-            for lp in lobbies:
-                lp.stop()
+            for lp in lobbies:  # in a thread: the in-process services keep running
+                await asyncio.to_thread(lp.stop)
 
 
 async def test_two_lobbies_100_clients_sqlite(nats_server: str, tmp_path: Path) -> None:
