@@ -67,7 +67,10 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
     whatever ``setup`` raises; the server is stopped in every case.
     """
     log = logging.getLogger(f"paiju.{config.service}")
-    server = grpc.aio.server(interceptors=[MetricsInterceptor()])
+    # No SO_REUSEPORT (gRPC's default on Linux): a port another process holds is
+    # a bind error here, not a second server silently sharing its calls.
+    server = grpc.aio.server(interceptors=[MetricsInterceptor()],
+                             options=[("grpc.so_reuseport", 0)])
     where = f"{config.host}:{config.grpc_port}"
     try:
         port = server.add_insecure_port(where)

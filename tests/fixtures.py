@@ -3,7 +3,12 @@ and services run in-process or as subprocesses.
 
 The pytest fixtures built on these live in ``tests/conftest.py`` (``nats_server``,
 ``nats_process``, ``postgres_url``, ``sqlite_url``); import the plain helpers from
-here (``from tests.fixtures import free_port, running_service, NatsServer``).
+here (``from tests.fixtures import free_port, running_service, NatsServer, until``).
+
+Ports: a server a test starts binds port 0 where it can and the test reads the
+bound port back (``NatsServer``, ``running_service``), so that runs side by side
+never pick the same port; ``tests/platform_procs.py`` retries a start that lost
+a port race.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import os
 import shutil
 import signal
@@ -19,9 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -33,6 +39,24 @@ from paiju.service import Context, Setup, serve
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+T = TypeVar("T")
+
+
+async def until(condition: Callable[[], T], what: str = "the condition",
+                timeout: float = 15.0, interval: float = 0.02) -> T:
+    """Poll ``condition()`` every ``interval`` seconds until it returns a truthy
+    value, and return that value; ``TimeoutError("timed out waiting for <what>")``
+    once ``timeout`` seconds passed without one. (A deadline for a condition,
+    not a timed test: give the timeout a wide margin.)"""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what} ({timeout} s)")
+        await asyncio.sleep(interval)
 
 
 def wait_for_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> None:
@@ -50,34 +74,61 @@ def wait_for_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> 
 
 
 class NatsServer:
-    """A real ``nats-server -js`` on a free (or given) port with its own store dir
-    (it dies with the test process, even a killed one).
+    """A real ``nats-server -js`` with its own store dir (it dies with the test
+    process, even a killed one).
 
-    ``start()`` / ``stop()`` / ``restart()`` keep the same port and store, so a
+    Without ``port`` the first ``start()`` lets the server bind a free port
+    itself and reads it back from its ports file (no race with other runs).
+    ``start()`` / ``stop()`` / ``restart()`` keep that port and the store, so a
     test can take NATS away and bring it back (outage tests). ``url`` is
     ``nats://127.0.0.1:<port>``.
     """
 
     def __init__(self, port: int | None = None) -> None:
-        self.port = port or free_port()
+        self.port = port or 0
         self.store = Path(tempfile.mkdtemp(prefix="paiju-nats-"))
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        """The client URL of this server."""
+        """The client URL of this server. Asked before the first ``start()``
+        (a client that waits for the server to come up), it fixes a free port
+        for the server then."""
+        if not self.port:
+            self.port = free_port()
         return f"nats://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
-        """Start the server (no-op if running); returns once it accepts connections."""
+    def start(self, timeout: float = 10.0) -> None:
+        """Start the server (no-op if running); returns once it accepts
+        connections. ``RuntimeError`` if it exited (e.g. its port was taken)."""
         if self.proc is not None and self.proc.poll() is None:
             return
+        ports_dir = self.store / "ports"
+        shutil.rmtree(ports_dir, ignore_errors=True)
+        ports_dir.mkdir()
         self.proc = subprocess.Popen(
-            [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port),
-             "-sd", str(self.store)],
+            [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port or -1),
+             "-sd", str(self.store / "data"), "--ports_file_dir", str(ports_dir)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=die_with_parent(os.getpid()),
         )
+        # The ports file is written once the server listens (created first,
+        # then filled: read until it parses).
+        deadline = time.monotonic() + timeout
+        url = ""
+        while not url:
+            for path in ports_dir.glob("*.ports"):
+                with contextlib.suppress(ValueError, KeyError, IndexError):
+                    url = json.loads(path.read_text())["nats"][0]
+            if url:
+                break
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"nats-server exited with {self.proc.returncode} "
+                                   f"(port {self.port or 'any'})")
+            if time.monotonic() > deadline:
+                raise TimeoutError("nats-server did not start listening")
+            time.sleep(0.02)
+        self.port = int(url.rsplit(":", 1)[1])
         wait_for_port(self.port)
 
     def stop(self) -> None:
@@ -136,13 +187,16 @@ def postgres_test_url() -> str:
 
 
 def service_config(service: str, **overrides: Any) -> Config:
-    """``load(service)`` with a free gRPC port, no metrics port, and ``overrides``
-    (any :class:`~paiju.config.Config` field, e.g. ``nats_url=...``,
-    ``database_url=...``)."""
-    base = dataclasses.replace(load(service), grpc_port=free_port(), metrics_port=0,
-                               drain_seconds=2.0)
-    base = dataclasses.replace(base, instance=f"{service}-{base.grpc_port}")
-    return dataclasses.replace(base, **overrides)
+    """``load(service)`` with gRPC port 0 (the server binds a free one and
+    :func:`~paiju.service.serve` reports it in ``ctx.config.grpc_port``), no
+    metrics port, and ``overrides`` (any :class:`~paiju.config.Config` field,
+    e.g. ``nats_url=...``, ``database_url=...``)."""
+    config = dataclasses.replace(load(service), grpc_port=0, metrics_port=0,
+                                 drain_seconds=2.0)
+    config = dataclasses.replace(config, **overrides)
+    if "instance" not in overrides:  # serve() names it after the bound port
+        config = dataclasses.replace(config, instance=f"{service}-{config.grpc_port}")
+    return config
 
 
 @contextlib.asynccontextmanager
@@ -150,7 +204,7 @@ async def running_service(
     name: str, setup: Setup, config_overrides: Mapping[str, Any] | None = None,
     contexts: list[Context] | None = None,
 ) -> AsyncIterator[str]:
-    """Run service ``name`` in-process (``paiju.service.serve``) on a free port;
+    """Run service ``name`` in-process (``paiju.service.serve``) on a port it binds;
     yields its address ``127.0.0.1:<port>``, stops it gracefully on exit.
 
     ``config_overrides`` replaces Config fields (``nats_url``, ``database_url``,

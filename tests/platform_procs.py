@@ -1,7 +1,14 @@
 """The whole platform as real processes, for end-to-end tests: a private NATS
 server and the four services (``paiju ledger|table|lobby|gateway``), each in
 its own process on free ports, with SQLite files in a temporary folder, as
-``paiju up`` runs them."""
+``paiju up`` runs them.
+
+The services must know each other's ports before they start, so the ports are
+picked first and bound by the services later: another run on the machine may
+take one in between. A service that then cannot bind its port exits at once
+(gRPC without ``SO_REUSEPORT``, see paiju/service.py), and the platform is
+started again on new ports (``ATTEMPTS`` times at most, with a warning).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,8 @@ import contextlib
 import shutil
 import subprocess
 import tempfile
+import time
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +34,23 @@ from tests.fixtures import (
 )
 
 SERVICES = ("ledger", "table", "lobby", "gateway")
+
+#: Starts tried before a port race is a failure.
+ATTEMPTS = 3
+
+#: What a service logs when its port was taken (paiju/service.py's gRPC bind,
+#: the metrics and WebSocket servers' ``OSError``).
+BIND_ERRORS = ("cannot bind", "Address already in use", "Errno 98")
+
+#: Settings every test platform has (a module's ``extra_env`` may override
+#: them): development sign-in; 1 s for in-flight calls and each stop step on
+#: SIGTERM; and no game drain: the table stops at once, its running games are
+#: voided as after a crash, instead of going on (600 s by default, which
+#: ``stop_process`` cut after 15 s). So a platform stops within about a second
+#: (at most the gateway's 2 s close handshake with a client that does not
+#: answer). The game drain itself is tested on a table of its own
+#: (tests/table/test_many_games.py).
+TEST_SETTINGS = {"DEV_MODE": "1", "DRAIN_SECONDS": "1", "TABLE_GAME_DRAIN_SECONDS": "0"}
 
 
 @dataclass
@@ -49,32 +75,93 @@ class Platform:
 
     def env(self, service: str, extra: Mapping[str, str]) -> dict[str, str]:
         """The environment ``service`` runs with."""
-        return service_env(
-            NATS_URL=self.nats.url, DATA_DIR=str(self.data), DEV_MODE="1",
-            GRPC_PORT=str(self.ports[service]), METRICS_PORT=str(self.metrics[service]),
-            LEDGER_ADDR=self.addr("ledger"), LOBBY_ADDR=self.addr("lobby"),
-            TABLE_ADDRS=self.addr("table"), GATEWAY_PORT=str(self.gateway_port),
-            DRAIN_SECONDS="2", **extra)
+        settings = {
+            "NATS_URL": self.nats.url, "DATA_DIR": str(self.data),
+            "GRPC_PORT": str(self.ports[service]), "METRICS_PORT": str(self.metrics[service]),
+            "LEDGER_ADDR": self.addr("ledger"), "LOBBY_ADDR": self.addr("lobby"),
+            "TABLE_ADDRS": self.addr("table"), "GATEWAY_PORT": str(self.gateway_port),
+            **TEST_SETTINGS, **extra}
+        return service_env(**settings)
+
+    def log(self, service: str) -> str:
+        """What ``service`` wrote to its log so far."""
+        path = self.data / f"{service}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def lost_port_race(self) -> str | None:
+        """The service that exited because its port was taken (its log says
+        so), or ``None``."""
+        for name, proc in self.procs.items():
+            if proc.poll() is not None and any(e in self.log(name) for e in BIND_ERRORS):
+                return name
+        return None
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM every service at once (the gateway first), then wait for
+        each; SIGKILL what is left after ``timeout`` seconds."""
+        procs = list(reversed(list(self.procs.values())))
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        deadline = time.monotonic() + timeout
+        for proc in procs:
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                stop_process(proc, timeout=1.0)  # SIGTERM again, then SIGKILL
+
+
+def _start(nats: NatsServer, extra_env: Mapping[str, str]) -> Platform:
+    """The four services on newly picked ports, until each is SERVING. Raises
+    ``RuntimeError`` as soon as a service exits, ``TimeoutError`` if one is
+    not healthy within 60 s; its processes are started either way (stop them)."""
+    data = Path(tempfile.mkdtemp(prefix="paiju-platform-"))
+    p = Platform(data, nats, {s: free_port() for s in SERVICES},
+                 {s: free_port() for s in SERVICES}, free_port())
+    for name in SERVICES:
+        p.procs[name] = start_service_process(name, p.env(name, extra_env),
+                                              data / f"{name}.log")
+    return p
+
+
+def _wait_healthy(p: Platform) -> None:
+    for name in SERVICES:
+        asyncio.run(wait_health(p.addr(name), timeout=60, proc=p.procs[name]))
+    wait_for_port(p.gateway_port)
 
 
 @contextlib.contextmanager
 def running_platform(extra_env: Mapping[str, str] | None = None) -> Iterator[Platform]:
-    """Start NATS and the four services; stop them all on exit."""
-    data = Path(tempfile.mkdtemp(prefix="paiju-platform-"))
+    """Start NATS and the four services (with :data:`TEST_SETTINGS` and
+    ``extra_env``, ``PAIJU_*`` names without the prefix); stop them all on exit.
+    A start that lost a port race is retried on new ports (with a warning);
+    another failure raises ``RuntimeError``
+    at once (a service exited, or was not SERVING within 60 s) with the folder
+    of the services' logs in the message."""
     nats = NatsServer()
     nats.start()
-    p = Platform(data, nats, {s: free_port() for s in SERVICES},
-                 {s: free_port() for s in SERVICES}, free_port())
     try:
-        for name in SERVICES:
-            p.procs[name] = start_service_process(
-                name, p.env(name, dict(extra_env or {})), data / f"{name}.log")
-        for name in SERVICES:
-            asyncio.run(wait_health(p.addr(name), timeout=60))
-        wait_for_port(p.gateway_port)
-        yield p
+        for attempt in range(1, ATTEMPTS + 1):
+            p = _start(nats, dict(extra_env or {}))
+            try:
+                _wait_healthy(p)
+                break
+            except (RuntimeError, TimeoutError) as e:
+                raced = p.lost_port_race()  # before stopping the others
+                p.stop()
+                if attempt < ATTEMPTS and raced is not None:
+                    warnings.warn(f"test platform start {attempt} failed ({raced}: its port "
+                                  "was taken): trying again on new ports", stacklevel=1)
+                    shutil.rmtree(p.data, ignore_errors=True)
+                    continue
+                raise RuntimeError(f"the platform did not start ({e}); logs in {p.data}") from e
+            except BaseException:
+                p.stop()
+                raise
+        try:
+            yield p
+        finally:
+            p.stop()
+            shutil.rmtree(p.data, ignore_errors=True)
     finally:
-        for proc in reversed(list(p.procs.values())):
-            stop_process(proc)
         nats.close()
-        shutil.rmtree(data, ignore_errors=True)

@@ -18,6 +18,7 @@ from bench import load, run
 REPO = Path(__file__).resolve().parent.parent.parent
 
 
+@pytest.mark.slow  # the whole quick suite: about 60 s
 @pytest.mark.timeout(600)
 def test_quick_suite_runs_and_prints_every_figure(tmp_path: Path) -> None:
     out_json = tmp_path / "bench.json"

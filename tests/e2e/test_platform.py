@@ -25,7 +25,8 @@ from paiju.rules import ENGINES
 from tests.conftest import REPO
 from tests.platform_procs import SERVICES, Platform, running_platform
 
-pytestmark = pytest.mark.timeout(900)
+#: Bots play a game of each of the four before the first test: about 40 s.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from sqlalchemy import text
 
 from paiju.db import async_url, make_engine, migrate, watch
 from paiju.health import Health
-from tests.fixtures import free_port
+from tests.fixtures import free_port, until
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -85,19 +84,11 @@ async def test_migrate_postgres(postgres_url: str, tmp_path: Path) -> None:
     await check_migrate(postgres_url, tmp_path)
 
 
-async def until(condition: object, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not callable(condition) or not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met")
-        await asyncio.sleep(0.05)
-
-
 async def test_watch_reports_a_reachable_database_up(sqlite_url: str) -> None:
     health, engine = Health([]), make_engine(sqlite_url)
     task = asyncio.create_task(watch(engine, health, interval=0.1))
     try:
-        await until(lambda: health.deps.get("database") is True)
+        await until(lambda: health.deps.get("database") is True, "database up", timeout=20)
         assert health.ready
     finally:
         task.cancel()
@@ -110,7 +101,8 @@ async def test_watch_reports_an_unreachable_database_down() -> None:
     engine = make_engine(f"postgresql://postgres@127.0.0.1:{free_port()}/nothing")
     task = asyncio.create_task(watch(engine, health, interval=0.1))
     try:
-        await until(lambda: health.deps.get("database") is False)
+        await until(lambda: health.deps.get("database") is False, "database down",
+                    timeout=20)
         assert not health.ready
     finally:
         task.cancel()

@@ -194,3 +194,16 @@ async def test_stop_while_setup_waits_for_a_dependency() -> None:
     stop.set()
     await asyncio.wait_for(task, timeout=10)
     assert cancelled == [True]
+
+
+async def test_a_port_another_service_serves_on_is_refused() -> None:
+    """gRPC's default SO_REUSEPORT would let a second server share the port
+    (two services answering each other's calls); serve() refuses it."""
+    async with running_service("lobby", Probe().setup) as addr:
+        port = int(addr.rsplit(":", 1)[1])
+        try:
+            async with running_service("lobby", Probe().setup, {"grpc_port": port}):
+                raise AssertionError("a second service serves on the same port")
+        except RuntimeError as e:
+            assert str(e) == f"cannot bind gRPC port 127.0.0.1:{port} (in use?)"
+        assert await call(addr, "Echo", b"still mine") == b"still mine"

@@ -21,6 +21,7 @@ import pytest
 from paiju import natsconn
 from paiju.bots import Bot, BotError, Client, Stats, run_bots
 from paiju.config import DEV_TOKEN_SECRET
+from tests.fixtures import until
 from tests.platform_procs import Platform
 
 pytestmark = pytest.mark.timeout(600)
@@ -162,15 +163,6 @@ async def seat_three(platform: Platform, names: list[str]) -> tuple[list[Capture
     return clients, room
 
 
-async def wait_for(pred: Any, timeout: float = 30.0) -> None:
-    """Wait until ``pred()`` holds (a deadline for a condition, not a timing)."""
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met")
-        await asyncio.sleep(0.05)
-
-
 def my_turn(c: Capture) -> dict[str, Any] | None:
     turns = [e for e in c.events if e["type"] in ("your_turn", "turn", "game_finished")]
     last = turns[-1] if turns else None
@@ -180,7 +172,7 @@ def my_turn(c: Capture) -> dict[str, Any] | None:
 async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:
     clients, _room = await seat_three(platform, ["act-a", "act-b", "act-c"])
     try:
-        await wait_for(lambda: any(my_turn(c) for c in clients))
+        await until(lambda: any(my_turn(c) for c in clients), "a turn", timeout=30)
         turn_holder = next(c for c in clients if my_turn(c))
         other = next(c for c in clients if c is not turn_holder)
         view_before = (await other.client.call("view"))["view"]
@@ -251,8 +243,9 @@ def stored_record(platform: Platform, game_id: str) -> dict[str, Any]:
     return dict(json.loads(row[0]))
 
 
-@pytest.mark.parametrize(("game", "server"), [("doudizhu", "doudizhu-100"),
-                                              ("hunzhan", "hunzhan-100")])
+@pytest.mark.parametrize(("game", "server"), [
+    ("doudizhu", "doudizhu-100"),
+    pytest.param("hunzhan", "hunzhan-100", marks=pytest.mark.slow)])  # about 25 s
 async def test_a_client_never_receives_hidden_cards(platform: Platform, game: str,
                                                     server: str) -> None:
     """Capture everything each client receives in a full game; check by field
@@ -315,8 +308,8 @@ async def test_a_slow_client_is_cut_off_without_slowing_others(platform: Platfor
             await natsconn.publish(nc, f"paiju.lobby.{server}.rooms", "room_changed",
                                    {**payload, "version": i})
         await nc.flush()
-        await wait_for(lambda: sum(1 for e in fast.events if e["type"] == "room_changed"
-                                   and e.get("pad")) >= n, timeout=180)
+        await until(lambda: sum(1 for e in fast.events if e["type"] == "room_changed"
+                                and e.get("pad")) >= n, "the padded events", timeout=180)
         assert (await fast.client.call("ping"))["ok"]
         await nc.close()
     slow_ws.transport.resume_reading()
@@ -333,20 +326,23 @@ async def test_reconnect_within_the_hold_resumes(platform: Platform) -> None:
     hold gets its full view and its seat; the others see it go and come back."""
     clients, _room = await seat_three(platform, ["rc-a", "rc-b", "rc-c"])
     try:
-        await wait_for(lambda: any(e["type"] == "hand" for e in clients[0].events))
+        await until(lambda: any(e["type"] == "hand" for e in clients[0].events), "a hand",
+                    timeout=30)
         token = clients[0].token
         hand = [e for e in clients[0].events if e["type"] == "hand"][-1]["cards"]
         await clients[0].client.close()
-        await wait_for(lambda: any(e["type"] == "seat_disconnected" for e in clients[1].events))
+        await until(lambda: any(e["type"] == "seat_disconnected" for e in clients[1].events),
+                    "seat_disconnected", timeout=30)
         again = Capture(platform.gateway_url)
         await again.__aenter__()
         clients[0] = again
         await again.client.call("auth", token=token)
-        await wait_for(lambda: any(e["type"] == "view" for e in again.events))
+        await until(lambda: any(e["type"] == "view" for e in again.events), "a view", timeout=30)
         view = next(e for e in again.events if e["type"] == "view")
         assert sorted(view["hand"]) == sorted(hand)
         assert (await again.client.call("view"))["view"]["hand"] == view["hand"]
-        await wait_for(lambda: any(e["type"] == "seat_reconnected" for e in clients[1].events))
+        await until(lambda: any(e["type"] == "seat_reconnected" for e in clients[1].events),
+                    "seat_reconnected", timeout=30)
     finally:
         for c in clients:
             await c.__aexit__()

@@ -9,7 +9,8 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.gateway.test_guarantees import seat_three, wait_for
+from tests.fixtures import until
+from tests.gateway.test_guarantees import seat_three
 from tests.platform_procs import Platform
 
 pytestmark = pytest.mark.timeout(300)
@@ -28,8 +29,8 @@ def where_is_calls(p: Platform) -> float:
 async def test_game_commands_after_the_start_do_not_ask_the_lobby(platform: Platform) -> None:
     clients, room = await seat_three(platform, ["route-a", "route-b", "route-c"])
     try:
-        await wait_for(lambda: all(any(e["type"] == "game_started" for e in c.events)
-                                   for c in clients))
+        await until(lambda: all(any(e["type"] == "game_started" for e in c.events)
+                                for c in clients), "game_started at every seat", timeout=30)
         started = [next(e for e in c.events if e["type"] == "game_started") for c in clients]
         rooms = (await clients[0].client.call("rooms", server="doudizhu-10"))["rooms"]
         placed = next(r for r in rooms if r["room"] == room)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,20 +16,11 @@ from nats.aio.client import Client as NATS
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2
 from paiju.natsconn import decode
-from tests.fixtures import NatsServer, wait_health
+from tests.fixtures import NatsServer, until, wait_health
 from tests.ledger.conftest import GRANT_MD, LedgerUnderTest, run_ledger
 from tests.ledger.test_service import refused, settle_request
 
 HUNZHAN = common_pb2.SettlementTerms(base=50, unit=5, fee_rate=0.02)
-
-
-async def until(condition: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
-    """Wait for ``condition`` (a deadline for a condition, not a timing)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        await asyncio.sleep(0.02)
 
 
 async def listen(nc: NATS, players: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -19,6 +19,7 @@ from collections import Counter
 from itertools import combinations
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -269,6 +270,7 @@ def _play_checked(seed: int, declare_p: float, timeout_p: float,
     return game, record, played
 
 
+@pytest.mark.slow  # 150 whole games: about 30 to 70 s
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), declare_p=st.sampled_from([0.3, 1.0]),
        timeout_p=st.sampled_from([0.0, 0.1]))

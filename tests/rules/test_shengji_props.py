@@ -18,6 +18,7 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -171,6 +172,7 @@ def _play_one(decks: int, seed: int, check_every: int) -> None:
     assert out["result"] == result.to_json()
 
 
+@pytest.mark.slow  # 40 whole games: about 15 to 30 s
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32))
 def test_random_games_one_deck(seed: int) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from services.ledger.main import setup as ledger_setup
 from services.table.clock import Clock, FakeClock
 from services.table.main import make_setup
 from services.table.runner import Table
-from tests.fixtures import free_port, running_service
+from tests.fixtures import free_port, running_service, until
 
 GRANT_METADATA = (("x-paiju-grant-key", "dev-grant-key"),)
 
@@ -77,15 +76,8 @@ class Harness:
                 if e["type"] != "balance_changed"]
 
     async def wait(self, pred: Callable[[], Any], what: str, timeout: float = 15.0) -> Any:
-        """Wait until ``pred()`` is truthy (a deadline for a condition, not a timed test)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = pred()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}")
-            await asyncio.sleep(0.005)
+        """``pred()``'s value once truthy (:func:`tests.fixtures.until`)."""
+        return await until(pred, what, timeout, interval=0.005)
 
     async def wait_event(self, room: str, type_: str, count: int = 1,
                          timeout: float = 15.0) -> dict[str, Any]:

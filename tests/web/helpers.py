@@ -132,6 +132,43 @@ async def wait_room(page: Any, room: str, state: str, ready_marks: int = 0,
         }""", arg=[room, state, ready_marks], timeout=timeout * 1000)
 
 
+#: Whether the page's game holds a declaration (叫主 / 亮大A) of the browser player.
+DECLARED_MINE_JS = """() => { const g = window.paiju.S.game;
+  return !!(g && g.declared && g.declared.seat === g.mySeat); }"""
+
+
+def _timeout(e: Exception) -> bool:
+    """Whether ``e`` is Playwright's TimeoutError (the package is optional here)."""
+    return "Timeout" in type(e).__name__
+
+
+async def declare(page: Any, limit: float = 8.0) -> bool:
+    """Declare by clicking the first lit declare button, as a person would,
+    until the page shows the browser player's declaration (True).
+
+    The declare area is drawn again while cards are dealt (a new card can
+    add an option), so the button found may be replaced before or during the
+    click: each try looks the button up afresh, and a click the page did not
+    take (pressed on one button, released on its replacement) is tried again
+    once the declaration has had 2 s to come back. False when no button is lit
+    any more (declaring closed, or nothing left to declare over another
+    player's declaration), or none took within ``limit`` seconds."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if await page.evaluate(DECLARED_MINE_JS):
+            return True
+        button = page.locator(".declare-btn.lit").first
+        if not await button.count():
+            return False
+        try:
+            await button.click(timeout=1000)
+            await page.wait_for_function(DECLARED_MINE_JS, timeout=2000)
+        except Exception as e:
+            if not _timeout(e):
+                raise
+    return bool(await page.evaluate(DECLARED_MINE_JS))
+
+
 def two_cards_of_different_rank(hand: list[str]) -> tuple[int, int] | None:
     """Indices of two cards that no game here plays together (different ranks,
     not the two jokers)."""
@@ -162,8 +199,8 @@ async def play_to_settlement(page: Any, artifacts: Path, prefix: str, *,
             await page.wait_for_timeout(150)
             continue
         if s["declare"] and not done.declares:
-            await page.click(".declare-btn.lit")
-            done.declares += 1
+            if await declare(page):
+                done.declares += 1
             continue
         if s["play"] and s["hints"] not in (None, "") and s["phase"] in ("play", "burying"):
             await my_turn(page, artifacts, prefix, s, done, reconnect)
@@ -250,7 +287,7 @@ async def my_turn(page: Any, artifacts: Path, prefix: str, s: dict[str, Any], do
             "() => !document.querySelector('#btn-play') ||"
             " document.querySelector('#btn-play').dataset.check === 'none'", timeout=5000)
     except Exception as e:  # the turn moved on (a timeout) while clicking: go on
-        if "Timeout" not in type(e).__name__:
+        if not _timeout(e):
             raise
 
 

@@ -44,6 +44,7 @@ pytestmark = pytest.mark.timeout(240)
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 async def test_doudizhu_full_game_desktop(platform: Platform, browser: Any,
                                           artifacts: Path) -> None:
     """Room list states, sitting by clicking a seat, the start button, a full
@@ -92,6 +93,7 @@ async def test_doudizhu_full_game_desktop(platform: Platform, browser: Any,
         await stop_bots(busy + lone, wait=0.1)
 
 
+@pytest.mark.slow
 async def test_hunzhan_full_game_phone(platform: Platform, browser: Any,
                                        artifacts: Path) -> None:
     """On a 390-wide phone screen: the room list, a full hunzhan game (paced

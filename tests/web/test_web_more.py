@@ -38,6 +38,7 @@ from tests.web.helpers import (
     SNAPSHOT_JS,
     RecordingBot,
     check_settlement,
+    declare,
     open_page,
     play_to_settlement,
     start_bots,
@@ -120,7 +121,7 @@ async def declare_until_dealer(page: Any, max_deals: int = 8, limit: float = 70)
                 deals.append(g["id"])
                 assert len(deals) <= max_deals, f"no 3 to declare in {max_deals} deals"
             if g["lit"] and g["id"] not in clicked:
-                await page.click(".declare-btn.lit", timeout=2000)
+                await declare(page)
                 clicked.add(g["id"])
                 continue
             if g["phase"] in ("burying", "play"):
@@ -131,6 +132,7 @@ async def declare_until_dealer(page: Any, max_deals: int = 8, limit: float = 70)
     raise AssertionError(f"not the dealer within {limit} s after {len(deals)} deals")
 
 
+@pytest.mark.slow
 async def test_shengji_dealer_buries(platform: Platform, browser: Any,
                                      artifacts: Path) -> None:
     """shengji, one deck: the browser player declares, deals, sees the kitty,
@@ -217,6 +219,7 @@ def check_kitty_hidden(bots: list[RecordingBot], game_id: str, buried: list[str]
         assert sorted(shown) == sorted(kitty), "everyone saw the kitty before the bury"
 
 
+@pytest.mark.slow
 async def test_daa_full_game(platform: Platform, browser: Any, artifacts: Path) -> None:
     """daa: the browser player and four bots play to the settlement table; the
     declare (亮大A) and 亮明 buttons are clicked where they light up."""
@@ -262,10 +265,15 @@ PROBE_JS = """() => {
 
 #: Lose the next event of a kind as if the network had (``public``: another
 #: seat's ``played``; ``private``: my own ``hand``): the page never sees it.
+#: ``drawnAtGap``: the hand the page draws when the next private event (the
+#: one whose ``seq`` shows the gap) arrives, before the page handles it.
 DROP_JS = """(kind) => {
   const S = window.paiju.S, conn = S.conn, probe = window.__probe;
   const pass = conn.hooks.onEvent;
+  const PRIVATE = ['hand', 'your_turn', 'kitty', 'view'];
+  const drawn = () => [...document.querySelectorAll('#hand .card')].map((c) => c.dataset.card);
   probe.dropped = null;
+  probe.drawnAtGap = null;
   conn.hooks.onEvent = (ev) => {
     const hit = kind === 'public'
       ? ev.type === 'played' && S.game && ev.seat !== S.game.mySeat
@@ -273,7 +281,10 @@ DROP_JS = """(kind) => {
     if (!hit) { pass(ev); return; }
     probe.dropped = ev;
     probe.viewsAtDrop = probe.views;
-    conn.hooks.onEvent = pass;
+    conn.hooks.onEvent = (next) => {
+      if (PRIVATE.includes(next.type)) { probe.drawnAtGap = drawn(); conn.hooks.onEvent = pass; }
+      pass(next);
+    };
   };
 }"""
 
@@ -303,7 +314,7 @@ async def wait_my_play_turn(page: Any, limit: float = 40) -> None:
         if await page.evaluate(MY_PLAY_TURN_JS):
             return
         if await page.locator(".declare-btn.lit").count():
-            await page.click(".declare-btn.lit", timeout=2000)
+            await declare(page)
         await page.wait_for_timeout(50)
     raise AssertionError(f"no turn of play within {limit} s")
 
@@ -341,6 +352,7 @@ async def assert_drawn_as_view(page: Any) -> dict[str, Any]:
     return dict(view)
 
 
+@pytest.mark.slow
 async def test_event_gap_asks_view_and_redraws(platform: Platform, browser: Any,
                                                artifacts: Path) -> None:
     """hunzhan: a lost public event (a bot's play) and later a lost private one
@@ -372,9 +384,10 @@ async def test_event_gap_asks_view_and_redraws(platform: Platform, browser: Any,
         hand_before = (await page.evaluate(DRAWN_JS))["hand"]
         await page.evaluate(DROP_JS, "private")
         played = await play_a_hint(page)
-        await page.wait_for_function("() => !!window.__probe.dropped", timeout=5000)
-        assert (await page.evaluate(DRAWN_JS))["hand"] == hand_before, \
-            "the hand event was lost: the page still draws the played cards"
+        await page.wait_for_function("() => !!window.__probe.drawnAtGap", timeout=15000)
+        assert await page.evaluate("() => window.__probe.dropped.type") == "hand"
+        assert await page.evaluate("() => window.__probe.drawnAtGap") == hand_before, \
+            "the hand event was lost: until the gap shows, the page draws the played cards"
         await page.wait_for_function(
             "() => window.__probe.views > window.__probe.viewsAtDrop", timeout=15000)
         await wait_my_play_turn(page)

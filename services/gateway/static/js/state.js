@@ -41,6 +41,12 @@ export function newGame(ev, mySeat) {
   };
 }
 
+/** The name at ``seat`` in a game's seat list (``座位N`` where it has none). */
+export function nameFromGame(g, seat) {
+  const s = g.seats.find((x) => x.seat === seat);
+  return s ? s.name : `座位${seat + 1}`;
+}
+
 /** The seat of ``player`` in a game_started / view seat list. */
 export function seatOf(seats, player) {
   const s = seats.find((x) => x.player === player);

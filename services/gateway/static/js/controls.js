@@ -1,0 +1,116 @@
+// The player's own controls: the declare area, the bid buttons, the play
+// buttons with the server's check, and the hand.
+
+import { $, setHtml, esc, timerHtml } from "./dom.js";
+import { cardHtml, cardText, isJoker } from "./cards.js";
+import { BIDS, PHASES } from "./text.js";
+import { nameFromGame } from "./state.js";
+
+let handKey = "";
+
+/** Draw the hand again at the next renderHand (a new screen, a resize). */
+export function resetHand() { handKey = ""; }
+
+function declareGroups(options) {
+  const groups = { S: [], H: [], C: [], D: [], NT: [] };
+  for (const cards of options) {
+    const plain = cards.find((c) => !isJoker(c));
+    groups[plain ? plain[1] : "NT"].push(cards);
+  }
+  return groups;
+}
+
+export function renderActions(S) {
+  const g = S.game;
+  const el = $("#actions");
+  if (!el) return;
+  let html = "";
+  if (g && g.my && g.phase !== "finished") {
+    const my = g.my;
+    if (my.phase === "declaring") {
+      const groups = declareGroups(my.declare_options || []);
+      const slot = (key, label, red) => {
+        const opts = groups[key];
+        if (!opts.length) return `<button class="declare-btn off" disabled data-suit="${key}"><span class="${red ? "red" : ""}">${label}</span></button>`;
+        return opts.map((cards) => `<button class="declare-btn lit" data-act="declare" data-suit="${key}" data-cards='${JSON.stringify(cards)}' title="${esc(cards.map(cardText).join(" "))}">` +
+          `<span class="${red ? "red" : ""}">${label}</span>${cards.length > 1 ? `<small>×${cards.length}</small>` : ""}</button>`).join("");
+      };
+      const what = g.game === "daa" ? "亮大A" : "叫主";
+      html = `<div class="declare-area" id="declare-area"><span class="lbl">${what}区</span>` +
+        slot("S", "♠") + slot("H", "♥", true) + slot("C", "♣") + slot("D", "♦", true) +
+        (g.game === "daa" ? "" : slot("NT", "🃏 无主")) +
+        `<span class="note">${my.deadline ? `<span class="timer" data-deadline="${my.deadline}"></span> 秒后不叫视为放弃` : `发牌中，有牌即可${what}`}</span></div>`;
+    } else if (my.phase === "bidding" || my.phase === "robbing") {
+      const kinds = g.hints.map((a) => a.type).filter((t) => BIDS[t]);
+      html = `<div class="bar-btns">${kinds.map((k) => `<button class="bid-btn ${k.startsWith("no_") ? "" : "primary"}" data-act="bid" data-kind="${k}">${BIDS[k]}</button>`).join("")}` +
+        `${timerHtml(my.deadline)}</div>`;
+    } else if (my.phase === "play" || my.phase === "burying") {
+      const bury = my.phase === "burying";
+      const c = g.check;
+      const reveal = g.hints.some((a) => a.type === "reveal");
+      const need = bury ? `<span class="note">请选择要扣底的牌</span>` : "";
+      html = `<div class="bar-btns">` +
+        `<button id="btn-hint" data-act="hint" data-hints="${g.hintsReady ? g.hints.length : ""}">提示</button>` +
+        (my.can_pass && !bury ? `<button id="btn-pass" data-act="pass">不出</button>` : "") +
+        `<button id="btn-play" class="primary" data-act="play" data-check="${c.state}" ${c.state === "legal" ? "" : "disabled"}>${bury ? "扣底" : "出牌"}</button>` +
+        (reveal ? `<button id="btn-reveal" data-act="reveal">亮明</button>` : "") +
+        timerHtml(my.deadline) + need +
+        (c.state === "illegal" ? `<span class="why" id="check-why">${esc(c.error)}</span>` : "") + `</div>`;
+    }
+  } else if (g && g.turn && g.phase !== "finished" && g.turn.seat !== g.mySeat) {
+    html = `<div class="bar-btns wait">等待 <b>${esc(nameFromGame(g, g.turn.seat))}</b> ${PHASES[g.turn.phase] || ""}</div>`;
+  } else if (g && g.phase === "dealing") {
+    html = `<div class="bar-btns wait">发牌中…</div>`;
+  }
+  setHtml(el, html);
+}
+
+
+export function renderHand(S) {
+  const g = S.game;
+  const el = $("#hand");
+  if (!g || g.phase === "finished" || S.screen !== "table") {
+    if (handKey !== "none") { el.innerHTML = ""; handKey = "none"; }
+    return;
+  }
+  // While the shengji dealer buries, the cards it took from the kitty are marked.
+  const fromKitty = g.phase === "burying" && g.my && g.my.phase === "burying" ? [...(g.myKitty || [])] : [];
+  const key = `${g.id}|${g.hand.join(",")}|${[...g.sel].join(",")}|${el.clientWidth}|${fromKitty.join(",")}`;
+  if (key === handKey) return;
+  handKey = key;
+  const phone = window.matchMedia("(max-width: 700px)").matches;
+  const cw = phone ? 46 : 72;
+  const minStep = phone ? 21 : 26;
+  const maxStep = phone ? 30 : 44;
+  const width = Math.max(200, el.clientWidth - 16);
+  const n = g.hand.length;
+  const perRow = Math.max(1, Math.floor((width - cw) / minStep) + 1);
+  const rows = Math.max(1, Math.ceil(n / perRow));
+  const each = Math.ceil(n / rows);
+  const anim = g.dealAnim && n > 0;
+  let newDone = false;
+  const parts = [];
+  for (let r = 0; r < rows; r++) {
+    const start = r * each;
+    const end = Math.min(n, start + each);
+    const k = end - start;
+    const step = k > 1 ? Math.min(maxStep, (width - cw) / (k - 1)) : 0;
+    const cards = [];
+    for (let i = start; i < end; i++) {
+      const c = g.hand[i];
+      let cls = g.sel.has(i) ? "sel" : "";
+      const k = fromKitty.indexOf(c);
+      if (k >= 0) { cls += " fromkitty"; fromKitty.splice(k, 1); }
+      let style = i > start ? `margin-left:${(step - cw).toFixed(1)}px;` : "";
+      if (anim) { cls += " deal"; style += `animation-delay:${i * 90}ms;`; }
+      else if (!newDone && g.newCard && c === g.newCard) { cls += " new"; newDone = true; }
+      cards.push(cardHtml(c, cls, `data-act="toggle" data-i="${i}" style="${style}"`));
+    }
+    parts.push(`<div class="hand-row">${cards.join("")}</div>`);
+  }
+  el.innerHTML = parts.join("");
+  el.dataset.count = String(n);
+  if (anim) g.dealAnim = false;
+  g.newCard = null;
+}
+

@@ -1,0 +1,217 @@
+// Events from the server (docs/client-protocol.md, shared/spec/events.md):
+// the rooms of the watched server, and each game event applied to the game.
+
+import { S, say, nameOf, saveRoom, render, toast } from "./store.js";
+import { displaySort, cardsText } from "./cards.js";
+import { BIDS, REASONS, GAME_NAMES } from "./text.js";
+import { newGame, seatOf, keepSelection, newCardOf } from "./state.js";
+import { requestView, applyViewEvent } from "./view.js";
+import { fetchHints, scheduleCheck } from "./play.js";
+import * as R from "./render.js";
+
+const PRIVATE = new Set(["hand", "your_turn", "kitty", "view"]);
+const DECLARING_GAMES = new Set(["hunzhan", "shengji", "daa"]);
+
+// -- rooms ---------------------------------------------------------------------------
+
+function roomChanged(ev) {
+  const key = ev.room;
+  const old = S.rooms.get(key);
+  if (old && ev.version !== undefined && old.version !== undefined && ev.version < old.version) return;
+  if (ev.server === S.server) S.rooms.set(key, ev);
+  if (S.room && S.room.room === key) {
+    if (ev.version !== undefined && S.room.version !== undefined && ev.version < S.room.version) return;
+    const mine = ev.seats.some((s) => s.player === S.me.player);
+    if (!mine) {
+      toast(S.game && S.game.phase !== "finished" ? "你已离开牌局" : "你已被请出房间（未在规定时间内开始，或金币不足）");
+      S.room = null;
+      S.game = null;
+      S.result = null;
+      saveRoom();
+      S.screen = "rooms";
+    } else {
+      S.room = ev;
+      const me = ev.seats.find((s) => s.player === S.me.player);
+      if (me && typeof me.coins === "number" && me.coins > 0) S.me.coins = me.coins;
+    }
+  }
+}
+
+// -- events --------------------------------------------------------------------------
+
+export function onEvent(ev) {
+  const t = ev.type;
+  if (window.paijuDebug) console.log("event", JSON.stringify(ev));
+  if (t === "room_changed") { roomChanged(ev); render(); return; }
+  if (t === "balance_changed") {
+    if (S.me && typeof ev.coins === "number") S.me.coins = ev.coins;
+    render();
+    return;
+  }
+  if (t === "view") { applyViewEvent(ev); return; }
+  if (!ev.game_id) return;
+  if (S.oldGames.has(ev.game_id) && t !== "game_finished") return;
+  if (t === "game_started") {
+    const mySeat = seatOf(ev.seats, S.me.player);
+    if (mySeat === null) return;
+    S.game = newGame(ev, mySeat);
+    S.result = null;
+    S.screen = "table";
+    if (S.room) S.room = { ...S.room, state: "started" };
+    say(`新的一局${GAME_NAMES[ev.game] || ev.game}开始`);
+    render();
+    return;
+  }
+  const g = S.game;
+  if (!g || g.id !== ev.game_id) {
+    if (!S.oldGames.has(ev.game_id)) requestView();
+    return;
+  }
+  // seq: public events carry the game's public seq, private ones my own.
+  if (typeof ev.seq === "number") {
+    const key = PRIVATE.has(t) ? "priv" : "pub";
+    if (ev.seq <= g[key]) return;
+    if (ev.seq > g[key] + 1) requestView();
+    g[key] = ev.seq;
+  }
+  const handler = HANDLERS[t];
+  if (handler) handler(g, ev);
+  render();
+}
+
+function clearTrickIfOver(g) {
+  if (g.trickOver) { g.plays = {}; g.trickOver = false; }
+}
+
+const HANDLERS = {
+  dealing(g, ev) {
+    const before = g.handCounts;
+    g.handCounts = [...ev.cards_dealt_per_seat];
+    g.dealing = { dealt: ev.dealt ?? 0, total: ev.total ?? 0, done: !!ev.done };
+    if (ev.dealt === undefined && ev.done) {
+      g.dealAnim = true; // dealt at once: animate it here
+      R.dealBurst(g, g.handCounts);
+    } else {
+      R.flyCards(g, before, g.handCounts);
+    }
+    if (ev.done && g.phase === "dealing") g.phase = DECLARING_GAMES.has(g.game) ? "declaring" : "bidding";
+  },
+  declared(g, ev) {
+    g.declared = { seat: ev.seat, cards: ev.cards };
+    if (g.game === "daa") g.bigA = ev.big_a ?? g.bigA;
+    else { g.trump = ev.trump ?? null; g.noTrump = !!ev.no_trump; }
+    g.plays = { [ev.seat]: { cards: ev.cards, note: g.game === "daa" ? "亮大A" : "叫主" } };
+    say(`${nameOf(ev.seat)} ${g.game === "daa" ? "亮大A" : "叫主"} ${cardsText(ev.cards)}`);
+  },
+  declaring_closed(g, ev) {
+    if (g.game === "daa") g.bigA = ev.big_a ?? g.bigA;
+    else { g.trump = ev.trump ?? null; g.noTrump = ev.no_trump ?? ev.trump === null; }
+    if (ev.dealer !== undefined) g.dealer = ev.dealer;
+    g.plays = {};
+    if (g.my && g.my.phase === "declaring") g.my = null;
+    if (ev.redeal) { say("无人叫主，重新发牌"); return; }
+    g.phase = g.game === "shengji" ? "burying" : "play";
+    // The hand's order now follows the trump: the server's view has it.
+    requestView();
+  },
+  bid(g, ev) {
+    g.plays[ev.seat] = { bid: ev.kind };
+    g.multiplier = ev.multiplier ?? g.multiplier;
+    say(`${nameOf(ev.seat)} ${BIDS[ev.kind] || ev.kind}`);
+  },
+  kitty_shown(g, ev) {
+    g.kitty = ev.cards || [];
+    if (ev.landlord !== undefined) {
+      g.landlord = ev.landlord;
+      g.plays = {};
+      say(`${nameOf(ev.landlord)} 当地主`);
+    }
+  },
+  kitty(g, ev) { g.myKitty = ev.cards || []; },
+  turn(g, ev) {
+    g.turn = { seat: ev.seat, deadline: ev.deadline, phase: ev.phase };
+    if (ev.phase) g.phase = ev.phase;
+    if (ev.seat !== g.mySeat && g.my && g.my.phase !== "declaring") g.my = null;
+  },
+  your_turn(g, ev) {
+    g.my = { phase: ev.phase, deadline: ev.deadline, can_pass: !!ev.can_pass,
+      declare_options: ev.declare_options || [] };
+    g.hints = [];
+    g.hintsReady = false;
+    g.hintIdx = 0;
+    if (ev.phase !== "declaring") {
+      g.phase = ev.phase;
+      g.check = { state: "none", error: "" };
+      fetchHints();
+      if (g.sel.size) scheduleCheck();
+    }
+  },
+  played(g, ev) {
+    clearTrickIfOver(g);
+    g.plays[ev.seat] = { cards: ev.cards, combination: ev.combination };
+    if (ev.seat !== g.mySeat) g.handCounts[ev.seat] = Math.max(0, g.handCounts[ev.seat] - ev.cards.length);
+  },
+  passed(g, ev) {
+    clearTrickIfOver(g);
+    g.plays[ev.seat] = { pass: true };
+  },
+  taken_back(g, ev) {
+    const p = g.plays[ev.seat] || {};
+    g.plays[ev.seat] = { ...p, taken: ev.cards };
+    if (ev.seat !== g.mySeat) g.handCounts[ev.seat] += ev.cards.length;
+    say(`${nameOf(ev.seat)} 收回 ${ev.cards.length} 张牌`);
+  },
+  trick_won(g, ev) {
+    g.trickOver = true;
+    // A trick's points go to its winner (a later ``scores`` event, where the
+    // game sends one, says the same).
+    if (ev.points && ["hunzhan", "shengji"].includes(g.game)) {
+      if (!g.captured) g.captured = new Array(g.n).fill(0);
+      g.captured[ev.seat] += ev.points;
+    }
+    g.lastWinner = ev.seat;
+    if (ev.points) say(`${nameOf(ev.seat)} 赢得本轮 ${ev.points} 分`);
+    const id = g.id;
+    setTimeout(() => {
+      if (S.game && S.game.id === id && S.game.trickOver) { clearTrickIfOver(S.game); render(); }
+    }, 2500);
+  },
+  revealed(g, ev) { g.revealed = ev.seat; say(`${nameOf(ev.seat)} 亮明`); },
+  player_out(g, ev) { g.places[ev.seat] = ev.place; say(`${nameOf(ev.seat)} 第 ${ev.place} 个出完`); },
+  timed_out(g, ev) { say(`${nameOf(ev.seat)} 超时（连续 ${ev.count} 次）`); },
+  escaped(g, ev) { say(`${nameOf(ev.seat)} 逃跑`); },
+  seat_disconnected(g, ev) {
+    const s = g.seats.find((x) => x.seat === ev.seat);
+    if (s) { s.disconnected = true; s.hold_until = ev.hold_until; }
+    say(`${nameOf(ev.seat)} 断线，等待重连`);
+  },
+  seat_reconnected(g, ev) {
+    const s = g.seats.find((x) => x.seat === ev.seat);
+    if (s) { s.disconnected = false; s.hold_until = null; }
+    say(`${nameOf(ev.seat)} 已重连`);
+  },
+  scores(g, ev) {
+    if (ev.captured) g.captured = ev.captured;
+    if (ev.defender_points !== undefined) g.defenderPoints = ev.defender_points;
+  },
+  hand(g, ev) {
+    const cards = g.phase === "dealing" ? displaySort(ev.cards) : [...ev.cards];
+    g.newCard = g.phase === "dealing" ? newCardOf(g.hand, cards) : null;
+    g.sel = keepSelection(g.hand, g.sel, cards);
+    g.hand = cards;
+    g.handCounts[g.mySeat] = cards.length;
+    if (g.sel.size) scheduleCheck();
+  },
+  game_finished(g, ev) {
+    g.turn = null;
+    g.my = null;
+    S.oldGames.add(g.id);
+    if (ev.reason === "redeal") { say(REASONS.redeal); return; }
+    g.phase = "finished";
+    g.trickOver = true;
+    S.result = { ...ev, seats: g.seats, mySeat: g.mySeat, game: g.game };
+    if (ev.reason === "escape") say(REASONS.escape);
+    say("本局结束");
+  },
+};
+

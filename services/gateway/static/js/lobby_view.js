@@ -1,0 +1,67 @@
+// The top bar, the coin servers and the rooms of a server.
+
+import { $, setHtml, esc, avatar } from "./dom.js";
+import { GAME_NAMES, STATE_NAMES, SEATS } from "./text.js";
+
+export function renderTop(S) {
+  const me = S.me;
+  setHtml($("#top"), `<span class="logo">🂡 牌局 <small>paiju</small></span>` +
+    (me ? `<span class="who">${avatar(me.player, me.name, "sm")}<b id="me-name">${esc(me.name)}</b>` +
+      `<span class="coins">💰 <span id="me-coins">${me.coins}</span></span></span>` : "") +
+    `<span class="conn ${S.connected ? "on" : "off"}" id="conn-state">${S.connected ? "已连接" : "重连中…"}</span>` +
+    (me ? `<button class="link" data-act="logout">退出</button>` : ""));
+}
+
+// -- lobby -----------------------------------------------------------------------------------
+
+function serverTerms(s) {
+  return `底分 ${s.base} · 最低 ${s.min_coins} 金币 · 手续费 ${Math.round((s.fee_rate || 0) * 100)}%`;
+}
+
+export function renderServers(S) {
+  const byGame = {};
+  for (const s of S.servers) (byGame[s.game] ||= []).push(s);
+  setHtml($("#screen-servers"), `<h2>金币服务器</h2>` + Object.entries(byGame).map(([game, list]) =>
+    `<div class="game-group"><h3>${esc(GAME_NAMES[game] || game)}</h3><div class="servers">` +
+    list.map((s) => `<button class="server" data-act="openServer" data-server="${esc(s.server)}">` +
+      `<span class="sname">${esc(s.name)}</span><span class="sterms">${esc(serverTerms(s))}</span>` +
+      `<span class="srooms">${s.rooms} 个房间 · ${s.seats || SEATS[s.game]} 人</span></button>`).join("") +
+    `</div></div>`).join(""));
+}
+
+export function roomSize(S, room) {
+  const srv = S.servers.find((x) => x.server === room.server);
+  return room.size || (srv && srv.seats) || SEATS[room.game] || 4;
+}
+
+function roomTile(S, room) {
+  const n = roomSize(S, room);
+  const started = room.state === "started";
+  const seats = [];
+  for (let i = 0; i < n; i++) {
+    const angle = Math.PI / 2 - (i * 2 * Math.PI) / n; // counter-clockwise: the next seat on the right
+    const pos = `left:${(50 + 40 * Math.cos(angle)).toFixed(1)}%;top:${(50 + 38 * Math.sin(angle)).toFixed(1)}%`;
+    const p = room.seats.find((s) => s.seat === i);
+    if (p) {
+      seats.push(`<div class="rseat taken" style="${pos}" data-seat="${i}">${avatar(p.player, p.name, "sm")}` +
+        `<span class="nm">${esc(p.name)}</span>${p.ready && !started ? `<span class="hand-up" title="已准备">✋</span>` : ""}</div>`);
+    } else if (started) {
+      seats.push(`<div class="rseat closed" style="${pos}" data-seat="${i}" title="游戏已开始">·</div>`);
+    } else {
+      seats.push(`<div class="rseat free" style="${pos}" data-act="sit" data-room="${esc(room.room)}" data-seat="${i}" title="坐下">坐下</div>`);
+    }
+  }
+  const short = room.room.slice(room.room.lastIndexOf("-") + 1);
+  return `<div class="room state-${room.state}" data-room="${esc(room.room)}" data-state="${room.state}">` +
+    `<div class="rhead"><span>${esc(short)} 号桌</span><span class="rstate">${STATE_NAMES[room.state] || room.state}</span></div>` +
+    `<div class="rtable"><div class="tabletop">${started ? `<span class="cardicon" title="游戏中">🂠</span>` : ""}</div>${seats.join("")}</div></div>`;
+}
+
+export function renderRooms(S) {
+  const srv = S.servers.find((x) => x.server === S.server);
+  const rooms = [...S.rooms.values()].filter((r) => r.server === S.server).sort((a, b) => a.room.localeCompare(b.room));
+  setHtml($("#screen-rooms"), `<div class="bar"><button data-act="backToServers">← 服务器</button>` +
+    `<h2>${esc(srv ? srv.name : S.server)}</h2><span class="terms">${srv ? esc(serverTerms(srv)) : ""}</span>` +
+    `<span class="legend"><i class="lgd idle"></i>空闲 <i class="lgd waiting"></i>等待 <i class="lgd started"></i>已开始</span></div>` +
+    `<div class="rooms">${rooms.map((r) => roomTile(S, r)).join("")}</div>`);
+}

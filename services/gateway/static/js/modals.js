@@ -1,0 +1,34 @@
+// The 看分 and 上一轮 dialogs.
+
+import { esc } from "./dom.js";
+import { rowHtml } from "./cards.js";
+import { trickEntries, trickWinner, nameFromGame } from "./state.js";
+
+function nameIn(S, seat) {
+  if (S.game) return nameFromGame(S.game, seat);
+  const p = S.room && S.room.seats.find((s) => s.seat === seat);
+  return p ? p.name : `座位${seat + 1}`;
+}
+
+export function scoresHtml(S, scores) {
+  const rows = [];
+  if (Array.isArray(scores.scores)) {
+    scores.scores.forEach((s, seat) => rows.push(`<tr><td>${esc(nameIn(S, seat))}</td><td>${s.points}</td><td>${rowHtml(s.cards, "mini2")}</td></tr>`));
+  } else if (Array.isArray(scores.captured)) {
+    scores.captured.forEach((p, seat) => rows.push(`<tr><td>${esc(nameIn(S, seat))}</td><td>${p}</td><td></td></tr>`));
+  }
+  let html = rows.length ? `<table class="scores"><thead><tr><th>玩家</th><th>得分</th><th>分牌</th></tr></thead><tbody>${rows.join("")}</tbody></table>` : "";
+  if (scores.defender_points !== undefined) html += `<p>闲家得分：<b>${scores.defender_points}</b></p>`;
+  return html || `<p>本游戏不计分牌。</p>`;
+}
+
+export function lastTrickHtml(S, trick) {
+  const t = trick && trick.last_trick;
+  const entries = trickEntries(t);
+  if (!entries.length) return `<p>还没有上一轮。</p>`;
+  const winner = trickWinner(t, trick.last_trick_winner);
+  return `<table class="scores"><tbody>` + entries.map((e) => `<tr class="${e.seat === winner ? "mine" : ""}"><td>${esc(nameIn(S, e.seat))}${e.seat === winner ? " 🏆" : ""}</td>` +
+    `<td>${e.pass ? "不出" : e.taken ? `收回 ${e.taken.length} 张` : rowHtml(e.cards, "mini2")}</td></tr>`).join("") + `</tbody></table>` +
+    (t && t.points !== undefined ? `<p>本轮分数：${t.points}</p>` : "");
+}
+

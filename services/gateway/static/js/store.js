@@ -1,0 +1,52 @@
+// The client's state and the small helpers every part of the controller
+// uses: the log, names of seats, the saved room, drawing, calls.
+
+import * as R from "./render.js";
+
+export const S = {
+  conn: null,
+  connected: false,
+  me: null,                 // {player, name, coins}
+  token: sessionStorage.getItem("paiju.token") || "",
+  screen: "login",
+  servers: [],
+  server: null,             // the server whose rooms are listed / watched
+  rooms: new Map(),         // room id -> room (room_changed shape)
+  room: null,               // my room
+  game: null,
+  result: null,             // the last game_finished (settlement table)
+  oldGames: new Set(),
+  log: [],
+  modal: null,              // {title, html}
+  viewPending: false,
+};
+
+// -- helpers -----------------------------------------------------------------------
+
+export function toast(text, bad = true) { R.toast(text, bad); }
+
+export function say(text) {
+  S.log.push(text);
+  if (S.log.length > 300) S.log.shift();
+}
+
+export function nameOf(seat) {
+  const g = S.game;
+  const s = g && g.seats.find((x) => x.seat === seat);
+  if (s && s.name) return s.name;
+  const r = S.room && S.room.seats.find((x) => x.seat === seat);
+  return r ? r.name : `座位${seat + 1}`;
+}
+
+export function saveRoom() {
+  if (S.room) sessionStorage.setItem("paiju.room", JSON.stringify({ server: S.room.server, room: S.room.room }));
+  else sessionStorage.removeItem("paiju.room");
+}
+
+export function render() { R.render(S); }
+
+export async function call(cmd, args) {
+  const r = await S.conn.call(cmd, args);
+  return r;
+}
+

@@ -1,0 +1,216 @@
+// The room and the game around the felt: the seats, the middle (deal, kitty,
+// settlement, start button) and the right panel. The player's own controls
+// and hand are in controls.js.
+
+import { $, setHtml, esc, avatar } from "./dom.js";
+import { backHtml, rowHtml, suitSymbol } from "./cards.js";
+import { GAME_NAMES, BIDS, PHASES, REASONS } from "./text.js";
+import { nameFromGame } from "./state.js";
+import { roomSize } from "./lobby_view.js";
+import { renderActions, renderHand } from "./controls.js";
+
+const POS = {
+  2: ["bottom", "top"],
+  3: ["bottom", "right", "left"],
+  4: ["bottom", "right", "top", "left"],
+  5: ["bottom", "right", "topright", "topleft", "left"],
+};
+
+function mySeatOf(S) {
+  if (S.game) return S.game.mySeat;
+  const me = S.room && S.room.seats.find((s) => s.player === S.me.player);
+  return me ? me.seat : 0;
+}
+
+function seatCount(S) {
+  if (S.game) return S.game.n;
+  return S.room ? roomSize(S, S.room) : 4;
+}
+
+function posOf(S, seat) {
+  const n = seatCount(S);
+  return (POS[n] || POS[4])[(seat - mySeatOf(S) + n) % n];
+}
+
+function trumpText(g) {
+  if (!g) return "";
+  if (g.game === "doudizhu") return g.landlord !== null && g.landlord !== undefined ? "" : "";
+  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitSymbol(g.bigA)}A</b></span>` : "";
+  if (g.trump === undefined) return "";
+  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>🃏 无主</b></span>`;
+  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitSymbol(g.trump)}</b></span>`;
+}
+
+function playerSeats(S) {
+  // Names and ids from the game, coins and ready marks from the room.
+  const out = new Map();
+  if (S.room) for (const s of S.room.seats) out.set(s.seat, { ...s });
+  const g = S.game;
+  if (g && g.phase !== "finished") {
+    for (const s of g.seats) out.set(s.seat, { ...(out.get(s.seat) || {}), ...s, ready: false });
+  }
+  return out;
+}
+
+function scoreText(S, g, seat) {
+  if (!g) return "";
+  if (g.game === "doudizhu") {
+    if (g.landlord === null || g.landlord === undefined) return "";
+    return seat === g.landlord ? `<span class="badge ll">地主</span>` : `<span class="badge farmer">农民</span>`;
+  }
+  if (g.game === "daa") {
+    const bits = [];
+    if (g.places[seat]) bits.push(`第${g.places[seat]}名`);
+    if (g.revealed === seat) bits.push("亮明");
+    return bits.join(" ");
+  }
+  const cap = g.captured ? g.captured[seat] : null;
+  let s = cap !== null && cap !== undefined ? `得分 <b>${cap}</b>` : "";
+  if (g.game === "shengji" && g.dealer === seat) s += ` <span class="badge ll">庄</span>`;
+  return s;
+}
+
+function playZone(S, g, seat, pos) {
+  const p = g && g.plays[seat];
+  let inner = "";
+  if (p) {
+    if (p.pass) inner = `<span class="say">不出</span>`;
+    else if (p.bid) inner = `<span class="say">${BIDS[p.bid] || p.bid}</span>`;
+    else if (p.cards) inner = rowHtml(p.cards, "small");
+    if (p.note) inner = `<span class="say sm">${esc(p.note)}</span>` + inner;
+    if (p.taken) inner += `<span class="say sm">收回 ${p.taken.length} 张</span>`;
+  }
+  return `<div class="pzone zone-${pos} ${g && g.trickOver ? "over" : ""}" data-seat="${seat}">${inner}</div>`;
+}
+
+function renderSeats(S) {
+  const g = S.game;
+  const n = seatCount(S);
+  const players = playerSeats(S);
+  const mine = mySeatOf(S);
+  const html = [];
+  for (let seat = 0; seat < n; seat++) {
+    const pos = posOf(S, seat);
+    if (g && g.phase !== "finished") html.push(playZone(S, g, seat, pos));
+    else if (g && S.result) html.push(playZone(S, g, seat, pos));
+    if (seat === mine) continue;
+    const p = players.get(seat);
+    if (!p) {
+      html.push(`<div class="pbox empty pos-${pos}" data-seat="${seat}"><span class="avatar none">空</span><span class="pname">空位</span></div>`);
+      continue;
+    }
+    const turn = g && g.turn && g.turn.seat === seat && g.phase !== "finished";
+    const inGame = g && g.phase !== "finished";
+    const count = inGame ? g.handCounts[seat] : null;
+    html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${p.disconnected ? "offline" : ""}" data-seat="${seat}">` +
+      avatar(p.player, p.name) +
+      `<div class="pinfo"><div class="pname">${esc(p.name)}</div>` +
+      `<div class="pcoins">💰 ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}</div></div>` +
+      (!inGame && p.ready ? `<span class="ready-mark" title="已准备">✋</span>` : "") +
+      (inGame ? `<div class="pcount">${backHtml("mini")}<span>${count}</span></div>` : "") +
+      (turn ? `<div class="turnmark" title="轮到此玩家">⏳<span class="timer" data-deadline="${g.turn.deadline || ""}"></span></div>` : "") +
+      (p.disconnected ? `<div class="offline-mark">断线 <span class="timer" data-deadline="${p.hold_until || ""}"></span></div>` : "") +
+      `</div>`);
+  }
+  setHtml($("#seats"), html.join(""));
+}
+
+function settlementHtml(S) {
+  const r = S.result;
+  const rows = [...(r.settlement || [])];
+  const name = (row) => {
+    const s = r.seats.find((x) => x.player === row.player || x.seat === row.seat);
+    return s ? s.name : row.player;
+  };
+  rows.sort((a, b) => (b.player === S.me.player) - (a.player === S.me.player) || (a.seat ?? 0) - (b.seat ?? 0));
+  const signed = (x) => (x > 0 ? `+${x}` : `${x}`);
+  let body = rows.map((row) => `<tr class="${row.player === S.me.player ? "mine" : ""}">` +
+    `<td>${esc(name(row))}</td><td>${signed(row.points)}</td><td class="${row.coins > 0 ? "win" : row.coins < 0 ? "lose" : ""}">${signed(row.coins)}</td><td>${row.fee}</td></tr>`).join("");
+  if (!rows.length && r.result) {
+    body = r.seats.map((s) => `<tr class="${s.seat === r.mySeat ? "mine" : ""}"><td>${esc(s.name)}</td><td>${signed(r.result.points[s.seat])}</td><td>—</td><td>—</td></tr>`).join("");
+  }
+  const reason = REASONS[r.reason] ? `<div class="reason">${REASONS[r.reason]}</div>` : "";
+  const err = r.settlement_error ? `<div class="reason">结算未完成：${esc(r.settlement_error)}</div>` : "";
+  return `<div id="settlement" class="settle"><h3>本局结算表</h3>${reason}${err}` +
+    `<table><thead><tr><th>用户名</th><th>分数</th><th>金币</th><th>手续费</th></tr></thead><tbody>${body}</tbody></table>` +
+    `<button id="btn-ready" class="big" data-act="ready">开 始</button></div>`;
+}
+
+function renderCenter(S) {
+  const g = S.game;
+  const room = S.room;
+  let html = "";
+  if (S.result) {
+    html = settlementHtml(S);
+  } else if (g && g.phase !== "finished") {
+    const bits = [];
+    if (g.phase === "dealing") {
+      bits.push(`<div class="deck">${backHtml()}${backHtml()}${backHtml()}</div>`);
+      if (g.dealing.total) bits.push(`<div class="note">发牌 ${g.dealing.dealt}/${g.dealing.total}</div>`);
+    }
+    // shengji shows the kitty while the dealer buries; what it buries stays hidden.
+    if (g.kitty && g.kitty.length && (g.game !== "shengji" || g.phase === "burying")) {
+      bits.push(`<div class="kitty"><span class="lbl">底牌</span>${rowHtml(g.kitty, "small")}</div>`);
+    } else if (g.game === "doudizhu" && g.landlord === null) {
+      bits.push(`<div class="kitty"><span class="lbl">底牌</span><div class="cardrow">${backHtml("small")}${backHtml("small")}${backHtml("small")}</div></div>`);
+    }
+    html = `<div class="center-info">${bits.join("")}</div>`;
+  } else if (room) {
+    const me = room.seats.find((s) => s.player === S.me.player);
+    if (me && !me.ready) {
+      const dl = room.ready_deadline || room.ready_deadline_ms;
+      html = `<div class="center-info"><button id="btn-ready" class="big" data-act="ready">开 始</button>` +
+        (dl ? `<div class="note warn">请在 <span class="timer" data-deadline="${dl}"></span> 秒内点开始，否则将被请出房间</div>` : "") + `</div>`;
+    } else {
+      html = `<div class="center-info"><div class="note">已准备，等待其他玩家开始…</div></div>`;
+    }
+  }
+  setHtml($("#center"), html);
+}
+
+function renderSide(S) {
+  const me = S.me;
+  const room = S.room;
+  const g = S.game;
+  const srv = room && S.servers.find((x) => x.server === room.server);
+  const mySeat = mySeatOf(S);
+  const bits = [];
+  if (g && g.phase !== "finished") {
+    bits.push(`<div class="row"><span>阶段</span><b id="phase">${PHASES[g.phase] || g.phase}</b></div>`);
+    const t = trumpText(g);
+    if (t) bits.push(`<div class="row">${t}</div>`);
+    if (g.game === "doudizhu") {
+      if (g.landlord !== null && g.landlord !== undefined) bits.push(`<div class="row"><span>地主</span><b id="landlord">${esc(nameFromGame(g, g.landlord))}</b></div>`);
+      bits.push(`<div class="row"><span>倍数</span><b>×${g.multiplier}</b></div>`);
+    }
+    const mine = scoreText(S, g, mySeat);
+    if (mine) bits.push(`<div class="row"><span>我的</span><span>${mine}</span></div>`);
+    if (g.myKitty && g.myKitty.length && g.game === "shengji") bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
+  }
+  const started = room && room.state === "started" && g && g.phase !== "finished";
+  setHtml($("#side"),
+    `<div class="me">${me ? avatar(me.player, me.name, "lg") : ""}<div><div class="pname">${esc(me ? me.name : "")}</div>` +
+    `<div class="pcoins">💰 ${me ? me.coins : ""}</div></div></div>` +
+    `<div class="info">` + (room ? `<div class="row"><span>服务器</span><b>${esc(srv ? srv.name : room.server)}</b></div>` +
+      `<div class="row"><span>房间</span><b>${esc(room.room)}</b></div>` +
+      `<div class="row"><span>游戏</span><b>${esc(GAME_NAMES[room.game] || room.game)}</b></div>` +
+      (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") : "") +
+    `</div><div class="ginfo">${bits.join("")}</div>` +
+    `<div class="side-btns"><button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>` +
+    (!started ? `<button id="btn-stand" data-act="stand">站起</button>` : "") + `</div>` +
+    `<div class="log" id="log">${S.log.slice(-12).map((l) => `<div>${esc(l)}</div>`).join("")}</div>`);
+  const log = $("#log");
+  log.scrollTop = log.scrollHeight;
+}
+
+export function renderTable(S) {
+  renderSeats(S);
+  renderCenter(S);
+  renderActions(S);
+  renderHand(S);
+  renderSide(S);
+  const felt = $("#felt");
+  felt.dataset.game = S.game ? S.game.game : (S.room ? S.room.game : "");
+  felt.dataset.phase = S.game ? S.game.phase : "waiting";
+}
+

@@ -1,0 +1,51 @@
+// The server's ``view``: asked after a reconnect or a gap in an event
+// ``seq``, and the game redrawn from it.
+
+import { S, render, call } from "./store.js";
+import { gameFromView, keepSelection } from "./state.js";
+import { fetchHints } from "./play.js";
+
+/** Ask for my whole ``view`` and redraw from it (after a reconnect or a gap in
+ * an event ``seq``). Events can overtake the reply: where the page had already
+ * seen later events than the view holds, the view is applied and asked again. */
+export async function requestView() {
+  if (S.viewPending) return;
+  S.viewPending = true;
+  const r = await call("view");
+  S.viewPending = false;
+  if (r.ok) {
+    const old = S.game;
+    const stale = old && r.view && old.id === r.view.game_id &&
+      (old.pub > (r.view.seq || 0) || old.priv > (r.view.player_seq || 0));
+    applyView(r.view);
+    if (stale && S.game && S.game.phase !== "finished") { requestView(); return; }
+  } else if (r.error === "no_game" && S.game && S.game.phase !== "finished") S.game = null;
+  render();
+}
+
+function applyView(v) {
+  if (!v || !v.game_id) return;
+  if (S.oldGames.has(v.game_id)) return;
+  const g = gameFromView(v);
+  if (S.game && S.game.id === g.id) g.sel = keepSelection(S.game.hand, S.game.sel, g.hand);
+  S.game = g;
+  if (S.result && S.result.game_id !== g.id) S.result = null;
+  S.screen = "table";
+  if (g.my) fetchHints();
+  render();
+}
+
+/** The ``view`` event a reconnect brings: the view's fields at the top level,
+ * but its ``seq`` is my private sequence number (the view's public ``seq`` is
+ * overwritten by it). It is drawn at once; the ``view`` command, asked next,
+ * brings the public ``seq`` too. An older one than what the page has is dropped. */
+export function applyViewEvent(ev) {
+  const v = ev.view || ev;
+  if (!v.game_id || S.oldGames.has(v.game_id)) return;
+  const g = S.game;
+  const same = g && g.id === v.game_id;
+  if (same && typeof ev.seq === "number" && ev.seq <= g.priv) return;
+  applyView({ ...v, seq: same ? g.pub : 0, player_seq: typeof ev.seq === "number" ? ev.seq : 0 });
+  requestView();
+}
+
