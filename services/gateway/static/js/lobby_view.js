@@ -9,7 +9,7 @@ export function renderTop(S) {
     (me ? `<span class="who">${avatar(me.player, me.name, "sm")}<b id="me-name">${esc(me.name)}</b>` +
       `<span class="coins">💰 <span id="me-coins">${me.coins}</span></span></span>` : "") +
     `<span class="conn ${S.connected ? "on" : "off"}" id="conn-state">${S.connected ? "已连接" : "重连中…"}</span>` +
-    (me ? `<button class="link" data-act="logout">退出</button>` : ""));
+    (me ? `<button class="link" id="btn-logout" data-act="logout">登出</button>` : ""));
 }
 
 // -- lobby -----------------------------------------------------------------------------------
@@ -43,7 +43,8 @@ function roomTile(S, room) {
     const pos = `left:${(50 + 40 * Math.cos(angle)).toFixed(1)}%;top:${(50 + 38 * Math.sin(angle)).toFixed(1)}%`;
     const p = room.seats.find((s) => s.seat === i);
     if (p) {
-      seats.push(`<div class="rseat taken" style="${pos}" data-seat="${i}">${avatar(p.player, p.name, "sm")}` +
+      const away = p.connected === false;
+      seats.push(`<div class="rseat taken ${away ? "away" : ""}" style="${pos}" data-seat="${i}" title="${esc(p.name)}${away ? "（已离开）" : ""}">${avatar(p.player, p.name, "sm")}` +
         `<span class="nm">${esc(p.name)}</span>${p.ready && !started ? `<span class="hand-up" title="已准备">✋</span>` : ""}</div>`);
     } else if (started) {
       seats.push(`<div class="rseat closed" style="${pos}" data-seat="${i}" title="游戏已开始">·</div>`);

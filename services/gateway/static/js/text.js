@@ -1,7 +1,7 @@
 // Words shown to the player: game names, phases, bids and every error code of
 // docs/client-protocol.md (gateway, lobby and rules codes) in plain Chinese.
 
-export const GAME_NAMES = { doudizhu: "斗地主", hunzhan: "混战", shengji: "升级", daa: "打A" };
+export const GAME_NAMES = { doudizhu: "斗地主", hunzhan: "混战", shengji: "升级", daa: "大A" };
 export const SEATS = { doudizhu: 3, hunzhan: 4, shengji: 4, daa: 5 };
 export const STATE_NAMES = { idle: "空闲", waiting: "等待", started: "已开始" };
 
