@@ -37,6 +37,7 @@ from tests.web.helpers import (
     RecordingBot,
     check_settlement,
     declare,
+    no_emoji,
     open_page,
     play_to_settlement,
     start_bots,
@@ -192,8 +193,14 @@ async def test_declare_buttons_back_then_leave_is_an_escape(platform: Platform, 
             " document.querySelectorAll('.declare-btn.lit').length > 0", timeout=10000)
         await page2.screenshot(path=str(artifacts / "rejoin_declare.png"))
         assert await declare(page2), "the declare buttons of the view work"
+        # Once the deal is done the note of the deal goes (issue 21).
+        await page2.wait_for_function(
+            "() => { const g = window.paiju.S.game;"
+            " return g && (g.dealing.done || g.phase === 'play')"
+            " && !document.body.innerText.includes('发牌中，有牌即可'); }", timeout=40000)
         await page2.wait_for_function(
             "() => window.paiju.S.game && window.paiju.S.game.phase === 'play'", timeout=40000)
+        await no_emoji(page2, "hunzhan play")
 
         await page2.click("#btn-leave")
         await page2.wait_for_selector("#leave-warning #escape-points", timeout=5000)

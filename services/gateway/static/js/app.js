@@ -142,6 +142,12 @@ async function openServer(server) {
   render();
 }
 
+/** The game just played, where none runs now (for 看分 and 上一轮). */
+function finishedGame() {
+  if (S.game && S.game.phase !== "finished") return null;
+  return S.lastGame && (!S.room || S.lastGame.room === S.room.room) ? S.lastGame : null;
+}
+
 /** Send ``leave``: an escape during a game (its result follows as events),
  * else a stand (back to the room list). */
 async function leaveNow() {
@@ -252,13 +258,19 @@ export const actions = {
     R.renderHand(S);
     scheduleCheck();
   },
+  // 看分 and 上一轮: of the running game from the server; after the game, of
+  // the game just played as the page kept it (the server has no game then).
   async scores() {
+    const done = finishedGame();
+    if (done) { S.modal = { title: "看分", html: R.scoresHtml(S, done.lastScores || { captured: done.captured || [] }) }; render(); return; }
     const r = await call("scores");
     if (!r.ok) { toast(errorText(r)); return; }
     S.modal = { title: "看分", html: R.scoresHtml(S, r.scores) };
     render();
   },
   async lastTrick() {
+    const done = finishedGame();
+    if (done) { S.modal = { title: "上一轮", html: R.lastTrickHtml(S, { last_trick: done.lastTrick || null }) }; render(); return; }
     const r = await call("last_trick");
     if (!r.ok) { toast(errorText(r)); return; }
     S.modal = { title: "上一轮", html: R.lastTrickHtml(S, r.trick) };

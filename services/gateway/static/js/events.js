@@ -1,7 +1,7 @@
 // Events from the server (docs/client-protocol.md, shared/spec/events.md):
 // the rooms of the watched server, and each game event applied to the game.
 
-import { S, say, nameOf, saveRoom, render, toast, markResultSeen } from "./store.js";
+import { S, say, nameOf, saveRoom, render, toast, call, markResultSeen } from "./store.js";
 import { displaySort, cardsText } from "./cards.js";
 import { BIDS, REASONS, GAME_NAMES } from "./text.js";
 import { newGame, seatOf, keepSelection, newCardOf } from "./state.js";
@@ -99,6 +99,19 @@ export function onEvent(ev) {
   render();
 }
 
+/** The trick on the table as 上一轮 shows it ({plays: [{seat, cards | pass}], winner, points}). */
+function snapshotTrick(g, winner, points) {
+  const plays = Object.entries(g.plays).filter(([, p]) => p.cards || p.pass)
+    .map(([seat, p]) => (p.pass ? { seat: Number(seat), pass: true } : { seat: Number(seat), cards: p.cards }));
+  return { plays, winner: winner ?? undefined, points };
+}
+
+/** 看分 of the game so far, kept for after the game (the server forgets it then). */
+async function keepScores(g) {
+  const r = await call("scores");
+  if (r.ok && r.scores) g.lastScores = r.scores;
+}
+
 function clearTrickIfOver(g) {
   if (g.trickOver) { g.plays = {}; g.trickOver = false; }
 }
@@ -190,6 +203,8 @@ const HANDLERS = {
       g.captured[ev.seat] += ev.points;
     }
     g.lastWinner = ev.seat;
+    g.lastTrick = snapshotTrick(g, ev.seat, ev.points);
+    if (ev.points) keepScores(g);
     if (ev.points) say(`${nameOf(ev.seat)} 赢得本轮 ${ev.points} 分`);
     const id = g.id;
     setTimeout(() => {
@@ -227,6 +242,8 @@ const HANDLERS = {
     g.my = null;
     S.oldGames.add(g.id);
     if (ev.reason === "redeal") { if (S.log[S.log.length - 1] !== REASONS.redeal) say(REASONS.redeal); return; }
+    // The last plays (a game's final trick may end without trick_won).
+    if (!g.trickOver && Object.keys(g.plays).length) g.lastTrick = snapshotTrick(g, null, undefined);
     g.phase = "finished";
     g.trickOver = true;
     const detail = (ev.result && ev.result.detail) || {};
@@ -234,6 +251,8 @@ const HANDLERS = {
     S.result = { ...ev, seats: g.seats, mySeat: g.mySeat, game: g.game,
       escapedSeat: ev.reason === "escape" ? escaped : null };
     markResultSeen(g.id);
+    S.lastGame = g;
+    g.room = S.room ? S.room.room : null;
     say("本局结束");
     if (!S.room) {
       // I am out of the room (my escape): the table as a dialog over the room list.

@@ -1,6 +1,7 @@
 // The 看分 and 上一轮 dialogs.
 
 import { esc } from "./dom.js";
+import { icon } from "./icons.js";
 import { rowHtml } from "./cards.js";
 import { trickEntries, trickWinner, nameFromGame } from "./state.js";
 
@@ -27,7 +28,7 @@ export function lastTrickHtml(S, trick) {
   const entries = trickEntries(t);
   if (!entries.length) return `<p>还没有上一轮。</p>`;
   const winner = trickWinner(t, trick.last_trick_winner);
-  return `<table class="scores"><tbody>` + entries.map((e) => `<tr class="${e.seat === winner ? "mine" : ""}"><td>${esc(nameIn(S, e.seat))}${e.seat === winner ? " 🏆" : ""}</td>` +
+  return `<table class="scores"><tbody>` + entries.map((e) => `<tr class="${e.seat === winner ? "mine" : ""}"><td>${esc(nameIn(S, e.seat))}${e.seat === winner ? ` ${icon("trophy", "win-ic")}` : ""}</td>` +
     `<td>${e.pass ? "不出" : e.taken ? `收回 ${e.taken.length} 张` : rowHtml(e.cards, "mini2")}</td></tr>`).join("") + `</tbody></table>` +
     (t && t.points !== undefined ? `<p>本轮分数：${t.points}</p>` : "");
 }

@@ -59,6 +59,6 @@ export function render(S) {
   modal.hidden = !S.modal;
   // Change-only: a dialog's buttons are not replaced while the game redraws.
   setHtml(modal, !S.modal ? "" : `<div class="modal-bg" data-act="modalBg"><div class="modal-box" role="dialog">` +
-    `<div class="modal-head"><b>${esc(S.modal.title)}</b><button class="x" data-act="closeModal">✕</button></div>` +
+    `<div class="modal-head"><b>${esc(S.modal.title)}</b><button class="x" data-act="closeModal" aria-label="关闭">×</button></div>` +
     `<div class="modal-body">${S.modal.html}</div></div></div>`);
 }

@@ -15,6 +15,7 @@ export const S = {
   room: null,               // my room
   game: null,
   result: null,             // the last game_finished (settlement table)
+  lastGame: null,           // the game just played (看分 and 上一轮 after it)
   oldGames: new Set(),
   log: [],
   modal: null,              // {title, html}

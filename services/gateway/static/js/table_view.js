@@ -3,7 +3,8 @@
 // and hand are in controls.js.
 
 import { $, setHtml, esc, avatar } from "./dom.js";
-import { backHtml, rowHtml, suitSymbol } from "./cards.js";
+import { backHtml, rowHtml, suitIcon } from "./cards.js";
+import { icon, withSuitIcons } from "./icons.js";
 import { GAME_NAMES, BIDS, PHASES, REASONS } from "./text.js";
 import { nameFromGame } from "./state.js";
 import { roomSize } from "./lobby_view.js";
@@ -35,10 +36,10 @@ function posOf(S, seat) {
 function trumpText(g) {
   if (!g) return "";
   if (g.game === "doudizhu") return g.landlord !== null && g.landlord !== undefined ? "" : "";
-  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitSymbol(g.bigA)}A</b></span>` : "";
+  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitIcon(g.bigA)}A</b></span>` : "";
   if (g.trump === undefined) return "";
-  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>🃏 无主</b></span>`;
-  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitSymbol(g.trump)}</b></span>`;
+  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>无主</b></span>`;
+  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitIcon(g.trump)}</b></span>`;
 }
 
 function playerSeats(S) {
@@ -106,10 +107,10 @@ function renderSeats(S) {
     html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${away ? "offline" : ""}" data-seat="${seat}">` +
       avatar(p.player, p.name) +
       `<div class="pinfo"><div class="pname">${esc(p.name)}</div>` +
-      `<div class="pcoins">💰 ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}</div></div>` +
-      (!inGame && p.ready ? `<span class="ready-mark" title="已准备">✋</span>` : "") +
+      `<div class="pcoins">${icon("coin")} ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}</div></div>` +
+      (!inGame && p.ready ? `<span class="ready-mark" title="已准备">${icon("hand")}</span>` : "") +
       (inGame ? `<div class="pcount">${backHtml("mini")}<span>${count}</span></div>` : "") +
-      (turn ? `<div class="turnmark" title="轮到此玩家">⏳<span class="timer" data-deadline="${g.turn.deadline || ""}"></span></div>` : "") +
+      (turn ? `<div class="turnmark" title="轮到此玩家">${icon("hourglass")}<span class="timer" data-deadline="${g.turn.deadline || ""}"></span></div>` : "") +
       (away ? awayMark(S, p, inGame) : "") +
       `</div>`);
   }
@@ -242,7 +243,7 @@ function renderSide(S) {
   const started = room && room.state === "started" && g && g.phase !== "finished";
   setHtml($("#side"),
     `<div class="me">${me ? avatar(me.player, me.name, "lg") : ""}<div><div class="pname">${esc(me ? me.name : "")}</div>` +
-    `<div class="pcoins">💰 ${me ? me.coins : ""}</div></div></div>` +
+    `<div class="pcoins">${icon("coin")} ${me ? me.coins : ""}</div></div></div>` +
     `<div class="info">` + (room ? `<div class="row"><span>服务器</span><b>${esc(srv ? srv.name : room.server)}</b></div>` +
       `<div class="row"><span>房间</span><b>${esc(tableName(room.room))}</b></div>` +
       `<div class="row"><span>游戏</span><b>${esc(GAME_NAMES[room.game] || room.game)}</b></div>` +
@@ -251,7 +252,7 @@ function renderSide(S) {
     `<div class="side-btns"><button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>` +
     (!started && room ? `<button id="btn-stand" data-act="stand">站起</button>` : "") +
     (room ? `<button id="btn-leave" class="danger" data-act="leave">退出</button>` : "") + `</div>` +
-    `<div class="log" id="log">${S.log.slice(-12).map((l) => `<div>${esc(l)}</div>`).join("")}</div>`);
+    `<div class="log" id="log">${S.log.slice(-12).map((l) => `<div>${withSuitIcons(esc(l))}</div>`).join("")}</div>`);
   const log = $("#log");
   log.scrollTop = log.scrollHeight;
 }
