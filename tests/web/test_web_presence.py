@@ -264,3 +264,35 @@ async def test_game_ended_while_away_shows_its_settlement(platform: Platform, br
         assert not page2.errors, page2.errors
     finally:
         await stop_bots(bots, wait=0.1)
+
+
+@pytest.mark.slow
+async def test_away_seat_then_its_escape_is_named(platform: Platform, browser: Any,
+                                                  artifacts: Path) -> None:
+    """A bot's connection ends mid-game on the server whose hold is 3 s: its
+    seat shows 断线 with the seconds its hold has left (at most 3), then the
+    table ends the game by its escape and the settlement table names it."""
+    me = f"等人{secrets.token_hex(2)}"
+    room = "doudizhu-hold-02"
+    page = await open_page(browser, platform, DESKTOP, me)
+    bots: list[tuple[RecordingBot, asyncio.Task[None]]] = []
+    try:
+        bots = start_bots(platform, "doudizhu", room, [1, 2], think=QUICK)
+        await sit_and_start(page, "doudizhu-hold", room, 0, 2)
+        await page.wait_for_function(
+            "() => document.querySelectorAll('#hand .card').length === 17", timeout=20000)
+        gone = bots[0][0]
+        await stop_bots([bots[0]], wait=0)  # its connection closes
+        await page.wait_for_function(
+            "() => { const t = document.querySelector("
+            "'#seats .pbox.offline[data-seat=\"1\"] .offline-mark .timer');"
+            " return t && /^\\d+$/.test(t.textContent); }", timeout=10000)
+        left = int(await page.inner_text('#seats .pbox[data-seat="1"] .offline-mark .timer'))
+        assert 0 <= left <= 3, left
+        await page.screenshot(path=str(artifacts / "away_seat.png"))
+        await page.wait_for_selector("#settlement #settle-reason", timeout=15000)
+        reason = await page.inner_text("#settlement #settle-reason")
+        assert reason == f"{gone.name}逃跑，牌局结束", reason
+        assert not page.errors, page.errors
+    finally:
+        await stop_bots(bots, wait=0.1)
