@@ -23,8 +23,8 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from services.gateway.auth import dev_player_id
-from tests.fixtures import free_port, start_service_process, stop_process, wait_for_port
-from tests.gateway.test_guarantees import Capture, my_turn, refused, seat_three, wait_for
+from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
+from tests.gateway.test_guarantees import Capture, my_turn, refused, seat_three
 from tests.platform_procs import Platform, running_platform
 
 pytestmark = pytest.mark.timeout(300)
@@ -85,18 +85,18 @@ async def test_sign_in_and_close_publish_the_session(platform: Platform,
                                                      presence: PresenceLog) -> None:
     async with Capture(platform.gateway_url) as c:
         player = (await c.login("pres-plain"))["player"]
-        await wait_for(lambda: presence.of("connect", player), timeout=10)
+        await until(lambda: presence.of("connect", player), timeout=10)
         connect = presence.of("connect", player)[0]
         assert isinstance(connect["session"], str) and connect["session"]
         assert isinstance(connect["at"], int) and connect["at"] > 1_600_000_000_000
         gateway = connect["gateway"]
         # The heartbeat lists the live session.
-        await wait_for(lambda: (player, connect["session"]) in presence.live(gateway),
+        await until(lambda: (player, connect["session"]) in presence.live(gateway),
                        timeout=10)
-    await wait_for(lambda: presence.of("disconnect", player), timeout=10)
+    await until(lambda: presence.of("disconnect", player), timeout=10)
     gone = presence.of("disconnect", player)[0]
     assert (gone["session"], gone["gateway"]) == (connect["session"], gateway)
-    await wait_for(lambda: (player, connect["session"]) not in presence.live(gateway)
+    await until(lambda: (player, connect["session"]) not in presence.live(gateway)
                    and len(presence.of("heartbeat")) > 0, timeout=10)
 
 
@@ -132,7 +132,7 @@ async def test_a_client_that_stops_answering_pings_is_gone_within_10_s(
             frozen = presence.of("connect", dev_player_id("pres-frozen"))[0]
             os.kill(proc.pid, signal.SIGSTOP)
             stopped = time.monotonic()
-            await wait_for(lambda: presence.of("disconnect", frozen["player"]), timeout=10)
+            await until(lambda: presence.of("disconnect", frozen["player"]), timeout=10)
             gone_after = presence.first_at("disconnect", frozen["player"])
             assert gone_after is not None and gone_after - stopped <= 10.0
             # Not before a ping could go unanswered.
@@ -141,7 +141,7 @@ async def test_a_client_that_stops_answering_pings_is_gone_within_10_s(
             assert not presence.of("disconnect", alive_player)
             assert (await alive.client.call("ping"))["ok"]
             gateway = frozen["gateway"]
-            await wait_for(lambda: any(p == alive_player for p, _ in presence.live(gateway))
+            await until(lambda: any(p == alive_player for p, _ in presence.live(gateway))
                            and all(p != frozen["player"] for p, _ in presence.live(gateway)),
                            timeout=10)
     finally:
@@ -161,10 +161,10 @@ async def test_a_gateway_stopping_cleanly_says_so(platform: Platform,
         await asyncio.to_thread(wait_for_port, port, 60)
         async with Capture(f"ws://127.0.0.1:{port}/ws") as c:
             player = (await c.login("pres-second-gw"))["player"]
-            await wait_for(lambda: presence.of("connect", player), timeout=10)
+            await until(lambda: presence.of("connect", player), timeout=10)
             gateway = presence.of("connect", player)[0]["gateway"]
             assert await asyncio.to_thread(stop_process, proc) == 0
-            await wait_for(lambda: [m for m in presence.of("gateway_down")
+            await until(lambda: [m for m in presence.of("gateway_down")
                                     if m["gateway"] == gateway], timeout=10)
         kinds = [m["kind"] for _, m in presence.messages if m["gateway"] == gateway
                  and m["kind"] != "heartbeat"]
@@ -178,20 +178,20 @@ async def test_leave_during_a_game_is_an_escape_and_outside_one_stands(
     """退出 (seed 000 例外: 主动退出的玩家被视为逃跑)."""
     clients, room = await seat_three(platform, ["leave-a", "leave-b", "leave-c"])
     try:
-        await wait_for(lambda: all(any(e["type"] == "game_started" for e in c.events)
+        await until(lambda: all(any(e["type"] == "game_started" for e in c.events)
                                    for c in clients))
         leaver = clients[1]
         await leaver.client.call("watch_server", server="doudizhu-10")
         reply = await leaver.client.call("leave")
         assert reply["escaped"] is True
-        for c in clients:
-            await wait_for(lambda c=c: any(e["type"] == "game_finished" for e in c.events))
+        await until(lambda: all(any(e["type"] == "game_finished" for e in c.events)
+                                for c in clients), "game_finished at every seat")
         finished = next(e for e in clients[0].events if e["type"] == "game_finished")
         assert finished["reason"] == "escape"
         escaped = [e for e in clients[0].events if e["type"] == "escaped"]
         assert [e["seat"] for e in escaped] == [1]
         # The lobby removed the escapee at the game's end: it sits nowhere.
-        await wait_for(lambda: any(e["type"] == "room_changed" and e.get("room") == room
+        await until(lambda: any(e["type"] == "room_changed" and e.get("room") == room
                                    and e.get("state") != "started" for e in leaver.events))
         left = next(e for e in leaver.events if e["type"] == "room_changed"
                     and e.get("room") == room and e.get("state") != "started")
@@ -241,7 +241,7 @@ async def test_signing_in_on_another_device_goes_straight_back_to_the_game(
     clients, room = await seat_three(platform, ["dev-a", "dev-b", "dev-c"])
     other: Capture | None = None
     try:
-        await wait_for(lambda: any(my_turn(c) for c in clients))
+        await until(lambda: any(my_turn(c) for c in clients))
         holder = next(i for i, c in enumerate(clients) if my_turn(c))
         game_id = next(e["game_id"] for e in clients[1].events if e["type"] == "game_started")
         hand = [e for e in clients[0].events if e["type"] == "hand"][-1]["cards"]
@@ -260,15 +260,15 @@ async def test_signing_in_on_another_device_goes_straight_back_to_the_game(
         actor = other if holder == 0 else clients[holder]
         action = (await actor.client.call("hints"))["actions"][0]
         await actor.client.call("act", action=action)
-        await wait_for(lambda: view["seq"] + 1 in public_seqs(other, game_id))
+        await until(lambda: view["seq"] + 1 in public_seqs(other, game_id))
         player = reply["player"]
         sessions = [m["session"] for m in presence.of("connect", player)]
         assert len(sessions) == 2
-        await wait_for(lambda: [m["session"] for m in presence.of("disconnect", player)]
+        await until(lambda: [m["session"] for m in presence.of("disconnect", player)]
                        == sessions[:1], timeout=10)
         # Two heartbeats later the table has had the old session's end for long.
         beats = len(presence.of("heartbeat"))
-        await wait_for(lambda: len(presence.of("heartbeat")) >= beats + 2, timeout=10)
+        await until(lambda: len(presence.of("heartbeat")) >= beats + 2, timeout=10)
         assert not [e for e in clients[1].events if e["type"] == "seat_disconnected"]
         seats = (await clients[1].client.call("view"))["view"]["seats"]
         assert seats[0]["disconnected"] is False
@@ -302,20 +302,20 @@ async def test_a_dropped_player_is_held_through_presence_and_comes_back(
     clients, room = await seat_three(platform, ["back-a", "back-b", "back-c"])
     again: Capture | None = None
     try:
-        await wait_for(lambda: any(my_turn(c) for c in clients))
+        await until(lambda: any(my_turn(c) for c in clients))
         game_id = next(e["game_id"] for e in clients[1].events if e["type"] == "game_started")
         token = clients[2].token
         await clients[2].client.close()
-        await wait_for(lambda: any(e["type"] == "seat_disconnected" and e["seat"] == 2
+        await until(lambda: any(e["type"] == "seat_disconnected" and e["seat"] == 2
                                    for e in clients[1].events), timeout=10)
         again = Capture(platform.gateway_url)
         await again.__aenter__()
         reply = await again.client.call("auth", token=token)
         assert reply["room"]["room"] == room and reply["view"]["game_id"] == game_id
         assert reply["view"]["seat"] == 2
-        await wait_for(lambda: any(e["type"] == "seat_reconnected" and e["seat"] == 2
+        await until(lambda: any(e["type"] == "seat_reconnected" and e["seat"] == 2
                                    for e in clients[1].events), timeout=10)
-        await wait_for(lambda: any(e["type"] == "view" for e in again.events), timeout=10)
+        await until(lambda: any(e["type"] == "view" for e in again.events), timeout=10)
         event = next(e for e in again.events if e["type"] == "view")
         assert event["game_id"] == game_id and event["seat"] == 2
         assert event["seq"] == event["player_seq"]

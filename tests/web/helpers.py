@@ -169,6 +169,16 @@ async def declare(page: Any, limit: float = 8.0) -> bool:
     return bool(await page.evaluate(DECLARED_MINE_JS))
 
 
+#: Whether another seat's single card lies in the trick now (not a finished
+#: one). Then two cards of different rank are illegal in every game here: a
+#: trick game follows with the lead's count (seeds: 跟牌 of hunzhan and shengji),
+#: doudizhu and daa beat a single with a single or a bomb (a pair or a throw
+#: can be legal when following a pair, or when leading in shengji).
+SINGLE_TO_FOLLOW_JS = """() => { const g = window.paiju.S.game;
+  return !!g && !g.trickOver && Object.entries(g.plays).some(([seat, p]) =>
+    Number(seat) !== g.mySeat && p.cards && p.cards.length === 1); }"""
+
+
 def two_cards_of_different_rank(hand: list[str]) -> tuple[int, int] | None:
     """Indices of two cards that no game here plays together (different ranks,
     not the two jokers)."""
@@ -222,7 +232,8 @@ async def my_turn(page: Any, artifacts: Path, prefix: str, s: dict[str, Any], do
         await page.wait_for_selector("#btn-reveal", state="detached", timeout=5000)
         done.reveals += 1
         return
-    if not done.illegal_checked and s["phase"] == "play":
+    if not done.illegal_checked and s["phase"] == "play" and \
+            await page.evaluate(SINGLE_TO_FOLLOW_JS):
         pair = two_cards_of_different_rank(s["hand"])
         if pair is not None:
             for i in pair:
