@@ -94,7 +94,11 @@ async function enterRoom(room, view, last) {
   saveRoom();
   S.screen = "table";
   if (view && view.game_id) {
+    const had = S.game && S.game.id === view.game_id && S.game.phase !== "finished";
     applyFreshView(view);
+    // This page showed the game before its socket dropped: check once more
+    // with the `view` command that nothing went by meanwhile.
+    if (had) await requestView();
   } else if (S.room.state === "started") {
     await requestView();
   } else {
