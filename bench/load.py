@@ -327,8 +327,11 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
     load_average = [round(x, 2) for x in os.getloadavg()]
     data = Path(tempfile.mkdtemp(prefix="paiju-load-"))
     rooms = rooms_file(size.tables, data / "rooms.yaml")
-    env_keep = {k: os.environ.get(k) for k in ("PAIJU_ROOMS_FILE", "PAIJU_LOG_LEVEL")}
+    env_keep = {k: os.environ.get(k) for k in ("PAIJU_ROOMS_FILE", "PAIJU_LOG_LEVEL",
+                                               "PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS")}
     os.environ["PAIJU_ROOMS_FILE"] = str(data / "rooms.yaml")
+    # Every bot connects from this machine: no per-address limit (issue 18).
+    os.environ["PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS"] = "1000000"
     os.environ.setdefault("PAIJU_LOG_LEVEL", "INFO")
     env = {"PAIJU_UP_PORT_BASE": str(_free_base()), "PAIJU_DATA_DIR": str(data / "data"),
            "PAIJU_DRAIN_SECONDS": "2", "PAIJU_UP_TIMEOUT": "90"}

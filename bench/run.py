@@ -1,6 +1,6 @@
 """The whole benchmark suite in one command: engines, platform under load, ledger.
 
-usage: python -m bench [--quick] [--only engines,platform,ledger] [--json FILE]
+usage: python -m bench [--quick] [--only engines,worst,platform,ledger] [--json FILE]
        python bench/run.py [same options]
 
 Runs, in order:
@@ -8,11 +8,14 @@ Runs, in order:
 1. engines (:mod:`bench.selfplay_rates`): random self-play games per second of
    every engine (shengji per deck count, redeals apart), doudizhu beside
    rlcard's ``DoudizhuGame``; 1,000 complete games each (``--quick``: 50).
-2. platform (:mod:`bench.load`): bots against a fresh platform at 50, 200 and
+2. worst (:mod:`bench.worst`): the slowest engine call the table makes, per
+   game, in its named worst positions and a seeded random search (40 deals
+   per game; ``--quick``: 8), against the 20 ms goal.
+3. platform (:mod:`bench.load`): bots against a fresh platform at 50, 200 and
    500 tables (think 0.5–2 s, a 60 s window each), beside a bare NATS
    request-reply and a bare gRPC unary call; ``--quick``: 5 tables, one game
    each, no thinking.
-3. ledger (``bench/ledger.py``): settlements per second through the ledger on
+4. ledger (``bench/ledger.py``): settlements per second through the ledger on
    PostgreSQL with 1, 4 and 16 clients beside plain SQL transactions of the
    same shape; ``--quick``: 1 client, 1 s phases. Skipped, saying why, when
    PostgreSQL (``PAIJU_TEST_POSTGRES_URL``, default
@@ -40,7 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PARTS = ("engines", "platform", "ledger")
+PARTS = ("engines", "worst", "platform", "ledger")
 DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/test"
 
 
@@ -73,8 +76,18 @@ def run_engines(quick: bool) -> dict[str, Any]:
     return selfplay_rates.run(50 if quick else 1000)
 
 
-def run_platform(quick: bool, profile: Path | None) -> dict[str, Any]:
+def run_worst(quick: bool) -> dict[str, Any]:
     """Part 2 (see the module docstring)."""
+    from bench import worst
+
+    r = worst.run(8 if quick else 40, 19)
+    for line in worst.report(r):
+        print(line, flush=True)
+    return r
+
+
+def run_platform(quick: bool, profile: Path | None) -> dict[str, Any]:
+    """Part 3 (see the module docstring)."""
     from bench import load
 
     show = sys.stderr.isatty()
@@ -118,7 +131,7 @@ def postgres_unreachable(url: str) -> str | None:
 
 
 def run_ledger(quick: bool) -> dict[str, Any]:
-    """Part 3: ``bench/ledger.py`` as a process; its figures."""
+    """Part 4: ``bench/ledger.py`` as a process; its figures."""
     url = os.environ.get("PAIJU_TEST_POSTGRES_URL", DEFAULT_PG)
     why = postgres_unreachable(url)
     if why is not None:
@@ -154,6 +167,10 @@ def summary(results: dict[str, Any]) -> list[str]:
             extra = (f", rlcard {f['rlcard_games_per_s']:.0f}/s, ratio "
                      f"{f['ratio_vs_rlcard']:.1f}× (goal ≥ 5×)")
         lines.append(f"engine {label:16} {f['games_per_s']:8.0f} games/s (goal ≥ 500){extra}")
+    if "games" in results.get("worst", {}):
+        from bench import worst
+
+        lines += worst.report(results["worst"])
     for r in results.get("platform", {}).get("results", []):
         if "failed" in r:
             lines.append(f"platform {r['tables']:>3} tables: FAILED {r['failed']}")
@@ -203,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     started = time.perf_counter()
     runners = {"engines": lambda: run_engines(args.quick),
+               "worst": lambda: run_worst(args.quick),
                "platform": lambda: run_platform(args.quick, args.profile),
                "ledger": lambda: run_ledger(args.quick)}
     for part in parts:

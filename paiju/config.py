@@ -33,6 +33,9 @@ PREFIX = "PAIJU_"
 #: The token key when none is configured: for development only (32 bytes, as
 #: HS256 wants); production sets PAIJU_TOKEN_SECRET.
 DEV_TOKEN_SECRET = "paiju-development-only-token-key"
+#: The grant key when none is configured: for development only; production
+#: sets PAIJU_GRANT_KEY.
+DEV_GRANT_KEY = "dev-grant-key"
 
 #: Default gRPC and metrics ports per service.
 GRPC_PORTS = {"lobby": 50051, "table": 50052, "ledger": 50053, "gateway": 50054}
@@ -103,6 +106,12 @@ def _token_keys(value: str) -> str:
     if any(len(k.encode()) < MIN_TOKEN_KEY_BYTES for k in keys):
         raise ValueError(f"holds a key shorter than {MIN_TOKEN_KEY_BYTES} bytes (HS256)")
     return ",".join(keys)
+
+
+def _jwks_url(value: str) -> str:
+    if not re.fullmatch(r"https?://[^\s/?#]+(?:[/?#]\S*)?", value):
+        raise ValueError("is not an http(s) URL")
+    return value
 
 
 def _log_level(value: str) -> str:
@@ -193,7 +202,8 @@ class Settings(BaseSettings):
     token_secret: Annotated[str, AfterValidator(_token_keys)] = Field(
         default=DEV_TOKEN_SECRET,
         description="HMAC keys of client tokens (JWT HS256, each at least "
-        "32 bytes), comma separated: the first signs, every one verifies; set it in production",
+        "32 bytes), comma separated: the first signs, every one verifies; a key of your own is "
+        "required outside development mode (unless `PAIJU_TOKEN_JWKS_URL` is set)",
         json_schema_extra=_doc("gateway"))
     token_ttl_seconds: Annotated[int, Field(gt=0)] = Field(
         default=86400, description="lifetime of the tokens the gateway issues",
@@ -205,9 +215,10 @@ class Settings(BaseSettings):
         default=100000, description="coins granted to a new development account",
         json_schema_extra=_doc("gateway"))
     grant_key: Annotated[str, Field(min_length=1)] = Field(
-        default="dev-grant-key",
+        default=DEV_GRANT_KEY,
         description="key guarding the ledger's Grant RPC (ledger and gateway "
-        "alike)", json_schema_extra=_doc("ledger"))
+        "alike); a key of your own is required outside development mode",
+        json_schema_extra=_doc("ledger"))
 
     rooms_file: Annotated[Path, AfterValidator(_rooms_file)] | None = Field(
         default=None, description="coin servers and rooms (YAML); see [lobby.md](lobby.md)",
@@ -226,8 +237,24 @@ class Settings(BaseSettings):
         default=150.0, description="default pace of a paced deal, milliseconds per card (a room's "
         "`deal_interval_ms` option overrides it)", json_schema_extra=_doc("table"))
     table_game_drain_seconds: Seconds = Field(
-        default=600.0, description="how long running games may go on after SIGTERM",
+        default=600.0, description="how long handing the running games over may take after "
+        "SIGTERM (docs/table.md \"Handover\"); then the instance stops anyway",
         json_schema_extra=_doc("table"))
+    game_log_replicas: Annotated[int, Field(ge=1)] = Field(
+        default=1, description="replicas of the table's game log stream and lease buckets "
+        "(JetStream; docs/table.md \"The game log\")", json_schema_extra=_doc("table"))
+    lease_seconds: Positive = Field(
+        default=5.0, description="TTL of a table instance's lease of a game; renewed every third "
+        "of it, free games looked for every quarter of it (at most every second)",
+        json_schema_extra=_doc("table"))
+    table_address: Address | None = Field(
+        default=None, description="this table instance's gRPC address as others reach it "
+        "(`game_moved`, its leases)",
+        json_schema_extra=_doc("table", "`<PAIJU_HOST>:<PAIJU_GRPC_PORT>`"))
+    table_pool: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")] | None = Field(
+        default=None, description="the table instances that take over each other's games "
+        "(letters, digits, `_`, `-`)",
+        json_schema_extra=_doc("table", "derived from `PAIJU_DATABASE_URL`"))
     table_allow_fixed_deal: bool = Field(
         default=False, description="CreateGame may take a fixed deal (`deal_json`): tests only",
         json_schema_extra=_doc("table"))
@@ -238,6 +265,36 @@ class Settings(BaseSettings):
     gateway_ping_timeout_seconds: Positive = Field(
         default=5.0, description="seconds a pong may take before the connection is aborted",
         json_schema_extra=_doc("gateway"))
+
+    token_max_lifetime_seconds: Annotated[int, Field(gt=0)] = Field(
+        default=7 * 86400, description="longest lifetime a client token may have (`exp` − `iat`, "
+        "and `exp` − now); tokens without `exp` or living longer are refused",
+        json_schema_extra=_doc("gateway"))
+    token_jwks_url: Annotated[str, AfterValidator(_jwks_url)] | None = Field(
+        default=None, description="JWKS URL of an identity provider whose RS256/ES256 tokens "
+        "`auth` accepts (with `PAIJU_TOKEN_ISSUER` and `PAIJU_TOKEN_AUDIENCE`)",
+        json_schema_extra=_doc("gateway", "none"))
+    token_issuer: Annotated[str, Field(pattern=r"^\S+$")] | None = Field(
+        default=None, description="the `iss` the identity provider's tokens must carry",
+        json_schema_extra=_doc("gateway", "none"))
+    token_jwks_refresh_seconds: Seconds = Field(
+        default=30.0, description="shortest time between two fetches of the JWKS for a token "
+        "signed by a key it does not hold yet (key rotation)", json_schema_extra=_doc("gateway"))
+    token_audience: Annotated[str, Field(pattern=r"^\S+$")] | None = Field(
+        default=None, description="the `aud` the identity provider's tokens must carry",
+        json_schema_extra=_doc("gateway", "none"))
+    gateway_max_connections: Annotated[int, Field(gt=0)] = Field(
+        default=20000, description="open client connections one gateway takes; more are "
+        "closed with 1013", json_schema_extra=_doc("gateway"))
+    gateway_max_connections_per_address: Annotated[int, Field(gt=0)] = Field(
+        default=256, description="open client connections from one IP address; more are "
+        "closed with 1013", json_schema_extra=_doc("gateway"))
+    gateway_sessions_per_player_per_minute: Annotated[int, Field(gt=0)] = Field(
+        default=20, description="sign-ins (`login`, `auth`) one player may make per minute on "
+        "one gateway; more are refused (`too_many_sessions`)", json_schema_extra=_doc("gateway"))
+    gateway_max_queued_bytes: Annotated[int, Field(gt=0)] = Field(
+        default=256 * 1024 * 1024, description="bytes waiting in all send queues of one gateway; "
+        "the connection whose message would pass it is cut off", json_schema_extra=_doc("gateway"))
 
     presence_heartbeat_seconds: Positive = Field(
         default=2.0, description="seconds between a gateway's presence heartbeats (paiju.presence)",
@@ -263,6 +320,21 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"PAIJU_PRESENCE_HEARTBEAT_SECONDS={self.presence_heartbeat_seconds} must be "
                 f"below PAIJU_PRESENCE_TIMEOUT_SECONDS={self.presence_timeout_seconds}")
+        return self
+
+    @model_validator(mode="after")
+    def _ttl_within_max_lifetime(self) -> Settings:
+        if self.token_ttl_seconds > self.token_max_lifetime_seconds:
+            raise ValueError(
+                f"PAIJU_TOKEN_TTL_SECONDS={self.token_ttl_seconds} must not pass "
+                f"PAIJU_TOKEN_MAX_LIFETIME_SECONDS={self.token_max_lifetime_seconds}")
+        return self
+
+    @model_validator(mode="after")
+    def _jwks_with_issuer_and_audience(self) -> Settings:
+        if self.token_jwks_url and not (self.token_issuer and self.token_audience):
+            raise ValueError("PAIJU_TOKEN_JWKS_URL needs PAIJU_TOKEN_ISSUER and "
+                             "PAIJU_TOKEN_AUDIENCE (the provider's tokens are checked for both)")
         return self
 
 
@@ -318,7 +390,7 @@ class Config:
     token_ttl_seconds: int = 86400
     dev_mode: bool = False
     dev_start_coins: int = 100000
-    grant_key: str = "dev-grant-key"
+    grant_key: str = DEV_GRANT_KEY
     rooms_file: str = ""
     drain_seconds: float = 10.0
     log_level: str = "INFO"
@@ -328,8 +400,21 @@ class Config:
     table_deal_interval_ms: float = 150.0
     table_game_drain_seconds: float = 600.0
     table_allow_fixed_deal: bool = False
+    game_log_replicas: int = 1
+    lease_seconds: float = 5.0
+    table_address: str = ""
+    table_pool: str = ""
     gateway_ping_interval_seconds: float = 5.0
     gateway_ping_timeout_seconds: float = 5.0
+    token_max_lifetime_seconds: int = 7 * 86400
+    token_jwks_url: str = ""
+    token_jwks_refresh_seconds: float = 30.0
+    token_issuer: str = ""
+    token_audience: str = ""
+    gateway_max_connections: int = 20000
+    gateway_max_connections_per_address: int = 256
+    gateway_sessions_per_player_per_minute: int = 20
+    gateway_max_queued_bytes: int = 256 * 1024 * 1024
     presence_heartbeat_seconds: float = 2.0
     presence_timeout_seconds: float = 6.0
 
@@ -349,7 +434,9 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
     s = settings(environ)
     grpc_port = GRPC_PORTS.get(service, 0) if s.grpc_port is None else s.grpc_port
     fields = s.model_dump(exclude={"grpc_port", "metrics_port", "database_url", "instance",
-                                   "table_addrs", "rooms_file"})
+                                   "table_addrs", "rooms_file", "table_address",
+                                   "table_pool", "token_jwks_url", "token_issuer",
+                                   "token_audience"})
     return Config(
         service=service,
         grpc_port=grpc_port,
@@ -358,8 +445,33 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
         instance=s.instance or f"{service}-{grpc_port}",
         table_addrs=tuple(s.table_addrs.split(",")),
         rooms_file=str(s.rooms_file or ""),
+        table_address=s.table_address or "",
+        table_pool=s.table_pool or "",
+        token_jwks_url=s.token_jwks_url or "",
+        token_issuer=s.token_issuer or "",
+        token_audience=s.token_audience or "",
         **fields,
     )
+
+
+def check_keys(config: Config) -> None:
+    """Refuse development keys outside development mode (issue 18): the
+    gateway needs a token key of its own (``PAIJU_TOKEN_SECRET``; unset, or
+    holding :data:`DEV_TOKEN_SECRET`, is refused unless ``PAIJU_TOKEN_JWKS_URL``
+    is set, in which case the development key verifies nothing), the ledger a
+    grant key of its own (``PAIJU_GRANT_KEY`` unset or :data:`DEV_GRANT_KEY`).
+    Raises ``ValueError`` naming the variable; nothing in development mode
+    (``PAIJU_DEV_MODE``)."""
+    if config.dev_mode:
+        return
+    hint = "outside development mode (PAIJU_DEV_MODE) set a key of your own"
+    dev_token = DEV_TOKEN_SECRET in config.token_secret.split(",")
+    if config.service == "gateway" and dev_token and (
+            config.token_secret != DEV_TOKEN_SECRET or not config.token_jwks_url):
+        raise ValueError(f"PAIJU_TOKEN_SECRET is unset or holds the development key: {hint}"
+                         " (or verify tokens by PAIJU_TOKEN_JWKS_URL only)")
+    if config.service == "ledger" and config.grant_key == DEV_GRANT_KEY:
+        raise ValueError(f"PAIJU_GRANT_KEY is unset or the development key: {hint}")
 
 
 BEGIN = "<!-- generated by `python -m paiju.config docs/configuration.md` from paiju/config.py -->"

@@ -26,7 +26,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from paiju import log as logsetup
-from paiju.config import Config, load
+from paiju.config import Config, check_keys, load
 from paiju.health import Health
 from paiju.metrics import MetricsInterceptor, serve_metrics
 
@@ -155,9 +155,11 @@ def run(service: str, setup: Setup) -> None:
     """The ``main()`` of a service process: configuration from the environment,
     logs, metrics, then :func:`serve` until SIGTERM or SIGINT. Exit status 0
     after a graceful stop, 1 if it failed (logged as JSON), 2 for a malformed
-    ``PAIJU_*`` variable."""
+    ``PAIJU_*`` variable or a development key outside development mode
+    (:func:`paiju.config.check_keys`)."""
     try:
         config = load(service)
+        check_keys(config)
     except ValueError as e:
         print(f"paiju {service}: {e}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -394,6 +394,26 @@ class Daa(Teams, Game):
             out.append(_REVEAL[seat])
         return out
 
+    def non_play_actions(self, seat: int) -> list[Action]:
+        """The non-play actions of :meth:`legal_actions` without listing a
+        play: declares while declaring; on ``seat``'s turn ``pass`` when
+        following and ``reveal`` (亮明) wherever it is allowed."""
+        if seat != self.turn or self._phase != "play":
+            return self.declare_options(seat) if self._phase == "declaring" else []
+        out: list[Action] = []
+        if self.standing is not None:
+            out.append(_PASS[seat])
+        if not self.named and self._can_reveal(seat):
+            out.append(_REVEAL[seat])
+        return out
+
+    def _hint_plays(self, seat: int, limit: int) -> list[Action]:
+        """The first ``limit`` plays of :meth:`legal_actions`' order, built up
+        to ``limit`` only (:func:`~paiju.rules.daa_moves.generate_split`)."""
+        if seat != self.turn or self._phase != "play":
+            return []
+        return _play_actions(seat, generate_split(self.hand_info(seat), self.standing, limit)[0])
+
     def default_action(self, seat: int) -> Action:
         """``pass`` when following; when leading, the lowest single (the fewest
         cards, lowest in the game's order; the big A counts as highest).

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import chain, combinations, groupby, product
+from itertools import chain, combinations, groupby, islice, product
 from typing import Any
 
 from paiju.rules.cards import BIG_JOKER, SMALL_JOKER, Card
@@ -227,15 +227,22 @@ class HandInfo:
             self._streaks[need] = row
         return row
 
-    def cards_of(self, need: int, powers: tuple[Any, ...]) -> list[tuple[Card, ...]]:
-        """The card multisets of one entry of :attr:`high`."""
+    def cards_of(self, need: int, powers: tuple[Any, ...],
+                 limit: int | None = None) -> list[tuple[Card, ...]]:
+        """The card multisets of one entry of :attr:`high` (the first ``limit``
+        of them, built lazily, where given)."""
         if need == 0:
             return [powers]
-        return _product([sub_multisets(self.by_rank[p], need) for p in powers])
+        parts = [sub_multisets(self.by_rank[p], need) for p in powers]
+        if limit is None:
+            return _product(parts)
+        return list(islice(map(tuple, map(chain.from_iterable, product(*parts))), limit))
 
-    def runs(self, need: int, lengths: range, min_high: int) -> list[tuple[Card, ...]]:
+    def runs(self, need: int, lengths: range, min_high: int,
+             limit: int | None = None) -> list[tuple[Card, ...]]:
         """Every 龙 (``need`` 1) or 双龙 (``need`` 2) whose length is in
-        ``lengths`` (a step-1 range) with highest natural position ≥ ``min_high``."""
+        ``lengths`` (a step-1 range) with highest natural position ≥ ``min_high``
+        (the first ``limit`` of them, built lazily, where given)."""
         out: list[tuple[Card, ...]] = []
         lo_len, hi_len = lengths.start, lengths.stop - 1
         by_rank = self.by_rank
@@ -263,9 +270,15 @@ class HandInfo:
                     else:  # A (low), 2, 3 rank above 4 .. hi
                         args = seg[4 - s:stop] + seg[lo - s:4 - s]
                     if need == 1:
-                        out.extend(product(*args))
+                        runs: Iterable[tuple[Card, ...]] = product(*args)
                     else:
-                        out.extend(map(tuple, map(chain.from_iterable, product(*args))))
+                        runs = map(tuple, map(chain.from_iterable, product(*args)))
+                    if limit is None:
+                        out.extend(runs)
+                        continue
+                    out.extend(islice(runs, limit - len(out)))
+                    if len(out) >= limit:
+                        return out
         return out
 
 
@@ -320,9 +333,12 @@ def generate(info: HandInfo, standing: Combo | None) -> list[tuple[Card, ...]]:
     return generate_split(info, standing)[0]
 
 
-def generate_split(info: HandInfo, standing: Combo | None) -> tuple[list[tuple[Card, ...]], int]:
+def generate_split(info: HandInfo, standing: Combo | None,
+                   limit: int | None = None) -> tuple[list[tuple[Card, ...]], int]:
     """:func:`generate` and how many of its first plays are singles and pairs
-    (which come first in its order)."""
+    (which come first in its order). With ``limit``: only the first ``limit``
+    plays of that order, the runs and sets built lazily up to it (the bounded
+    hints, issue 19)."""
     by_rank = info.by_rank
     big_a = info.big_a
     lead = standing is None
@@ -335,14 +351,16 @@ def generate_split(info: HandInfo, standing: Combo | None) -> tuple[list[tuple[C
             if len(by_rank[p]) >= 2:
                 out.extend(_pairs(by_rank[p], big_a))
     elif sk == KIND_RUN:
-        out.extend(info.runs(1, range(ssize, ssize + 1), skey + 1))
+        out.extend(info.runs(1, range(ssize, ssize + 1), skey + 1, limit))
     elif sk == KIND_PAIR_RUN:
-        out.extend(info.runs(2, range(ssize, ssize + 1), skey + 1))
+        out.extend(info.runs(2, range(ssize, ssize + 1), skey + 1, limit))
     if lead:
         for p in range(13):
             if len(by_rank[p]) >= 2:
                 out.extend(_pairs(by_rank[p], big_a))
         k = len(out)
+        if limit is not None:
+            return _bounded_rest(out, info, limit), min(k, limit)
         out.extend(info.runs(1, range(3, 14), 0))
         out.extend(info.runs(2, range(3, 12), 0))
         for _, need, powers in info.high:
@@ -352,8 +370,25 @@ def generate_split(info: HandInfo, standing: Combo | None) -> tuple[list[tuple[C
     k = len(out) if sk <= KIND_PAIR else 0
     for combo, need, powers in info.high:
         if beats(combo, standing):
-            out.extend(info.cards_of(need, powers))
+            out.extend(info.cards_of(need, powers, None if limit is None
+                                     else max(limit - len(out), 0)))
     # 取回: n-1 fours answer a standing n-of-a-kind
     if sk in TAKEABLE and len(by_rank[0]) >= ssize - 1:
         out.extend(sub_multisets(by_rank[0], ssize - 1))
+    if limit is not None:
+        return out[:limit], min(k, limit)
     return out, k
+
+
+def _bounded_rest(out: list[tuple[Card, ...]], info: HandInfo,
+                  limit: int) -> list[tuple[Card, ...]]:
+    """A leader's plays after its singles and pairs ``out``, in
+    :func:`generate_split`'s order, up to ``limit`` in all."""
+    out = out[:limit]
+    for need, lengths in ((1, range(3, 14)), (2, range(3, 12))):
+        out.extend(info.runs(need, lengths, 0, limit - len(out)) if len(out) < limit else ())
+    for _, need, powers in info.high:
+        if len(out) >= limit:
+            break
+        out.extend(info.cards_of(need, powers, limit - len(out)))
+    return out

@@ -259,6 +259,15 @@ class Doudizhu(Bidding, Scoring, Game):
             return [_ROBS[seat], _NO_ROBS[seat]]
         return []
 
+    def non_play_actions(self, seat: int) -> list[Action]:
+        """The non-play actions of :meth:`legal_actions` without listing a play:
+        the bids while bidding and robbing, ``pass`` for a follower."""
+        if seat != self._turn or self.escaped is not None:
+            return []
+        if self._phase == "play":
+            return [_PASS[seat]] if self._standing is not None else []
+        return [a for a in self.legal_actions(seat) if a.type != "play"]
+
     def default_action(self, seat: int) -> Action:
         """``no_call`` / ``no_rob`` while bidding; ``pass`` when following; a leader
         plays its lowest single card (rulings.md "Shared": the lowest legal play with

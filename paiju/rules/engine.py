@@ -16,6 +16,12 @@ Contract of every engine (tested for each game):
   any cards of those ranks).
 - ``view(seat)`` is what ``seat`` may see: its own hand, never another's.
 - ``default_action(seat)`` is what a ``timeout`` applies (rulings.md, "Shared").
+- What the table asks on a turn is bounded (issue 19): ``non_play_actions(seat)`` (the
+  non-play actions: pass, reveal, declare, bury, bids), ``can_pass(seat)``,
+  ``hints(seat, limit)`` (every option, then at most ``limit`` plays from the
+  lazy ``iter_plays(seat)``) and ``default_action(seat)`` never list every
+  play; engines with many plays generate them lazily
+  (:mod:`paiju.rules.bounded`).
 - ``result()`` gives ``points`` and ``detail`` once ``finished``.
 
 ``timeout`` and ``escape`` are handled here for every game: the 4th
@@ -29,10 +35,12 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, ClassVar
 
+from paiju.rules.bounded import HINT_PLAYS
 from paiju.rules.cards import Card, parse_cards
 from paiju.rules.errors import RulesError
 
@@ -172,6 +180,37 @@ class Game(ABC):
     @abstractmethod
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now (``timeout``/``escape`` excluded)."""
+
+    def non_play_actions(self, seat: int) -> list[Action]:
+        """Every legal non-play action of ``seat`` now (pass, reveal, declare,
+        bury, bids), in :meth:`legal_actions` order. Engines whose plays can
+        be many override this so that no play is listed."""
+        return [a for a in self.legal_actions(seat) if a.type != "play"]
+
+    def iter_plays(self, seat: int) -> Iterator[Action]:
+        """The legal ``play`` actions of ``seat`` now, lazily, the smallest
+        first as far as the engine orders them. Engines whose plays can be many
+        override this with a generator that builds one play per step."""
+        return (a for a in self.legal_actions(seat) if a.type == "play")
+
+    def can_pass(self, seat: int) -> bool:
+        """True where ``pass`` is among ``seat``'s legal actions now."""
+        return any(a.type == "pass" for a in self.non_play_actions(seat))
+
+    def hints(self, seat: int, limit: int = HINT_PLAYS) -> list[Action]:
+        """What the client offers ``seat`` now: every non-play option
+        (:meth:`non_play_actions`), then at most ``limit`` legal plays
+        (:meth:`iter_plays` order, then the fewest cards first). Bounded work:
+        at most ``limit`` plays are built where the engine generates lazily
+        (issue 19; docs/client-protocol.md)."""
+        plays = self._hint_plays(seat, max(limit, 0))
+        plays.sort(key=lambda a: len(a.cards))
+        return [*self.non_play_actions(seat), *plays]
+
+    def _hint_plays(self, seat: int, limit: int) -> list[Action]:
+        """The first ``limit`` plays of :meth:`iter_plays` (an engine with a
+        bounded generator of its own overrides this)."""
+        return list(islice(self.iter_plays(seat), limit))
 
     @abstractmethod
     def default_action(self, seat: int) -> Action:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from paiju.rules.cards import Card
@@ -353,18 +353,42 @@ class Hunzhan(PointRules, Game):
             return []
         return [Action(seat, "play", p) for p in self._legal_plays(seat)]
 
+    def non_play_actions(self, seat: int) -> list[Action]:
+        """The non-play actions: the declares while declaring (hunzhan has no
+        pass)."""
+        if self.finished or self._phase != "declaring":
+            return []
+        return self.declare_options(seat)
+
+    def iter_plays(self, seat: int) -> Iterator[Action]:
+        """The plays of :meth:`legal_actions`, lazily (a void follower's from
+        :meth:`_iter_legal_follows`, one per step)."""
+        if self.finished or self._phase != "play" or seat != self.turn:
+            return
+        if self._cache_version == self._version:
+            plays: Iterable[tuple[Card, ...]] = self._cache
+        elif self.trick:
+            plays = self._iter_legal_follows(seat)
+        else:
+            plays = self._legal_plays(seat)
+        for p in plays:
+            yield Action(seat, "play", p)
+
     def default_action(self, seat: int) -> Action:
         """The timeout move (rulings.md "Shared"): the lowest legal play with the
         fewest cards — a leader's lowest single; a follower's legal play whose
-        highest card is lowest (then the next highest, …). Raises
-        ``wrong_phase`` while declaring (the default there is no declaration,
-        and nobody is to act), ``not_your_turn`` for a seat not to act."""
+        highest card is lowest (then the next highest, …), computed without
+        listing every follow (:meth:`_lowest_follow`). Raises ``wrong_phase``
+        while declaring (the default there is no declaration, and nobody is to
+        act), ``not_your_turn`` for a seat not to act."""
         if self.finished:
             raise RulesError("game_over", "the game has finished")
         if self._phase != "play":
             raise RulesError("wrong_phase", "the default while declaring is no declaration")
         if seat != self.turn:
             raise RulesError("not_your_turn", f"seat {self.turn} is to play")
+        if self.trick:
+            return Action(seat, "play", self._lowest_follow(seat))
         low = self.ord.low_key
         plays = self._legal_plays(seat)
         best = min(plays, key=lambda p: (len(p), sorted((low[c] for c in p), reverse=True)))

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
 
+from paiju.rules.bounded import WORK
 from paiju.rules.cards import Card, deck
 
 #: The hunzhan deck: two decks without 3, 4, 6 (seed 000 牌), 84 cards.
@@ -192,7 +193,8 @@ def lead_options(hand: dict[Card, int], order: TrumpOrder) -> list[tuple[Card, .
 
 def multisets(items: Sequence[tuple[Card, int]], k: int) -> list[list[Card]]:
     """Every distinct sub-multiset of size ``k`` of ``items`` (``(card, count)``
-    pairs, distinct cards), each in the order of ``items``."""
+    pairs, distinct cards), each in the order of ``items``; counted in
+    :data:`~paiju.rules.bounded.WORK` (candidate plays built)."""
     out: list[list[Card]] = []
     n = len(items)
     cap = [0] * (n + 1)
@@ -214,4 +216,5 @@ def multisets(items: Sequence[tuple[Card, int]], k: int) -> list[list[Card]]:
                 del cur[-j:]
 
     rec(0, k)
+    WORK.plays += len(out)
     return out

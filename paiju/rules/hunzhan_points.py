@@ -10,6 +10,9 @@ rule a refused follow breaks; it is a mixin of
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from paiju.rules.bounded import iter_multisets, lowest_multiset
 from paiju.rules.cards import Card
 from paiju.rules.errors import RulesError
 from paiju.rules.hunzhan_cards import POINTS
@@ -61,6 +64,78 @@ class PointRules(Following):
         plays = self._follow_candidates(seat, fewest)
         pointed = [p for p in self._beating_follows(seat) if point_cards(p) > fewest]
         return plays + pointed
+
+    def _void_parts(self, seat: int, fewest: int) -> tuple[
+            list[Card], int, list[tuple[Card, int]], list[tuple[Card, int]]] | None:
+        """For a seat short of the led suit on a multi-card lead (its led-suit
+        cards forced, the rest added freely): ``(forced cards, free point
+        cards, plain others lowest first, point others lowest first)``; None
+        in every other case."""
+        suited, n_suited = self._suited(seat)
+        m = self.led_len
+        if not (n_suited < m and m > 1):
+            return None
+        o = self.ord
+        low = o.low_key.__getitem__
+        group = o.group
+        g = self.led_group
+        base = sorted((c for c, k in suited.items() for _ in range(k)), key=low)
+        rest = sorted(((c, k) for c, k in self.hands[seat].items() if group[c] != g),
+                      key=lambda ck: low(ck[0]))
+        free_points = fewest - sum(k for c, k in suited.items() if POINTS[c])
+        return (base, free_points, [(c, k) for c, k in rest if not POINTS[c]],
+                [(c, k) for c, k in rest if POINTS[c]])
+
+    def _iter_legal_follows(self, seat: int) -> Iterator[tuple[Card, ...]]:
+        """:meth:`_legal_follows` lazily: a void follower's free cards come
+        from :func:`~paiju.rules.bounded.iter_multisets` (lowest first), one
+        play per step; the other cases are short lists."""
+        if self.trick_points:
+            beating = self._beating_follows(seat)
+            if beating:
+                yield from beating
+                return
+        fewest = self._fewestpoint_cards(seat)
+        parts = self._void_parts(seat, fewest)
+        if parts is None:
+            yield from self._follow_candidates(seat, fewest)
+        else:
+            base, free_points, plain_rest, point_rest = parts
+            free = self.led_len - len(base)
+            key = self.ord.sort_key.__getitem__
+            for a in iter_multisets(plain_rest, free - free_points):
+                for b in iter_multisets(point_rest, free_points):
+                    yield tuple(sorted((*base, *a, *b), key=key))
+        for p in self._beating_follows(seat):
+            if point_cards(p) > fewest:
+                yield p
+
+    def _lowest_follow(self, seat: int) -> tuple[Card, ...]:
+        """The timeout's follow (rulings.md "Shared"): the legal follow whose
+        highest card is lowest, then the next highest, … ; computed directly
+        for a void follower (its forced cards, the lowest plain cards and the
+        fewest, lowest point cards it must add), so never by listing."""
+        low = self.ord.low_key
+
+        def weight(p: tuple[Card, ...]) -> list[int]:
+            return sorted((low[c] for c in p), reverse=True)
+
+        if self.trick_points:
+            beating = self._beating_follows(seat)
+            if beating:
+                return min(beating, key=weight)
+        fewest = self._fewestpoint_cards(seat)
+        parts = self._void_parts(seat, fewest)
+        if parts is None:
+            cands = self._follow_candidates(seat, fewest)
+        else:
+            base, free_points, plain_rest, point_rest = parts
+            free = self.led_len - len(base)
+            key = self.ord.sort_key.__getitem__
+            cands = [tuple(sorted((*base, *lowest_multiset(plain_rest, free - free_points),
+                                   *lowest_multiset(point_rest, free_points)), key=key))]
+        cands += [p for p in self._beating_follows(seat) if point_cards(p) > fewest]
+        return min(cands, key=weight)
 
     def _check_follow(self, seat: int, play: tuple[Card, ...]) -> None:
         """Raise the first rule a held follow ``play`` breaks (none: return).

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from paiju.rules.cards import SUITS, Card, Hand, holds, remove
@@ -55,6 +55,7 @@ from paiju.rules.shengji_cards import (
 from paiju.rules.shengji_deal import Options, parse_deal, parse_options
 from paiju.rules.shengji_deal import random_deal as _random_deal
 from paiju.rules.shengji_follow import (
+    iter_follows,
     multiset_combinations,
     required_pattern,
     shaped_combinations,
@@ -352,6 +353,29 @@ class Shengji(ShengjiPlay):
         if phase == "burying" and seat == self.dealer:
             return self._bury_options()
         return []
+
+    def non_play_actions(self, seat: int) -> list[Action]:
+        """The declares while declaring and the dealer's buries; no play is
+        listed (shengji has no pass)."""
+        if self.escaped is not None or self._phase == "play":
+            return []
+        return self.legal_actions(seat)
+
+    def iter_plays(self, seat: int) -> Iterator[Action]:
+        """The plays of :meth:`legal_actions`, lazily: a multi-card follow
+        from :func:`~paiju.rules.shengji_follow.iter_follows`, the lowest
+        first, one per step."""
+        if (self.escaped is not None or self._phase != "play"
+                or seat != (self.leader + len(self.trick)) % SEATS):
+            return
+        lead = self.trick[0][1] if self.trick else ()
+        if len(lead) < 2:
+            yield from self.legal_actions(seat)
+            return
+        led = self.cls[lead[0]]
+        for t in iter_follows(self._suit_items(seat, led), self._hands[seat], self.cls, led,
+                              len(lead), self.key.__getitem__):
+            yield Action(seat, "play", t)
 
     def default_action(self, seat: int) -> Action:
         """What a timeout applies (rulings.md "Shared", "Settlement"): bury the

@@ -13,8 +13,9 @@ a side suit's letter or ``"T"`` for all trumps.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
+from paiju.rules.bounded import WORK, iter_multisets, lowest_multiset
 from paiju.rules.cards import Card
 from paiju.rules.errors import RulesError
 from paiju.rules.shengji_cards import partition
@@ -85,6 +86,7 @@ def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tup
                     rec(j + 1, rest, t)
 
     rec(0, r, ())
+    WORK.plays += len(out)
     return out
 
 
@@ -125,6 +127,7 @@ def shaped_combinations(
                     rec(j + 1, rest, t, got)
 
     rec(0, r, (), ())
+    WORK.plays += len(out)
     return out
 
 
@@ -158,6 +161,34 @@ def follows(
     if not base:
         return multiset_combinations(rest, n)
     return [tuple(sorted(base + t)) for t in multiset_combinations(rest, n - m)]
+
+
+def iter_follows(
+    suit: Sequence[tuple[Card, int]],
+    hand: Mapping[Card, int],
+    cls: Mapping[Card, str],
+    led: str,
+    n: int,
+    key: Callable[[Card], tuple[int, int]],
+) -> Iterator[tuple[Card, ...]]:
+    """:func:`follows` lazily, the lowest cards (by ``key``) first, one
+    follow per step (:func:`~paiju.rules.bounded.iter_multisets`) where the
+    follows are any multisets (no shape to keep, or short of the suit); the
+    shaped cases, a few hundred at most, are listed."""
+    m = sum(k for _, k in suit)
+    low = sorted(suit, key=lambda ck: key(ck[0]))
+    if m >= n:
+        req = required_pattern((k for _, k in suit), n, n) if n > 1 else ()
+        if n > 1 and req and req[0] > 1:
+            yield from follows(suit, hand, cls, led, n)
+            return
+        for t in iter_multisets(low, n):
+            yield tuple(sorted(t))
+        return
+    base = tuple(c for c, k in suit for _ in range(k))
+    rest = sorted(((c, k) for c, k in hand.items() if cls[c] != led), key=lambda ck: key(ck[0]))
+    for t in iter_multisets(rest, n - m):
+        yield tuple(sorted(base + t))
 
 
 def check_follow(
@@ -213,6 +244,10 @@ def lowest_follow(
     the suit that is all of it plus the lowest other cards. A sorted tuple."""
     m = sum(k for _, k in suit)
     if m >= n:
+        req = required_pattern((k for _, k in suit), n, n) if n > 1 else ()
+        if not req or req[0] == 1:  # any n cards of the suit: its n lowest
+            low = sorted(suit, key=lambda ck: key(ck[0]))
+            return tuple(sorted(lowest_multiset(low, n)))
         options = follows(suit, hand, cls, led, n)
     else:
         rest = sorted((c for c, k in hand.items() if cls[c] != led for _ in range(k)), key=key)

@@ -15,6 +15,7 @@ from paiju.presence import PresencePublisher
 from services.gateway import auth
 from services.gateway.backends import Backends, call
 from services.gateway.fanout import Fanout
+from services.gateway.limits import CLOSE_TRY_AGAIN_LATER, Connections, QueueBudget, SessionRate
 from services.gateway.session import Session
 
 
@@ -28,9 +29,21 @@ class Gateway:
     #: Publishes the signed-in sessions (paiju.presence, PRESENCE.md).
     presence: PresencePublisher
     fanout: Fanout = field(init=False)
+    #: Checks client tokens (services.gateway.auth).
+    verifier: auth.Verifier = field(init=False)
+    #: The limits of services.gateway.limits, from the configuration.
+    connections: Connections = field(init=False)
+    session_rate: SessionRate = field(init=False)
+    queue_budget: QueueBudget = field(init=False)
 
     def __post_init__(self) -> None:
+        cfg = self.config
         self.fanout = Fanout(self.nats)
+        self.verifier = auth.Verifier.from_config(cfg)
+        self.connections = Connections(cfg.gateway_max_connections,
+                                       cfg.gateway_max_connections_per_address)
+        self.session_rate = SessionRate(cfg.gateway_sessions_per_player_per_minute)
+        self.queue_budget = QueueBudget(cfg.gateway_max_queued_bytes)
 
     @property
     def ping(self) -> tuple[float, float]:
@@ -39,10 +52,22 @@ class Gateway:
                 self.config.gateway_ping_timeout_seconds)
 
     async def handler(self, ws: ServerConnection) -> None:
-        """Serve one WebSocket connection (``/ws``, optional ``?token=``)."""
+        """Serve one WebSocket connection (``/ws``, optional ``?token=``);
+        closed at once with 1013 where the gateway holds
+        ``PAIJU_GATEWAY_MAX_CONNECTIONS`` connections already, or
+        ``PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS`` from the client's address."""
         path = ws.request.path if ws.request else ""
         token = parse_qs(urlsplit(path).query).get("token", [None])[0]
-        await Session(ws, self).run(token)
+        peer = ws.remote_address
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        why = self.connections.admit(address)
+        if why is not None:
+            await ws.close(CLOSE_TRY_AGAIN_LATER, why)
+            return
+        try:
+            await Session(ws, self).run(token)
+        finally:
+            self.connections.release(address)
 
     async def dev_account(self, player: str, name: str) -> str:
         """Development login: open ``player``'s account, grant the starting coins

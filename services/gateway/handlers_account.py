@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from services.gateway import auth
+from services.gateway import auth, signin
 from services.gateway.dispatch import command
 from services.gateway.protocol import ClientError, field, now_ms
 
@@ -36,9 +36,16 @@ async def login(s: Session, args: dict[str, Any]) -> dict[str, Any]:
 
 @command("auth")
 async def auth_(s: Session, args: dict[str, Any]) -> dict[str, Any]:
-    """Sign in with a ``token``; ``bad_token`` where it is forged or expired."""
+    """Sign in with a ``token`` (services.gateway.auth); ``bad_token`` where
+    it is forged, expired, lives too long or comes from another issuer, and the
+    refusals of :func:`services.gateway.signin.sign_in`. A refused ``auth``
+    leaves the connection signed out, also where it was signed in before."""
     try:
-        identity = auth.verify(s.gw.config.token_secret, args.get("token"))
-    except auth.BadToken as e:
-        raise ClientError("bad_token", str(e)) from e
-    return await s.sign_in(identity)
+        try:
+            identity = await s.gw.verifier.verify_async(args.get("token"))
+        except auth.BadToken as e:
+            raise ClientError("bad_token", str(e)) from e
+        return await s.sign_in(identity)
+    except ClientError:
+        await signin.sign_out_connection(s)
+        raise

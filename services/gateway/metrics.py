@@ -20,3 +20,9 @@ ERRORS = Counter("paiju_gateway_errors_total", "Commands refused, by error code.
 PING_TIMEOUTS = Counter(
     "paiju_gateway_ping_timeouts_total",
     "Connections aborted because a WebSocket ping got no pong in time.")
+LIMIT_REFUSALS = Counter(
+    "paiju_gateway_limit_refusals_total",
+    "Connections, sign-ins and frames refused by a limit of the gateway (limit: connections, "
+    "connections_per_address, sessions_per_player, queued_bytes, frame_size).", ["limit"])
+QUEUED_BYTES = Gauge("paiju_gateway_queued_bytes",
+                     "Bytes waiting in the send queues of all connections.")

@@ -4,6 +4,7 @@ building replies, the gateway's error codes and limits."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -11,8 +12,11 @@ from typing import Any
 #: Largest frame the gateway reads as a command (bytes); larger ones get
 #: ``frame_too_large`` and the connection stays.
 MAX_FRAME = 16 * 1024
-#: Largest frame the WebSocket layer accepts at all (bytes).
-MAX_WS_FRAME = 4 * 1024 * 1024
+#: Largest frame the WebSocket layer accepts at all (bytes): a larger one
+#: closes the connection with 1009 (message too big), as WebSocket servers do.
+MAX_WS_FRAME = 64 * 1024
+#: Deepest nesting of arrays and objects a frame may have (the protocol needs 3).
+MAX_DEPTH = 16
 #: Messages that may wait for a client before it is cut off as slow.
 SEND_QUEUE = 1000
 #: Commands per second per connection, and the burst allowed.
@@ -39,23 +43,69 @@ class Command:
 
 def parse(frame: str | bytes) -> Command:
     """Parse a frame; raises :class:`ClientError` (``frame_too_large``,
-    ``bad_frame``) with the command ``id`` where one could be read, as ``args['id']``."""
+    ``bad_frame``: not one JSON object, nested deeper than :data:`MAX_DEPTH`,
+    or holding a lone surrogate such as ``"\\ud800"``, which is no Unicode
+    text), or :class:`CommandError` with the command ``id`` where one could be
+    read."""
     # A text frame of at most MAX_FRAME characters is encoded once to count bytes.
     if len(frame) > MAX_FRAME or (isinstance(frame, str) and len(frame.encode()) > MAX_FRAME):
         raise ClientError("frame_too_large", f"frames are at most {MAX_FRAME} bytes")
+    if isinstance(frame, bytes):  # a binary frame: UTF-8 JSON too
+        try:
+            frame = frame.decode()
+        except UnicodeDecodeError as e:
+            raise ClientError("bad_frame", "a frame is one JSON object in UTF-8") from e
+    # Counting brackets is quick; the depth is measured only where it could pass.
+    if frame.count("[") + frame.count("{") > MAX_DEPTH and _depth(frame) > MAX_DEPTH:
+        raise ClientError("bad_frame", f"a frame nests at most {MAX_DEPTH} deep")
     try:
         obj = json.loads(frame)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, RecursionError) as e:
         raise ClientError("bad_frame", "a frame is one JSON object") from e
     if not isinstance(obj, dict):
         raise ClientError("bad_frame", "a frame is one JSON object")
     cid = obj.get("id")
+    # A lone surrogate comes only as a \\u escape (UTF-8 cannot hold one).
+    if "\\u" in frame and not _unicode(obj):
+        # Echo the id only where it is itself text that can be sent.
+        raise CommandError(cid if (isinstance(cid, int) and not isinstance(cid, bool))
+                           or (isinstance(cid, str) and _unicode(cid)) else None,
+                           ClientError("bad_frame", "a frame holds a lone surrogate "
+                                       "(\\ud800-\\udfff), which is not Unicode text"))
     if cid is not None and (isinstance(cid, bool) or not isinstance(cid, str | int)):
         raise ClientError("bad_frame", "'id' is a string or an integer")
     cmd = obj.get("cmd")
     if not isinstance(cmd, str):
         raise CommandError(cid, ClientError("bad_frame", "a command needs a string 'cmd'"))
     return Command(cid, cmd, obj)
+
+
+#: A JSON string (to drop brackets inside strings when measuring the depth).
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _depth(frame: str) -> int:
+    """The deepest nesting of arrays and objects in ``frame`` (brackets inside
+    strings not counted; for a frame that is not JSON, a guess that is
+    never below the depth json.loads would reach)."""
+    depth = deepest = 0
+    for ch in _STRING.sub("", frame):
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _unicode(obj: Any) -> bool:
+    """True where every string in ``obj`` (keys too) is Unicode text (no lone
+    surrogates), so that it can be sent back as UTF-8."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class CommandError(Exception):

@@ -28,6 +28,7 @@ from services.gateway import (  # noqa: F401
     handlers_account,
     handlers_game,
     handlers_lobby,
+    limits,
     metrics,
     signin,
 )
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 
 #: Close code: replaced by a newer connection of the same player.
 CLOSE_REPLACED = 4001
+#: Close code of a frame over protocol.MAX_WS_FRAME (sent by websockets itself).
+CLOSE_MESSAGE_TOO_BIG = 1009
 
 
 class Session:
@@ -56,7 +59,7 @@ class Session:
         self.identity: auth.Identity | None = None
         #: True once this session's presence ``connect`` was published.
         self.announced = False
-        self.outbox = Outbox(ws, self.id)
+        self.outbox = Outbox(ws, self.id, budget=gateway.queue_budget)
         self.subs = Subscriptions(gateway.nats, gateway.fanout, self.outbox.put)
         self.route = Router(gateway.backends, self.subs, lambda: self.player)
 
@@ -74,8 +77,9 @@ class Session:
             async for frame in self.ws:
                 metrics.MESSAGES_IN.inc()
                 await handle_frame(self, frame)
-        except ConnectionClosed:
-            pass
+        except ConnectionClosed as e:
+            if e.sent is not None and e.sent.code == CLOSE_MESSAGE_TOO_BIG:
+                limits.refused("frame_size")
         finally:
             pinger.cancel()
             # First: the presence publisher forgets the session at once, so
@@ -120,6 +124,12 @@ class Session:
         if self.identity is None:
             metrics.PLAYERS.inc()
         self.identity = identity
+
+    def forget_identity(self) -> None:
+        """The connection is signed out (:func:`signin.sign_out_connection`)."""
+        if self.identity is not None:
+            metrics.PLAYERS.dec()
+        self.identity = None
 
     async def sign_in(self, identity: auth.Identity) -> dict[str, Any]:
         """Sign in as ``identity`` (:func:`services.gateway.signin.sign_in`)."""

@@ -29,7 +29,14 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
     ``None``), ``view`` (the player's whole view of its running game, as
     the ``view`` command gives it, or ``None``) and ``last_result`` (the
     settlement table of the last game it played, or ``None``). ``bad_request`` where the
-    connection is signed in as another player."""
+    connection is signed in as another player, ``too_many_sessions`` where the
+    player signed in ``PAIJU_GATEWAY_SESSIONS_PER_PLAYER_PER_MINUTE`` times on
+    this gateway in the last minute."""
+    if s.identity is not None and s.identity.player != identity.player:
+        raise ClientError("bad_request", "this connection is signed in as another player")
+    if not s.gw.session_rate.allow(identity.player):
+        raise ClientError("too_many_sessions", "too many sign-ins of this player in a "
+                          "minute; try again later")
     s.identify(identity)
     player = identity.player
     # Subscribed before presence says the player is here: the table answers a
@@ -48,8 +55,12 @@ async def sign_in(s: Session, identity: auth.Identity) -> dict[str, Any]:
         await s.gw.presence.connect(player, s.id)
     await natsconn.publish(s.gw.nats, control, "session_started",
                            {"player": player, "session": s.id})
-    account = await call(s.gw.backends.ledger.GetBalance,
-                         ledger_pb2.GetBalanceRequest(player=player))
+    if identity.provider:  # the identity provider's player: its account opens at first sign-in
+        account = await call(s.gw.backends.ledger.OpenAccount,
+                             ledger_pb2.OpenAccountRequest(player=player, name=identity.name))
+    else:
+        account = await call(s.gw.backends.ledger.GetBalance,
+                             ledger_pb2.GetBalanceRequest(player=player))
     room, view = await resume(s)
     return {"player": player, "name": identity.name, "coins": account.coins,
             "room": convert.room(room) if room is not None else None, "view": view,
@@ -86,6 +97,19 @@ async def resume(s: Session) -> tuple[lobby_pb2.Room | None, dict[str, Any] | No
         return room, None
     view: dict[str, Any] = json.loads(resp.json)
     return room, view
+
+
+async def sign_out_connection(s: Session) -> None:
+    """Sign the connection out, keeping it open (a refused ``auth``): its
+    presence ``disconnect``, nothing followed any more, no player."""
+    if s.identity is None:
+        return
+    await sign_out(s)
+    s.announced = False
+    for key in list(s.subs.keys()):
+        await s.subs.drop(key)
+    s.route.seat = None
+    s.forget_identity()
 
 
 async def sign_out(s: Session) -> None:

@@ -24,11 +24,12 @@ from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from services.table import metrics
 from services.table.game import RunningGame
+from services.table.outgoing import ms
 from services.table.remote import Ledger, Refused, settlement_rows
 from services.table.spec import Terms
 
 if TYPE_CHECKING:
-    from services.table.runner import RoomRunner
+    from services.table.room import RoomRunner
 
 log = logging.getLogger("paiju.table")
 
@@ -81,15 +82,15 @@ def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
     return {}
 
 
-def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]]
-                      ) -> lobby_pb2.GameOverRequest:
+def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]],
+                      no_call_streak: int) -> lobby_pb2.GameOverRequest:
     """The lobby's GameOver for ``game``: the room's game id (the first deal's),
     the escapees, the carry-over, and the room's last result: the settlement
     table and ``record_id``, the game id of the deal played out (its record's)."""
     escaped = [] if game.engine.escaped is None else [game.player_of(game.engine.escaped)]
     return lobby_pb2.GameOverRequest(
         game_id=runner.spec.game_id, room=runner.spec.room, escaped=escaped,
-        carry_json=json.dumps(carry(game, runner.no_call_streak)),
+        carry_json=json.dumps(carry(game, no_call_streak)),
         settlement=[common_pb2.SettlementRow(
             player=str(r["player"]), seat=int(r["seat"]), points=int(r["points"]),
             coins=int(r["coins"]), fee=int(r["fee"])) for r in rows],
@@ -97,51 +98,47 @@ def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str
 
 
 async def finish(runner: RoomRunner, game: RunningGame) -> None:
-    """Settle, store, publish ``game_finished``, then redeal or tell the lobby
-    (and forget the room)."""
+    """Settle, store, publish ``game_finished`` (its ``finished`` entry in the
+    log), then redeal or tell the lobby (and retire the sitting). After a
+    takeover the steps already logged are not done again; the others are
+    idempotent (Settle, the record, GameOver, ChargeFee)."""
     table = runner.table
     reason = game.reason or "normal"
-    metrics.GAMES_FINISHED.labels(game.name, reason).inc()
-    if reason == "escape":
-        metrics.ESCAPES.labels(game.name).inc()
-    rows: list[dict[str, Any]] = []
-    settlement_error = ""
-    if reason != "redeal":
-        rows, settlement_error = await settle(table.ledger, game, runner.spec.terms)
-    record = game.record()
-    if rows:
-        record["settlement"] = rows
-    await table.store_record(record)
-    if reason == "redeal":
+    if not runner.sitting.finished_logged:
+        metrics.GAMES_FINISHED.labels(game.name, reason).inc()
+        if reason == "escape":
+            metrics.ESCAPES.labels(game.name).inc()
+        rows: list[dict[str, Any]] = []
+        settlement_error = ""
+        if reason != "redeal":
+            rows, settlement_error = await settle(table.ledger, game, runner.spec.terms)
+        record = game.record()
+        if rows:
+            record["settlement"] = rows
+        await table.store_record(record)
+        if reason != "redeal":
+            runner.over = True
+            if table.lobby is not None:
+                # A finished doudizhu game starts the room's no-call streak anew.
+                req = game_over_request(runner, game, rows, 0)
+                try:
+                    await table.lobby.game_over(req)
+                except Refused as e:
+                    log.error("lobby refused GameOver %s: %s", runner.spec.game_id, e)
         await publish_finished(runner, game, rows, settlement_error)
-        if game.name == "doudizhu":
-            runner.no_call_streak += 1
-            if runner.no_call_streak >= 2:
-                await charge_no_call_fee(table.ledger, game,
-                                         runner.spec.table_options.no_call_fee)
-                runner.no_call_streak = 0
+    if reason == "redeal":
+        if runner.sitting.fee_due:
+            await charge_no_call_fee(table.ledger, game, runner.spec.table_options.no_call_fee)
         await runner.redeal()
         return
-    if game.name == "doudizhu":
-        runner.no_call_streak = 0
     runner.over = True
-    if table.lobby is not None:
-        req = game_over_request(runner, game, rows)
-        try:
-            await table.lobby.game_over(req)
-        except Refused as e:
-            log.error("lobby refused GameOver %s: %s", runner.spec.game_id, e)
-    try:
-        await publish_finished(runner, game, rows, settlement_error)
-    finally:
-        table.drop(runner)
+    await runner.retire()
 
 
 async def publish_finished(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]],
                            settlement_error: str) -> None:
-    """Publish ``game_finished`` (under the room's lock, after every event before it)."""
-    async with runner.lock:
-        event = game.finished_event(rows)
-        if settlement_error:
-            event.data["settlement_error"] = settlement_error
-        await runner.table.emit(game, [event])
+    """Log and publish ``game_finished`` (under the room's lock, after every
+    event before it; waits out a pause of the log)."""
+    await runner.when_live(lambda: {
+        "type": "finished", "at": ms(runner.table.clock.now()), "game_id": game.game_id,
+        "rows": rows, "settlement_error": settlement_error})

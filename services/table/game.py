@@ -194,9 +194,10 @@ class RunningGame:
         return {k: v[k] for k in ("last_trick", "last_trick_winner") if k in v}
 
     def hints(self, player: str) -> list[Action]:
-        """``player``'s legal actions now (at most :data:`HINTS_CAP`); declares are
+        """``player``'s options now: every non-play action and at most
+        :data:`HINTS_CAP` plays (the engine's bounded ``hints``); declares are
         limited to the cards the seat holds so far during a paced deal."""
-        return self._legal_now(self.seat_of(player))[:HINTS_CAP]
+        return self._legal_now(self.seat_of(player))
 
     def _legal_now(self, seat: int) -> list[Action]:
         if self.finished:
@@ -204,7 +205,7 @@ class RunningGame:
         declaring = self.paced.declaring_open
         if seat not in self.engine.to_act() and not declaring:
             return []
-        actions = self.engine.legal_actions(seat)
+        actions = self.engine.hints(seat, HINTS_CAP)
         if declaring:
             actions = [a for a in actions if a.type != "declare"
                        or self._holds_now(seat, a.cards)]
@@ -436,7 +437,7 @@ class RunningGame:
             self.reason = "normal"
 
     def _turn_events(self, seat: int) -> list[Outgoing]:
-        legal = self.engine.legal_actions(seat)
+        legal = self.engine.non_play_actions(seat)
         can_pass = any(a.type == "pass" for a in legal)
         deadline = self.turns.deadline(seat)
         assert deadline is not None

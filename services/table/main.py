@@ -2,8 +2,19 @@
 
 Its own settings (declared in paiju/config.py): ``PAIJU_TABLE_ALLOW_FIXED_DEAL=1``
 lets CreateGame take ``deal_json`` (tests only); ``PAIJU_TABLE_DEAL_INTERVAL_MS``
-the default pace of a paced deal (150); ``PAIJU_TABLE_GAME_DRAIN_SECONDS`` how
-long running games may go on after SIGTERM (600).
+the default pace of a paced deal (150). Durability (docs/table.md "The game
+log"): ``PAIJU_GAME_LOG_REPLICAS`` the game log stream's replicas (1; also the
+lease buckets'), ``PAIJU_LEASE_SECONDS`` a game lease's TTL (5; renewed every
+third of it, free games looked for every quarter of it, at most every
+second), ``PAIJU_TABLE_ADDRESS`` this instance's gRPC address as others reach
+it (``game_moved``; default ``<PAIJU_HOST>:<PAIJU_GRPC_PORT>``),
+``PAIJU_TABLE_POOL`` the name of the instances that take over each other's
+games (default: derived from PAIJU_DATABASE_URL, since a pool shares its
+record database).
+
+SIGTERM (or SIGINT) hands every game over at once (a ``handover`` entry, the
+lease released: another instance takes it over), for at most
+``PAIJU_TABLE_GAME_DRAIN_SECONDS``, and stops.
 
 The instance watches presence (:class:`paiju.presence.PresenceWatcher` on the
 table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
@@ -13,8 +24,11 @@ table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 from collections.abc import Sequence
+
+import nats.js.errors
 
 from paiju import db
 from paiju.natsconn import connect
@@ -22,11 +36,16 @@ from paiju.presence import PresenceWatcher
 from paiju.service import Context, Setup, run
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.clock import Clock, SystemClock
+from services.table.gamelog import GameLog
+from services.table.lease import NATS_ERRORS, Leases, pool_name
 from services.table.publisher import NatsPublisher
 from services.table.remote import Ledger, Lobby
 from services.table.runner import Table
 from services.table.servicer import TableServicer
 from services.table.store import RecordStore
+from services.table.takeover import Takeover
+
+log = logging.getLogger("paiju.table")
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
@@ -35,8 +54,8 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                allow_fixed_deal: bool | None = None, signals: bool = False) -> Setup:
     """A ``setup`` for :func:`paiju.service.serve`. Tests pass a FakeClock, a list
     that receives the :class:`Table`, and ``allow_fixed_deal``. ``signals``: take
-    over SIGTERM/SIGINT so that the first one drains running games (the
-    process's :func:`main`)."""
+    over SIGTERM/SIGINT (the
+    process's :func:`main`) so that the first one hands the games over."""
 
     async def setup(ctx: Context) -> Sequence[str]:
         cfg = ctx.config
@@ -45,9 +64,22 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         ledger = Ledger(cfg.ledger_addr)
         lobby = Lobby(cfg.lobby_addr) if cfg.lobby_addr else None
         fixed = cfg.table_allow_fixed_deal if allow_fixed_deal is None else allow_fixed_deal
+        lease_seconds = cfg.lease_seconds
+        address = cfg.table_address or f"{cfg.host}:{cfg.grpc_port}"
+        pool = pool_name(cfg.database_url, cfg.table_pool)
+        gamelog = GameLog(nc, pool, cfg.game_log_replicas)
+        leases = Leases(nc, cfg.instance, address, pool, lease_seconds, cfg.game_log_replicas)
+        while True:
+            try:
+                await gamelog.ensure()
+                await leases.ensure()
+                break
+            except (*NATS_ERRORS, nats.js.errors.APIError) as e:
+                log.warning("JetStream not ready (%s); trying again", e)
+                await asyncio.sleep(0.5)
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),
                       publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,
-                      allow_fixed_deal=fixed)
+                      log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed)
         if tables is not None:
             tables.append(table)
         table_clock = table.clock
@@ -58,16 +90,21 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         servicer = TableServicer(table, cfg.table_deal_interval_ms)
         table_pb2_grpc.add_TableServiceServicer_to_server(servicer, ctx.server)
         ctx.tasks.append(asyncio.create_task(db.watch(store.engine, ctx.health)))
-        game_drain = cfg.table_game_drain_seconds
+        ctx.tasks.append(asyncio.create_task(table.keep_leases()))
+        takeover = Takeover(table, min(1.0, lease_seconds / 4))
+        ctx.tasks.append(asyncio.create_task(takeover.run()))
 
-        async def drain_then_stop() -> None:
-            table.drain()
-            await table.wait_idle(game_drain)
+        async def hand_over_then_stop() -> None:
+            try:
+                await asyncio.wait_for(table.hand_over(), cfg.table_game_drain_seconds)
+            except TimeoutError:
+                log.error("handing the games over took longer than %.0fs; stopping",
+                          cfg.table_game_drain_seconds)
             ctx.stopping.set()
 
         def on_sigterm() -> None:
             if table.accepting:
-                ctx.tasks.append(asyncio.create_task(drain_then_stop()))
+                ctx.tasks.append(asyncio.create_task(hand_over_then_stop()))
             else:
                 ctx.stopping.set()
 
@@ -77,7 +114,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                 loop.add_signal_handler(sig, on_sigterm)
 
         async def close() -> None:
-            table.drain()
+            await table.hand_over()
             await presence.stop()
             await nc.drain()
             await ledger.close()
@@ -95,5 +132,5 @@ setup = make_setup(signals=True)
 
 
 def main() -> None:
-    """Run the table service until SIGTERM (then drain running games)."""
+    """Run the table service until SIGTERM (then hand the running games over)."""
     run("table", setup)

@@ -25,3 +25,17 @@ SETTLEMENTS_RETRIED = Counter(
 GAMES_FINISHED = Counter(
     "paiju_table_games_finished_total", "Games that ended, by game type and reason.",
     ["game", "reason"])
+GAMES_TAKEN_OVER = Counter(
+    "paiju_table_games_taken_over_total",
+    "Games this instance took over from an instance that died or handed them over.")
+TAKEOVER_SECONDS = Histogram(
+    "paiju_table_takeover_seconds",
+    "Time from taking a free lease to the takeover entry logged and published.",
+    buckets=LATENCY_BUCKETS)
+LEASE_LOSSES = Counter(
+    "paiju_table_lease_losses_total",
+    "Games this instance stopped because another instance owns them now.")
+LOG_APPEND_SECONDS = Histogram(
+    "paiju_table_log_append_seconds",
+    "Time to append one entry to the game log (until JetStream acknowledged it).",
+    buckets=LATENCY_BUCKETS)

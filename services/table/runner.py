@@ -1,15 +1,15 @@
-"""The driver of running games: one lock per room, its timer, publishing.
+"""The rooms this instance runs, and what keeps them durable.
 
-:class:`Table` holds every room this instance runs; a room's
-:class:`RoomRunner` serialises everything that moves its game under one
-``asyncio.Lock`` (one action at a time, in order) and publishes the events of
-each step, in order, before it lets the next step in. The room's timer
-(:mod:`services.table.timers`) fires at the game's next deadline; the end of a
-game (settlement, record, ``game_finished``, redeal or lobby) is
-:mod:`services.table.ending`. Redeals (nobody bid or declared) deal again in
-the same room with a new game id (``<game_id>.r<n>``); the redeals are the
-same sitting: they share the seats' disconnect budgets
-(:mod:`services.table.holds`).
+:class:`Table` holds every room this instance runs (each a
+:class:`~services.table.room.RoomRunner`: one lock, its log, its timer). A
+game is created with its lease taken (:mod:`services.table.lease`) and its
+``created`` entry in the game log (:mod:`services.table.gamelog`) before it
+starts; the table renews its leases every third of their TTL
+(:meth:`Table.keep_leases`) and drops a game whose lease another instance
+holds. Redeals (nobody bid or declared) deal again in the same room with a
+new game id (``<game_id>.r<n>``); the redeals are the same sitting: they share
+the seats' disconnect budgets (:mod:`services.table.holds`) and its log.
+On SIGTERM :meth:`Table.hand_over` gives every game up at once.
 
 Presence (:mod:`paiju.presence`): :meth:`Table.on_presence` takes each
 ``Change`` of a seated player: absent starts its seat's hold from ``at_ms``,
@@ -22,25 +22,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from paiju import subjects
-from paiju.common.v1 import common_pb2
 from paiju.presence import Change
-from paiju.rules import load
-from paiju.table.v1 import table_pb2
-from services.table import ending, metrics
+from services.table import metrics
 from services.table.clock import Clock
-from services.table.dealing import random_deal, with_first
-from services.table.game import Answer, GameError, Outgoing, RunningGame
-from services.table.holds import Holds
+from services.table.game import GameError, Outgoing, RunningGame
+from services.table.gamelog import Fenced, GameLog, LogUnavailable
+from services.table.lease import NATS_ERRORS, Leases
+from services.table.outgoing import ms
 from services.table.publisher import Publisher
 from services.table.remote import Ledger, Lobby
+from services.table.room import RoomRunner, prepared_deal
+from services.table.sitting import Sitting, spec_json
 from services.table.spec import GameSpec, Terms
 from services.table.store import RecordStore
-from services.table.timers import RoomTimer
 
 __all__ = ["GameSpec", "RoomRunner", "Table", "Terms"]
 
@@ -52,141 +50,26 @@ ABSENT_KEPT = 10_000
 ABSENT_FORGET_SECONDS = 3600.0
 
 
-class RoomRunner:
-    """Runs the games of one room start: the first deal and its redeals."""
-
-    def __init__(self, table: Table, spec: GameSpec) -> None:
-        self.table = table
-        self.spec = spec
-        self.lock = asyncio.Lock()
-        self.redeals = 0
-        self.no_call_streak = spec.table_options.no_call_streak
-        self.holds = Holds(len(spec.seats), spec.table_options.reconnect_seconds,
-                           table.clock.now())
-        #: Set once the lobby is being told GameOver: the room is the lobby's again.
-        self.over = False
-        self.game = self._new_game(spec.game_id, spec.deal)
-        self.timer = RoomTimer(table.clock, table.background, self._timer_step)
-        self.done = asyncio.Event()
-        self.ending: asyncio.Task[None] | None = None
-        self._summary: table_pb2.GameSummary | None = None
-
-    @property
-    def name(self) -> str:
-        """The game type (doudizhu …)."""
-        return self.spec.game
-
-    def _new_game(self, game_id: str, deal: Mapping[str, Any] | None) -> RunningGame:
-        engine = load(self.spec.game)
-        opts = self.spec.table_options
-        if deal is None:
-            deal = random_deal(engine, self.spec.engine_options, engine.seats, opts.first)
-        elif opts.first is not None and deal.get("first") != opts.first:
-            deal = with_first(deal, opts.first, engine.seats)
-        return RunningGame(
-            game_id=game_id, room=self.spec.room, server=self.spec.server, game=self.spec.game,
-            engine_options=self.spec.engine_options, table_options=opts,
-            seats=self.spec.seats, deal=deal, now=self.table.clock.now(),
-            table_instance=self.spec.table_instance, holds=self.holds)
-
-    def summary(self) -> table_pb2.GameSummary:
-        """The current game as ListGames lists it (kept between calls: only its
-        phase and seq are set again)."""
-        g = self.game
-        s = self._summary
-        if s is None or s.game_id != g.game_id:
-            s = self._summary = table_pb2.GameSummary(
-                game_id=g.game_id, room=g.room, game=g.name,
-                seats=[common_pb2.SeatPlayer(seat=x.seat, player=x.player, name=x.name)
-                       for x in g.seats])
-        s.phase = g.phase
-        s.seq = g.public_seq
-        return s
-
-    async def start(self) -> None:
-        """Publish the start and the deal; arm the timer."""
-        async with self.lock:
-            await self._step(self.game.start(self.table.clock.now()))
-
-    async def act(self, player: str, type_: str, cards: Sequence[str],
-                  client_seq: int) -> Answer:
-        """A player's action, one at a time (see RunningGame.act)."""
-        started = time.perf_counter()
-        async with self.lock:
-            game = self.game
-            answer, out = game.act(player, type_, cards, client_seq, self.table.clock.now())
-            await self._step(out)
-        result = answer.error if not answer.ok else ("ok" if out else "duplicate")
-        metrics.ACTIONS.labels(self.name, result).inc()
-        metrics.ACTION_SECONDS.labels(self.name).observe(time.perf_counter() - started)
-        return answer
-
-    def seated(self, player: str) -> bool:
-        """Does ``player`` sit in this room's game?"""
-        return player in self.game.by_player
-
-    async def disconnected(self, player: str, at: float | None = None) -> None:
-        """Hold the player's seat from ``at`` (unix s; default now)."""
-        async with self.lock:
-            await self._step(self.game.disconnected(player, self.table.clock.now(), at))
-
-    async def reconnected(self, player: str) -> dict[str, Any]:
-        """End the hold; returns the player's full view."""
-        async with self.lock:
-            now = self.table.clock.now()
-            await self._step(self.game.reconnected(player, now))
-            return self.game.view(player, now)
-
-    async def leave(self, player: str) -> None:
-        """The player's escape."""
-        async with self.lock:
-            await self._step(self.game.leave(player, self.table.clock.now()))
-
-    async def redeal(self) -> None:
-        """Deal the room again: game id ``<first game id>.r<n>``."""
-        self.redeals += 1
-        async with self.lock:
-            self.game = self._new_game(f"{self.spec.game_id}.r{self.redeals}", None)
-            self.ending = None
-            await self._step(self.game.start(self.table.clock.now()))
-
-    async def _timer_step(self) -> None:
-        async with self.lock:
-            before = self.game.timeouts
-            await self._step(self.game.on_time(self.table.clock.now()))
-            if self.game.timeouts > before:
-                metrics.TIMEOUTS.labels(self.name).inc(self.game.timeouts - before)
-
-    async def _step(self, out: list[Outgoing]) -> None:
-        """Publish ``out`` in order (under the lock), re-arm the timer, and start
-        the end once the game finished."""
-        await self.table.emit(self.game, out)
-        self.timer.arm(self.game.next_deadline())
-        if self.game.finished and self.ending is None:
-            self.ending = asyncio.get_running_loop().create_task(self._end(self.game))
-
-    async def _end(self, game: RunningGame) -> None:
-        try:
-            await ending.finish(self, game)
-        except Exception:
-            log.exception("ending game %s failed", game.game_id)
-            self.table.drop(self)
-
-
 class Table:
-    """Every room this instance runs, its clock and its peers."""
+    """Every room this instance runs, its clock, its log and leases, its peers.
+    ``address`` is this instance's gRPC address as others reach it."""
 
     def __init__(self, *, instance: str, clock: Clock, publisher: Publisher, ledger: Ledger,
-                 lobby: Lobby | None, store: RecordStore, allow_fixed_deal: bool = False
-                 ) -> None:
+                 lobby: Lobby | None, store: RecordStore, log: GameLog, leases: Leases,
+                 address: str = "", allow_fixed_deal: bool = False) -> None:
         self.instance = instance
+        self.address = address
         self.clock = clock
         self.publisher = publisher
         self.ledger = ledger
         self.lobby = lobby
         self.store = store
+        self.log = log
+        self.leases = leases
         self.allow_fixed_deal = allow_fixed_deal
         self.rooms: dict[str, RoomRunner] = {}
+        #: The same runners by their sitting's game id.
+        self.sittings: dict[str, RoomRunner] = {}
         self.accepting = True
         self.background: set[asyncio.Task[None]] = set()
         self.idle = asyncio.Event()
@@ -195,6 +78,7 @@ class Table:
         self.absent: dict[str, float] = {}
         #: How long CreateGame waits for a room's ended game to let go (seconds).
         self.ending_wait = 10.0
+        self._creating = asyncio.Lock()
 
     async def on_presence(self, change: Change) -> None:
         """A presence flip (:class:`paiju.presence.Change`): the rooms where the
@@ -211,39 +95,72 @@ class Table:
                         del self.absent[p]
         for runner in list(self.rooms.values()):
             if runner.seated(change.player):
-                if change.present:
-                    await runner.reconnected(change.player)
-                else:
-                    await runner.disconnected(change.player, at)
+                with contextlib.suppress(GameError):
+                    if change.present:
+                        await runner.reconnected(change.player)
+                    else:
+                        await runner.disconnected(change.player, at)
 
     async def create(self, spec: GameSpec) -> RoomRunner:
         """Start ``spec``'s game. Idempotent by game id; ``GameError`` with
-        ``draining`` (UNAVAILABLE) or ``room_busy`` (ALREADY_EXISTS). A room
-        whose game told the lobby GameOver is waited for (it only publishes
-        ``game_finished`` still). Seats whose player is known to be absent
-        (presence) start held."""
+        ``draining`` (UNAVAILABLE), ``room_busy`` (ALREADY_EXISTS),
+        ``game_exists`` (ALREADY_EXISTS: another instance runs it or its log
+        has entries already) or ``unavailable`` (UNAVAILABLE: the log or the
+        lease cannot be written). A room whose game told the lobby GameOver is
+        waited for (it only publishes ``game_finished`` still). Seats whose
+        player is known to be absent (presence) start held. Raises
+        ``RulesError`` for a deal or options the engine refuses."""
         current = self.rooms.get(spec.room)
         if current is not None and current.over and current.spec.game_id != spec.game_id:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(current.done.wait(), self.ending_wait)
+        async with self._creating:
             current = self.rooms.get(spec.room)
-        if current is not None:
-            if current.spec.game_id == spec.game_id:
-                return current
-            raise GameError("room_busy", f"room {spec.room} runs game {current.spec.game_id}",
-                            "ALREADY_EXISTS")
-        if not self.accepting:
-            raise GameError("draining", f"{self.instance} takes no new games", "UNAVAILABLE")
-        runner = RoomRunner(self, spec)
-        now = self.clock.now()
-        for s in spec.seats:
-            if s.player in self.absent:
-                runner.holds.leave(s.seat, now)
-        self.rooms[spec.room] = runner
-        self.idle.clear()
-        metrics.GAMES_RUNNING.labels(spec.game).inc()
-        await runner.start()
+            if current is not None:
+                if current.spec.game_id == spec.game_id:
+                    return current
+                raise GameError("room_busy", f"room {spec.room} runs game "
+                                f"{current.spec.game_id}", "ALREADY_EXISTS")
+            if not self.accepting:
+                raise GameError("draining", f"{self.instance} takes no new games",
+                                "UNAVAILABLE")
+            now = ms(self.clock.now())
+            created = {"type": "created", "at": now, "spec": spec_json(spec),
+                       "deal": prepared_deal(spec, spec.deal),
+                       "absent": [[s.seat, now] for s in spec.seats if s.player in self.absent]}
+            sitting = Sitting(created)
+            out = sitting.first()
+            seq = await self._begin(spec, created)
+            runner = RoomRunner(self, sitting, [created], seq)
+            self.adopt(runner)
+        await runner.start(out)
         return runner
+
+    async def _begin(self, spec: GameSpec, created: dict[str, Any]) -> int:
+        """Take the lease, append the ``created`` entry, list the sitting live."""
+        gid = spec.game_id
+        try:
+            if not await self.leases.take(gid):
+                raise GameError("game_exists", f"game {gid} is run by another instance",
+                                "ALREADY_EXISTS")
+            seq = await self.log.append(gid, created, 0)
+            await self.leases.add_live(gid, spec.room, spec.game)
+        except Fenced as e:
+            await self.leases.release(gid)
+            raise GameError("game_exists", f"game {gid} has a log already",
+                            "ALREADY_EXISTS") from e
+        except (LogUnavailable, *NATS_ERRORS) as e:
+            await self.leases.release(gid)
+            raise GameError("unavailable", f"the game log cannot be written: {e}",
+                            "UNAVAILABLE") from e
+        return seq
+
+    def adopt(self, runner: RoomRunner) -> None:
+        """Run ``runner``'s room here (created or taken over)."""
+        self.rooms[runner.spec.room] = runner
+        self.sittings[runner.game_id] = runner
+        self.idle.clear()
+        metrics.GAMES_RUNNING.labels(runner.spec.game).inc()
 
     def room(self, room: str) -> RoomRunner:
         """The runner of ``room``; ``GameError(no_game)`` (NOT_FOUND) if none."""
@@ -253,22 +170,28 @@ class Table:
         return runner
 
     def drop(self, runner: RoomRunner) -> None:
-        """Forget a room whose game ended (and was reported)."""
+        """Forget a room whose game ended, was lost or handed over."""
         if self.rooms.get(runner.spec.room) is runner:
             del self.rooms[runner.spec.room]
             metrics.GAMES_RUNNING.labels(runner.spec.game).dec()
+        if self.sittings.get(runner.game_id) is runner:
+            del self.sittings[runner.game_id]
         runner.done.set()
         if not self.rooms:
             self.idle.set()
 
     async def emit(self, game: RunningGame, out: Sequence[Outgoing]) -> None:
         """Publish ``out`` in order: public ones on the room's subject, private
-        ones on their player's subject."""
+        ones on their player's subject; return once NATS has them (so that an
+        action is answered only after its events left this process: a crash
+        right after the answer loses none of them)."""
         for o in out:
             subject = (subjects.table_events(game.room) if o.player is None
                        else subjects.player_events(o.player))
             await self.publisher.publish(subject, o.type, o.data, seq=o.seq,
                                          game_id=game.game_id, room=game.room)
+        if out:
+            await self.publisher.flush()
 
     async def store_record(self, record: dict[str, Any]) -> None:
         """Store a record, retried until the database takes it."""
@@ -282,9 +205,28 @@ class Table:
                 await asyncio.sleep(delay)
                 delay = min(5.0, delay * 2)
 
+    async def keep_leases(self) -> None:
+        """Renew the leases every third of their TTL, for ever; a game whose
+        lease another instance holds is dropped (:meth:`RoomRunner.lose`)."""
+        while True:
+            await asyncio.sleep(self.leases.seconds / 3)
+            try:
+                for gid in await self.leases.renew_all():
+                    runner = self.sittings.get(gid)
+                    if runner is not None:
+                        await runner.lose("its lease is held by another instance")
+            except Exception:
+                log.exception("renewing leases failed")
+
     def drain(self) -> None:
         """Take no new games from now on (SIGTERM)."""
         self.accepting = False
+
+    async def hand_over(self) -> None:
+        """Take no new games and give every game up (SIGTERM): each gets its
+        ``handover`` entry and its lease is released, all at once."""
+        self.drain()
+        await asyncio.gather(*(r.hand_over() for r in list(self.rooms.values())))
 
     async def wait_idle(self, timeout: float) -> bool:
         """Wait until every game ended (True) or ``timeout`` seconds ran out (False)."""

@@ -32,6 +32,9 @@ def test_quick_suite_runs_and_prints_every_figure(tmp_path: Path) -> None:
                   "shengji 3 decks", "shengji 4 decks", "daa"):
         assert f"engine {label}: " in out
     assert "games/s" in out and "redeals apart" in out
+    # worst positions: the slowest table call per game against the 20 ms goal
+    for game in ("hunzhan", "shengji", "daa", "doudizhu"):
+        assert f"worst {game}" in out
     # the platform: the bots' round trip beside bare NATS and gRPC, memory of each service
     assert "platform 5 tables (19 clients" in out
     assert "baseline bare NATS request-reply" in out and "bare gRPC unary" in out

@@ -107,7 +107,7 @@ def container_env(docs: list[Doc], workload: Doc, secrets: Mapping[str, dict[str
               "metadata.namespace": str(workload["metadata"].get("namespace", "default"))}
     for e in c.get("env", []):
         if "value" in e:
-            env[e["name"]] = str(e["value"])
+            env[e["name"]] = expand(str(e["value"]), env)
             continue
         ref = e["valueFrom"]
         if "secretKeyRef" in ref:
@@ -121,10 +121,21 @@ def container_env(docs: list[Doc], workload: Doc, secrets: Mapping[str, dict[str
     return env
 
 
+VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+def expand(value: str, env: Mapping[str, str]) -> str:
+    """``value`` with each ``$(NAME)`` of a variable already in ``env``
+    replaced by its value, as the kubelet expands ``env`` entries (an
+    unknown one stays as written)."""
+    return VAR_REF.sub(lambda m: env.get(m.group(1), m.group(0)), value)
+
+
 def container_files(docs: list[Doc], workload: Doc) -> dict[str, dict[str, str] | None]:
     """The mounts of the first container of ``workload``: mount path to the
     files of its ConfigMap volume (name to content), or ``None`` for an
-    ``emptyDir``."""
+    ``emptyDir`` or a Secret volume (what a Secret volume holds:
+    :func:`secret_mounts`)."""
     pod = workload["spec"]["template"]["spec"]
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
     mounts: dict[str, dict[str, str] | None] = {}
@@ -133,6 +144,22 @@ def container_files(docs: list[Doc], workload: Doc) -> dict[str, dict[str, str] 
         if "configMap" in volume:
             mounts[m["mountPath"]] = config_map_data(docs, volume["configMap"]["name"])
         else:
-            assert "emptyDir" in volume, f"volume {m['name']}: only configMap and emptyDir"
+            assert "emptyDir" in volume or "secret" in volume, \
+                f"volume {m['name']}: only configMap, secret and emptyDir"
             mounts[m["mountPath"]] = None
+    return mounts
+
+
+def secret_mounts(workload: Doc) -> dict[str, tuple[str, dict[str, str]]]:
+    """The Secret volumes the first container of ``workload`` mounts: mount
+    path to ``(secret name, {file name: secret key})`` (``items``; a volume
+    without ``items`` maps nothing)."""
+    pod = workload["spec"]["template"]["spec"]
+    volumes = {v["name"]: v for v in pod.get("volumes", [])}
+    mounts: dict[str, tuple[str, dict[str, str]]] = {}
+    for m in pod["containers"][0].get("volumeMounts", []):
+        secret = volumes[m["name"]].get("secret")
+        if secret is not None:
+            files = {item["path"]: item["key"] for item in secret.get("items", [])}
+            mounts[m["mountPath"]] = (str(secret["secretName"]), files)
     return mounts

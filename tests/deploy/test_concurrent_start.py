@@ -56,6 +56,7 @@ async def test_two_instances_started_together_both_come_up(
             env = service_env(NATS_URL=nats_server, DATABASE_URL=empty_database,
                               GRPC_PORT=str(port), METRICS_PORT="0",
                               INSTANCE=f"{service}-{i}", DATA_DIR=str(tmp_path / f"data{i}"),
+                              GRANT_KEY="concurrent-start-grant-key",
                               LEDGER_ADDR=f"127.0.0.1:{free_port()}",
                               LOBBY_ADDR=f"127.0.0.1:{free_port()}",
                               TABLE_ADDRS=f"127.0.0.1:{free_port()}")

@@ -36,10 +36,11 @@ def test_validates_against_kubernetes_schemas(rendered: tuple[str, list[dict[str
                           capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "ERROR" not in proc.stdout
-    # The only kinds without a built-in schema are the Prometheus Operator's.
+    # The only kinds without a built-in schema are the Prometheus Operator's
+    # and cert-manager's (tests/deploy/test_certificates.py checks those).
     unknown = {line.split("kind ")[1].split()[0] for line in proc.stdout.splitlines()
                if "Couldn't find schema" in line}
-    assert unknown <= {"ServiceMonitor", "PrometheusRule"}
+    assert unknown <= {"ServiceMonitor", "PrometheusRule", "Certificate", "Issuer"}
 
 
 def test_every_service_is_deployed(rendered: tuple[str, list[dict[str, Any]], Path]) -> None:
@@ -51,6 +52,7 @@ def test_every_service_is_deployed(rendered: tuple[str, list[dict[str, Any]], Pa
     table_svc = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "table")
     assert table_svc["spec"]["clusterIP"] == "None", "the table service is headless"
     assert ("HorizontalPodAutoscaler", "gateway") in kinds
+    assert ("NetworkPolicy", "default-deny-ingress") in kinds
     assert any(d["kind"] == "ConfigMap" and "rooms.yaml" in d.get("data", {}) for d in docs)
     assert any(d["kind"] == "ConfigMap" and "paiju-dashboard.json" in d.get("data", {})
                for d in docs)
@@ -86,9 +88,10 @@ def test_paiju_services_use_native_grpc_probes_and_drain(
         assert c["livenessProbe"]["grpc"]["service"] == "liveness", name
         env = {e["name"]: e.get("value") for e in c.get("env", [])}
         drain = float(configured(docs, "PAIJU_DRAIN_SECONDS"))
-        if name == "table":  # running games go on after SIGTERM (docs/table.md)
+        pre_stop = float(c["lifecycle"]["preStop"]["sleep"]["seconds"])
+        if name == "table":  # running games are handed over after SIGTERM (docs/table.md)
             drain += float(env["PAIJU_TABLE_GAME_DRAIN_SECONDS"])
-        assert pod["terminationGracePeriodSeconds"] > drain, name
+        assert pod["terminationGracePeriodSeconds"] > pre_stop + drain, name
         assert w["spec"]["template"]["metadata"]["annotations"]["prometheus.io/scrape"] == "true"
 
 
@@ -120,6 +123,48 @@ def test_overlays_differ_as_documented() -> None:
     assert any(d["metadata"]["name"] == "postgres" for d in dev)
     assert not any(d["metadata"]["name"] == "postgres" for d in prod)
     assert not any(d["kind"] == "Secret" for d in prod), "production secrets come from the operator"
+    # The game log and leases on all three NATS servers in prod, one in dev.
+    assert configured(dev, "PAIJU_GAME_LOG_REPLICAS") == "1"
+    assert configured(prod, "PAIJU_GAME_LOG_REPLICAS") == "3"
+    for nats in (nats_dev, nats_prod):
+        conf = next(d for d in (dev if nats is nats_dev else prod) if d["kind"] == "ConfigMap"
+                    and d["metadata"]["name"].startswith("nats-config"))["data"]["nats.conf"]
+        assert re.search(r"jetstream\s*\{[^}]*store_dir", conf), "JetStream on file storage"
+        claims = nats["spec"]["volumeClaimTemplates"]
+        mounts = nats["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+        store = re.search(r"store_dir:\s*(\S+)", conf)
+        assert store and any(m["mountPath"] == store.group(1)
+                             and m["name"] in {c["metadata"]["name"] for c in claims}
+                             for m in mounts), "the JetStream store is on a persistent volume"
+
+
+def test_the_table_autoscales_in_prod_and_hands_games_over_within_its_grace() -> None:
+    """Issue 17: a HorizontalPodAutoscaler on the table StatefulSet (prod),
+    removing one instance at a time; a draining instance hands its games over
+    within PAIJU_TABLE_GAME_DRAIN_SECONDS (about 15 s), which the grace
+    period (about 30 s) covers with the gRPC drain."""
+    prod = render("prod")
+    hpa = next(d for d in prod if d["kind"] == "HorizontalPodAutoscaler"
+               and d["metadata"]["name"] == "table")
+    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "StatefulSet",
+                                             "name": "table"}
+    table = next(d for d in prod if d["kind"] == "StatefulSet" and d["metadata"]["name"] == "table")
+    assert hpa["spec"]["minReplicas"] <= table["spec"]["replicas"] <= hpa["spec"]["maxReplicas"]
+    policies = hpa["spec"]["behavior"]["scaleDown"]["policies"]
+    assert all(p["type"] == "Pods" and p["value"] == 1 for p in policies)
+    assert not any(d["kind"] == "HorizontalPodAutoscaler" and d["metadata"]["name"] == "table"
+                   for d in render("dev"))
+    for overlay in OVERLAYS:
+        docs = render(overlay)
+        table = next(d for d in docs if d["kind"] == "StatefulSet"
+                     and d["metadata"]["name"] == "table")
+        pod = table["spec"]["template"]["spec"]
+        env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+        assert float(env["PAIJU_TABLE_GAME_DRAIN_SECONDS"]) <= 15, overlay
+        assert pod["terminationGracePeriodSeconds"] <= 30, overlay
+        # others reach an instance by its stable name <pod>.<headless service>
+        service = table["spec"]["serviceName"]
+        assert env["PAIJU_TABLE_ADDRESS"] == f"$(PAIJU_INSTANCE).{service}:50052"
 
 
 def test_alert_rules_and_scraping_are_well_formed() -> None:

@@ -16,9 +16,12 @@ for gRPC health SERVING. A manifest a pod could not start with fails here
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
 import re
 import secrets
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +30,7 @@ from typing import Any
 import grpc
 import pytest
 import yaml
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import make_url
 
 from paiju.config import GRPC_PORTS, METRICS_PORTS
@@ -41,6 +45,7 @@ from tests.deploy.manifests import (
     container_files,
     find,
     render,
+    secret_mounts,
     workloads,
 )
 from tests.fixtures import (
@@ -50,11 +55,56 @@ from tests.fixtures import (
     service_env,
     start_service_process,
     stop_process,
-    wait_health,
 )
 
 #: What a service may take to come up on a loaded machine (a deadline, not a timing).
 START_DEADLINE = 120.0
+#: Whether the services take mutual TLS (paiju/identity.py, issue 18): then
+#: each pod gets the certificate its Secret volume mounts, made here as
+#: cert-manager would, and health is asked on the plain health port.
+MUTUAL_TLS = importlib.util.find_spec("paiju.identity") is not None
+
+
+def cert_manager_secrets(docs: list[Doc], ca_dir: Path) -> dict[str, dict[str, bytes]]:
+    """What cert-manager puts in the Secret of each rendered (non-CA)
+    Certificate, from a CA made in ``ca_dir``: ``tls.crt`` and ``tls.key``
+    for the Certificate's common name, ``ca.crt``. Empty before the services
+    take mutual TLS."""
+    if not MUTUAL_TLS:
+        return {}
+    identity: Any = importlib.import_module("paiju.identity")
+    identity.make_ca(ca_dir)
+    made: dict[str, dict[str, bytes]] = {}
+    for cert in (d for d in docs if d["kind"] == "Certificate"
+                 and d["apiVersion"] == "cert-manager.io/v1" and not d["spec"].get("isCA")):
+        name = cert["spec"]["commonName"]
+        identity.issue(ca_dir, name, hosts=cert["spec"]["dnsNames"][1:])
+        made[cert["spec"]["secretName"]] = {
+            "ca.crt": (ca_dir / "ca.pem").read_bytes(),
+            "tls.crt": (ca_dir / f"{name}.pem").read_bytes(),
+            "tls.key": (ca_dir / f"{name}-key.pem").read_bytes()}
+    return made
+
+
+async def wait_serving(addr: str, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Poll the plain gRPC health service at ``addr`` until SERVING;
+    ``RuntimeError`` once ``proc`` exited, ``TimeoutError`` at the deadline."""
+    deadline = time.monotonic() + timeout
+    status = "UNAVAILABLE"
+    async with grpc.aio.insecure_channel(addr) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+            except grpc.aio.AioRpcError as e:
+                status = e.code().name
+            if status == "SERVING":
+                return
+            if proc.poll() is not None:
+                raise RuntimeError(f"the process of {addr} exited with {proc.returncode}")
+            await asyncio.sleep(0.1)
+    raise TimeoutError(f"{addr} health {status!r}, wanted 'SERVING'")
 
 
 def operator_secrets() -> dict[str, dict[str, str]]:
@@ -134,7 +184,7 @@ HOST_PORT = re.compile(r"(?<![\w.@-])([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?):(\d+)")
 
 
 def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url: str,
-             root: Path) -> dict[str, str]:
+             root: Path, certificates: dict[str, dict[str, bytes]]) -> dict[str, str]:
     """``pod.env`` made to run here (see the module docstring); asserts what a
     cluster would make fail."""
     env = dict(pod.env)
@@ -145,13 +195,16 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
     # Ports: the probes and the Service ports must reach what the service binds.
     grpc_port = int(env.get("PAIJU_GRPC_PORT", GRPC_PORTS[pod.service]))
     assert by_name["grpc"] == grpc_port, where
+    health_port = int(env["PAIJU_HEALTH_PORT"])
+    assert by_name["health"] == health_port, where
     for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
-        assert container[probe]["grpc"]["port"] == grpc_port, (where, probe)
+        assert container[probe]["grpc"]["port"] == health_port, (where, probe)
     metrics_port = int(env.get("PAIJU_METRICS_PORT", METRICS_PORTS[pod.service]))
     assert by_name["metrics"] == metrics_port, where
     annotations = pod.workload["spec"]["template"]["metadata"]["annotations"]
     assert int(annotations["prometheus.io/port"]) == metrics_port, where
     env["PAIJU_GRPC_PORT"] = str(pod.ports["grpc"])
+    env["PAIJU_HEALTH_PORT"] = str(pod.ports["health"])
     env["PAIJU_METRICS_PORT"] = str(pod.ports["metrics"])
     if pod.service == "gateway":
         assert by_name["http"] == int(env.get("PAIJU_GATEWAY_PORT", "8080")), where
@@ -191,6 +244,13 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
         for name, content in (files or {}).items():
             (local / name).write_text(content, encoding="utf-8")
         local_mounts[mount_path.rstrip("/")] = local
+    for mount_path, (secret, items) in secret_mounts(pod.workload).items():
+        if not MUTUAL_TLS:
+            continue
+        assert secret in certificates, f"{where}: no Certificate makes the Secret {secret}"
+        for file_name, key in items.items():
+            (local_mounts[mount_path.rstrip("/")] / file_name).write_bytes(
+                certificates[secret][key])
     for key, value in env.items():
         if not (key.startswith("PAIJU_") and value.startswith("/")):
             continue
@@ -209,15 +269,18 @@ async def test_every_service_starts_with_its_rendered_configuration(
         args = w["spec"]["template"]["spec"]["containers"][0].get("args", [])
         if args and args[0] in PAIJU_SERVICES:
             env = container_env(docs, w, operator_secrets())
-            ports = {"grpc": free_port(), "metrics": free_port(), "http": free_port()}
+            ports = {"grpc": free_port(), "metrics": free_port(), "http": free_port(),
+                     "health": free_port()}
             pods[w["metadata"]["name"]] = Pod(args[0], w, env, ports)
     assert {p.service for p in pods.values()} == PAIJU_SERVICES
     nats_port = int(nats_server.rsplit(":", 1)[1])
     addresses = cluster_addresses(docs, pods, nats_port)
     procs: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}
+    ca_dir = tmp_path / "ca"
+    certificates = cert_manager_secrets(docs, ca_dir)
     try:
         for name, pod in pods.items():
-            local = localise(pod, docs, addresses, local_database, tmp_path)
+            local = localise(pod, docs, addresses, local_database, tmp_path, certificates)
             paiju = {k[len("PAIJU_"):]: v for k, v in local.items() if k.startswith("PAIJU_")}
             log = tmp_path / f"{name}.log"
             procs[name] = (start_service_process(pod.service, service_env(**paiju), log), log)
@@ -225,8 +288,8 @@ async def test_every_service_starts_with_its_rendered_configuration(
         async def up(name: str) -> None:
             proc, log = procs[name]
             try:
-                await wait_health(f"127.0.0.1:{pods[name].ports['grpc']}", proc=proc,
-                                  timeout=START_DEADLINE)
+                port = pods[name].ports["health" if MUTUAL_TLS else "grpc"]
+                await wait_serving(f"127.0.0.1:{port}", proc, START_DEADLINE)
             except (RuntimeError, TimeoutError) as e:
                 tail = log.read_text(errors="replace")[-3000:]
                 raise AssertionError(f"{overlay}: {name} did not start: {e}\n{tail}") from None
@@ -240,7 +303,13 @@ async def test_every_service_starts_with_its_rendered_configuration(
         mounted = next(files for files in container_files(docs, lobby.workload).values()
                        if files and "rooms.yaml" in files)
         want = [s["server"] for s in yaml.safe_load(mounted["rooms.yaml"])["servers"]]
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{lobby.ports['grpc']}") as channel:
+        addr = f"127.0.0.1:{lobby.ports['grpc']}"
+        if MUTUAL_TLS:  # as the gateway, whose certificate the CA above issued
+            identity: Any = importlib.import_module("paiju.identity")
+            channel = identity.secure_channel(addr, identity.load(ca_dir, "gateway"), "lobby")
+        else:
+            channel = grpc.aio.insecure_channel(addr)
+        async with channel:
             reply = await lobby_pb2_grpc.LobbyServiceStub(channel).ListServers(
                 lobby_pb2.ListServersRequest(), timeout=10)
         assert [s.server for s in reply.servers] == want

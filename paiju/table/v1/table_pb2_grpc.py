@@ -95,14 +95,18 @@ class TableServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def CreateGame(self, request, context):
-        """Create and start a game for a room.
+        """Create and start a game for a room: its lease taken and its `created`
+        log entry appended first. ALREADY_EXISTS `game_exists` when another
+        instance runs that game id or its log has entries already.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """A player's action; de-duplicated by (player, client_seq).
+        """A player's action; de-duplicated by (player, client_seq), also across a
+        takeover (the log holds the client_seq). Answered ok only once the
+        action's log entry is acknowledged and its events are published.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

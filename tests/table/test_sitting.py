@@ -1,0 +1,120 @@
+"""A sitting rebuilt from its log entries is the game it was (pure, no I/O),
+and a game that stood still goes on with the time its clocks had left, at
+least 10 s (issue 17, "Decisions already taken")."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from paiju.rules import load
+from services.table.options import TableOptions
+from services.table.outgoing import Seat, ms
+from services.table.sitting import Sitting, restore, spec_json
+from services.table.spec import GameSpec, Terms
+
+T0 = 1_700_000_000.0
+
+
+def created() -> dict[str, Any]:
+    """The ``created`` entry of a doudizhu sitting at T0 (turns of 20 s)."""
+    spec = GameSpec("gs1", "rs1", "s1", "doudizhu", {},
+                    TableOptions(turn_seconds=20.0, deal_interval_ms=0),
+                    tuple(Seat(i, f"s{i}", f"s{i}") for i in range(3)), Terms())
+    deal = load("doudizhu").random_deal({}, random.Random(7))
+    return {"type": "created", "at": ms(T0), "spec": spec_json(spec), "deal": deal,
+            "absent": []}
+
+
+def test_a_restored_sitting_has_the_same_state_seqs_and_answers() -> None:
+    first = created()
+    live = Sitting(dict(first))
+    live.first()
+    entries = [first]
+    at = T0
+    for seq in range(1, 7):
+        at += 1.5
+        seat = live.game.engine.to_act()[0]
+        player = live.game.player_of(seat)
+        action = live.game.hints(player)[0]
+        entry = {"type": "act", "at": ms(at), "player": player, "client_seq": seq,
+                 "action": {"type": action.type, "cards": list(action.cards)}}
+        out = live.apply(entry)
+        assert live.last_answer.ok and out
+        entries.append(entry)
+    entries.append({"type": "disconnected", "at": ms(at + 1), "player": "s1",
+                    "since": ms(at + 0.5)})
+    live.apply(entries[-1])
+    again = restore(entries)
+    now = at + 2
+    for p in ("s0", "s1", "s2"):
+        assert again.game.view(p, now) == live.game.view(p, now)
+    assert again.game.actions == live.game.actions
+    assert again.game.numbers.player_seq == live.game.numbers.player_seq
+    # An action sent again after the rebuild gets the answer it got.
+    last = entries[6]
+    repeat = dict(last)
+    again.apply(repeat)
+    assert again.last_answer.ok and again.game.public_seq == live.game.public_seq
+
+
+def test_a_replay_that_numbers_otherwise_is_refused() -> None:
+    first = created()
+    live = Sitting(dict(first))
+    live.first()
+    seat = live.game.engine.to_act()[0]
+    entry: dict[str, Any] = {"type": "act", "at": ms(T0 + 1),
+                             "player": live.game.player_of(seat), "client_seq": 1,
+                             "action": {"type": "call", "cards": []}}
+    live.apply(entry)
+    entry["seq"] += 1
+    with pytest.raises(ValueError, match="replays to seq"):
+        restore([first, entry])
+
+
+def turn_deadline(s: Sitting) -> float:
+    seat = s.game.engine.to_act()[0]
+    deadline = s.game.turns.deadline(seat)
+    assert deadline is not None
+    return deadline
+
+
+def test_takeover_goes_on_with_the_time_left_at_least_10_s() -> None:
+    for left, expected in ((15.0, 15.0), (3.0, 10.0)):
+        first = created()
+        s = Sitting(dict(first))
+        s.first()
+        # The turn began at T0 with 20 s; the game stood still `left` s before its end.
+        stopped = T0 + 20 - left
+        now = stopped + 42
+        out = s.apply({"type": "takeover", "at": ms(now), "stopped_at": ms(stopped),
+                       "instance": "tb", "address": "127.0.0.1:2"})
+        assert turn_deadline(s) == ms(now + expected) / 1000
+        types = [o.type for o in out]
+        assert types[0] == "game_moved" and out[0].data["table_instance"] == "127.0.0.1:2"
+        assert types.count("view") == 3 and types[-1] == "turn"
+        assert out[-1].data["deadline"] == ms(now + expected)
+        # Numbered on from the log: no gap, no repeat.
+        public = [o.seq for o in out if o.player is None]
+        assert public == [s.game.public_seq - 1, s.game.public_seq]
+
+
+def test_the_time_away_counts_across_a_takeover() -> None:
+    first = created()
+    s = Sitting(dict(first))
+    s.first()
+    seat = s.game.engine.to_act()[0]
+    player = s.game.player_of(seat)
+    # Away from T0 + 1 (budget 90 s); the owner died; taken over 100 s later.
+    s.apply({"type": "disconnected", "at": ms(T0 + 1), "player": player,
+             "since": ms(T0 + 1)})
+    now = T0 + 101
+    s.apply({"type": "takeover", "at": ms(now), "stopped_at": ms(T0 + 2),
+             "instance": "tb", "address": "b"})
+    # The budget ran out at T0 + 91: the seat escapes at once, at that time.
+    assert s.game.next_deadline() == T0 + 91
+    s.apply({"type": "timer", "at": ms(now)})
+    assert s.game.finished and s.game.reason == "escape"
+    assert s.game.engine.escaped == seat
