@@ -26,6 +26,7 @@ export const ERRORS = {
   unavailable: "服务暂时不可用，请重试",
   internal: "服务器出错了，请重试",
   disconnected: "连接已断开，正在重连…",
+  too_many_sessions: "登录太频繁，请稍后再试",
   // lobby
   room_started: "该房间游戏已开始，不能进入",
   seat_taken: "这个座位已经有人了",
