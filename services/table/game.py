@@ -143,7 +143,9 @@ class RunningGame:
         unix ms while away, ``budget_left_ms``), deadlines, ``time_left_ms`` of
         its turn, ``can_pass`` and ``declare_options`` (as ``your_turn`` gives
         them), the public ``seq`` (also as ``public_seq``: a ``view`` event's own
-        ``seq`` is the player's) and ``player_seq``."""
+        ``seq`` is the player's), ``player_seq`` and ``escape_points`` (the
+        points ``player`` would get if it quit now: an escape, seed 000 例外,
+        rulings.md "Escapes"; what the client's 退出 warning names)."""
         seat = self.seat_of(player)
         v = copy.deepcopy(self.engine.view(seat))
         if self.dealing:
@@ -169,6 +171,7 @@ class RunningGame:
             "seq": self.numbers.public_seq,
             "public_seq": self.numbers.public_seq,
             "player_seq": self.numbers.player_seq[player],
+            "escape_points": self.engine.escape_points(seat)[seat],
         })
         return v
 

@@ -2,8 +2,9 @@
 ``chromium`` package) driven by Playwright for Python, against the whole
 platform as real processes (tests/platform_procs.py).
 
-Chromium is installed here with ``apt-get install -y chromium`` (and the fonts
-that draw Chinese text and the ✋ 🂠 marks) only when running as root with
+Chromium is installed here with ``apt-get install -y chromium`` (and the font
+that draws Chinese text; no emoji font: the client draws its icons, suits and
+jokers as SVG) only when running as root with
 ``CI=true``; elsewhere a missing browser or Playwright skips these tests with
 the reason. Playwright's own browser download is never used: the browser is
 launched from ``/usr/bin/chromium``. Screenshots go to ``artifacts/web/``.
@@ -26,8 +27,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-#: Debian packages: the browser, a CJK font and a colour emoji font.
-APT_PACKAGES = ["chromium", "fonts-wqy-microhei", "fonts-noto-color-emoji"]
+#: Debian packages: the browser and a CJK font (no emoji font: issue 21).
+APT_PACKAGES = ["chromium", "fonts-wqy-microhei"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
 
 

@@ -344,3 +344,16 @@ async def no_horizontal_overflow(page: Any) -> None:
     assert width <= page.viewport_size["width"], width
 
 
+
+
+#: Emoji code points in the page's rendered text (innerText of the body, an
+#: open dialog included): pictographs and anything shown as emoji by default
+#: (the suits ♠♥♣♦ are pictographs too: the client draws them as SVG).
+EMOJI_JS = """() => [...document.body.innerText].filter((ch) =>
+  /[\\p{Extended_Pictographic}\\p{Emoji_Presentation}]/u.test(ch))"""
+
+
+async def no_emoji(page: Any, where: str) -> None:
+    """The page's rendered text holds no emoji code point (issue 21)."""
+    found = await page.evaluate(EMOJI_JS)
+    assert not found, f"{where}: emoji code points {found}"

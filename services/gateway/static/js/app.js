@@ -11,9 +11,9 @@
 import { Conn } from "./conn.js";
 import { errorText } from "./text.js";
 import { indicesOf, trickEntries } from "./state.js";
-import { S, toast, saveRoom, render, call } from "./store.js";
+import { S, toast, saveRoom, render, call, seenResult, markResultSeen } from "./store.js";
 import { onEvent } from "./events.js";
-import { requestView } from "./view.js";
+import { requestView, applyFreshView } from "./view.js";
 import { selectionAction, scheduleCheck, act } from "./play.js";
 import * as R from "./render.js";
 
@@ -68,38 +68,72 @@ async function signedIn(r) {
   await S.conn.sync();
   const servers = await call("servers");
   if (servers.ok) S.servers = servers.servers;
-  const saved = JSON.parse(sessionStorage.getItem("paiju.room") || "null");
-  if (saved) {
-    await restoreRoom(saved.server, saved.room);
-  } else if (S.server) {
-    await openServer(S.server);
+  if (r.room) {
+    // Seated (from this tab, another tab, browser or device): straight back to the table.
+    await enterRoom(r.room, r.view, r.last_result);
   } else {
-    S.screen = "servers";
+    if (S.room) { S.room = null; saveRoom(); }
+    if (S.game && S.game.phase !== "finished") S.game = null;
+    if (S.server) await openServer(S.server);
+    else S.screen = "servers";
+    showMissedResult(r.last_result, null);
   }
   render();
 }
 
-/** After a reconnect: find my seat in the room I sat in, and my game. */
-async function restoreRoom(server, roomId) {
-  const r = await call("rooms", { server });
-  const room = r.ok ? r.rooms.find((x) => x.room === roomId) : null;
-  const mine = room && room.seats.some((s) => s.player === S.me.player);
-  if (!mine) {
-    S.room = null;
-    S.game = null;
-    saveRoom();
-    await openServer(server);
-    return;
-  }
-  S.server = server;
-  S.rooms = new Map(r.rooms.map((x) => [x.room, x]));
-  await call("watch_server", { server });
-  S.room = room;
+/** Back at my seat after signing in: the room, its server's rooms, and the
+ * game from the reply's ``view`` (public ``seq``); a game that ended while I
+ * was away shows its settlement table. */
+async function enterRoom(room, view, last) {
+  const r = await call("rooms", { server: room.server });
+  S.server = room.server;
+  S.rooms = r.ok ? new Map(r.rooms.map((x) => [x.room, x])) : new Map([[room.room, room]]);
+  await call("watch_server", { server: room.server });
+  const fresh = S.rooms.get(room.room);
+  S.room = fresh && fresh.version !== undefined && room.version !== undefined && fresh.version > room.version ? fresh : room;
+  saveRoom();
   S.screen = "table";
-  if (room.state === "started") await requestView();
+  if (view && view.game_id) {
+    const had = S.game && S.game.id === view.game_id && S.game.phase !== "finished";
+    applyFreshView(view);
+    // This page showed the game before its socket dropped: check once more
+    // with the `view` command that nothing went by meanwhile.
+    if (had) await requestView();
+  } else if (S.room.state === "started") {
+    await requestView();
+  } else {
+    if (S.game && S.game.phase !== "finished") S.game = null;
+    showMissedResult(last || S.room.last_result, S.room);
+  }
   render();
 }
 
+/** A game of mine that ended while I was away (``last_result`` of the
+ * sign-in reply): its settlement table, once per browser, where it ended in
+ * the last 15 minutes. In my room it stands in the middle as after any game
+ * (with the start button); elsewhere it opens as a dialog. */
+function showMissedResult(last, room) {
+  if (!last || !last.game_id || !(last.settlement || []).length) return;
+  if (S.result && S.result.game_id === last.game_id) return;
+  if (seenResult(last.game_id) || S.conn.now() - (last.ended_ms || 0) > 15 * 60 * 1000) return;
+  markResultSeen(last.game_id);
+  S.oldGames.add(last.game_id);
+  const mine = last.settlement.find((x) => x.player === S.me.player);
+  const seats = last.settlement.map((x) => ({ seat: x.seat, player: x.player, name: resultName(x, room) }));
+  const res = { ...last, reason: last.reason || "", seats, mySeat: mine ? mine.seat : null, missed: true };
+  if (room && room.room === last.room) {
+    S.result = res;
+    S.game = null;
+  } else {
+    S.modal = { title: "你离开期间牌局已结束", html: R.settlementTable(S, res) };
+  }
+}
+
+function resultName(row, room) {
+  if (row.player === S.me.player) return S.me.name;
+  const s = room && room.seats.find((x) => x.player === row.player);
+  return s ? s.name : row.name || `座位${row.seat + 1}`;
+}
 // -- lobby -------------------------------------------------------------------------
 
 async function openServer(server) {
@@ -110,6 +144,26 @@ async function openServer(server) {
   await call("watch_server", { server });
   S.screen = "rooms";
   render();
+}
+
+/** The game just played, where none runs now (for 看分 and 上一轮). */
+function finishedGame() {
+  if (S.game && S.game.phase !== "finished") return null;
+  return S.lastGame && (!S.room || S.lastGame.room === S.room.room) ? S.lastGame : null;
+}
+
+/** Send ``leave``: an escape during a game (its result follows as events),
+ * else a stand (back to the room list). */
+async function leaveNow() {
+  const r = await call("leave");
+  if (!r.ok) { toast(errorText(r)); return; }
+  if (r.escaped) { toast("你已退出，本局按逃跑结算", false); return; }
+  const server = S.room ? S.room.server : S.server;
+  S.room = null;
+  S.game = null;
+  S.result = null;
+  saveRoom();
+  await openServer(server);
 }
 
 // -- what the page's controls do (render.js binds them) ----------------------------------
@@ -155,6 +209,21 @@ export const actions = {
     saveRoom();
     await openServer(server);
   },
+  /** 退出: during a game a warning first (quitting is an escape, seed 000
+   * 例外, with the points the server says it costs); outside one, stand up. */
+  async leave() {
+    const g = S.game;
+    if (!g || g.phase === "finished") { await leaveNow(); return; }
+    const v = await call("view");
+    const pts = v.ok && v.view && typeof v.view.escape_points === "number" ? v.view.escape_points : null;
+    S.modal = { title: "退出牌局", html: R.leaveWarningHtml(S, pts) };
+    render();
+  },
+  async confirmLeave() {
+    S.modal = null;
+    render();
+    await leaveNow();
+  },
   async ready() {
     const r = await call("ready");
     if (!r.ok) { toast(errorText(r)); return; }
@@ -193,13 +262,19 @@ export const actions = {
     R.renderHand(S);
     scheduleCheck();
   },
+  // 看分 and 上一轮: of the running game from the server; after the game, of
+  // the game just played as the page kept it (the server has no game then).
   async scores() {
+    const done = finishedGame();
+    if (done) { S.modal = { title: "看分", html: R.scoresHtml(S, done.lastScores || { captured: done.captured || [] }) }; render(); return; }
     const r = await call("scores");
     if (!r.ok) { toast(errorText(r)); return; }
     S.modal = { title: "看分", html: R.scoresHtml(S, r.scores) };
     render();
   },
   async lastTrick() {
+    const done = finishedGame();
+    if (done) { S.modal = { title: "上一轮", html: R.lastTrickHtml(S, { last_trick: done.lastTrick || null }) }; render(); return; }
     const r = await call("last_trick");
     if (!r.ok) { toast(errorText(r)); return; }
     S.modal = { title: "上一轮", html: R.lastTrickHtml(S, r.trick) };

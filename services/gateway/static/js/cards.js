@@ -2,6 +2,10 @@
 // No rules live here: only how a card looks and a neutral display order
 // (used while a paced deal runs, before the server's game order is known).
 
+import { icon, suitIcon } from "./icons.js";
+
+export { suitIcon };
+
 const SUIT_SYMBOL = { S: "♠", H: "♥", C: "♣", D: "♦" };
 const RANK_TEXT = { T: "10" };
 
@@ -20,19 +24,21 @@ export function cardsText(cards) { return (cards || []).map(cardText).join(" ");
 
 function esc(s) { return String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`); }
 
-/** One card element; ``extra`` adds classes, ``attrs`` attributes. */
+/** One card element; ``extra`` adds classes, ``attrs`` attributes. Suits and
+ * jokers are SVG (icons.js): 大王 a red crown on a gold-edged card, 小王 a
+ * black star on a plain one. */
 export function cardHtml(c, extra = "", attrs = "") {
   if (isJoker(c)) {
     const big = c === "BJ";
-    return `<div class="card joker ${big ? "red" : "black"} ${extra}" data-card="${c}" ${attrs}>` +
-      `<span class="corner">${big ? "大<br>王" : "小<br>王"}</span><span class="pip">🃏</span></div>`;
+    return `<div class="card joker ${big ? "red joker-big" : "black joker-small"} ${extra}" data-card="${c}" aria-label="${big ? "大王" : "小王"}" ${attrs}>` +
+      `<span class="corner">${big ? "大<br>王" : "小<br>王"}</span><span class="pip">${icon(big ? "crown" : "star")}</span></div>`;
   }
   const suit = c[1];
   const red = suit === "H" || suit === "D";
   const rank = RANK_TEXT[c[0]] || c[0];
-  return `<div class="card ${red ? "red" : "black"} ${extra}" data-card="${esc(c)}" ${attrs}>` +
-    `<span class="corner">${rank}<br>${suitSymbol(suit)}</span>` +
-    `<span class="pip">${suitSymbol(suit)}</span></div>`;
+  return `<div class="card ${red ? "red" : "black"} ${extra}" data-card="${esc(c)}" aria-label="${esc(cardText(c))}" ${attrs}>` +
+    `<span class="corner">${rank}<br>${suitIcon(suit)}</span>` +
+    `<span class="pip">${suitIcon(suit)}</span></div>`;
 }
 
 export function backHtml(extra = "") { return `<div class="card back ${extra}"></div>`; }

@@ -2,7 +2,7 @@
 // buttons with the server's check, and the hand.
 
 import { $, setHtml, esc, timerHtml } from "./dom.js";
-import { cardHtml, cardText, isJoker } from "./cards.js";
+import { cardHtml, cardText, isJoker, suitIcon } from "./cards.js";
 import { BIDS, PHASES } from "./text.js";
 import { nameFromGame } from "./state.js";
 
@@ -20,6 +20,14 @@ function declareGroups(options) {
   return groups;
 }
 
+/** The declare area's note: while cards are dealt, that one may declare at
+ * once; after the deal, the window's countdown (``declaring_until``). */
+function declareNote(g, my, what) {
+  const until = my.deadline || g.declaringUntil;
+  if (g.phase === "dealing" && !g.dealing.done) return `发牌中，有牌即可${what}`;
+  return until ? `<span class="timer" data-deadline="${until}"></span> 秒后不叫视为放弃` : "";
+}
+
 export function renderActions(S) {
   const g = S.game;
   const el = $("#actions");
@@ -33,13 +41,13 @@ export function renderActions(S) {
         const opts = groups[key];
         if (!opts.length) return `<button class="declare-btn off" disabled data-suit="${key}"><span class="${red ? "red" : ""}">${label}</span></button>`;
         return opts.map((cards) => `<button class="declare-btn lit" data-act="declare" data-suit="${key}" data-cards='${JSON.stringify(cards)}' title="${esc(cards.map(cardText).join(" "))}">` +
-          `<span class="${red ? "red" : ""}">${label}</span>${cards.length > 1 ? `<small>×${cards.length}</small>` : ""}</button>`).join("");
+          `<span class="${red ? "red" : ""}">${suitIcon(key) || label}</span>${cards.length > 1 ? `<small>×${cards.length}</small>` : ""}</button>`).join("");
       };
       const what = g.game === "daa" ? "亮大A" : "叫主";
       html = `<div class="declare-area" id="declare-area"><span class="lbl">${what}区</span>` +
         slot("S", "♠") + slot("H", "♥", true) + slot("C", "♣") + slot("D", "♦", true) +
-        (g.game === "daa" ? "" : slot("NT", "🃏 无主")) +
-        `<span class="note">${my.deadline ? `<span class="timer" data-deadline="${my.deadline}"></span> 秒后不叫视为放弃` : `发牌中，有牌即可${what}`}</span></div>`;
+        (g.game === "daa" ? "" : slot("NT", "无主")) +
+        `<span class="note" id="declare-note">${declareNote(g, my, what)}</span></div>`;
     } else if (my.phase === "bidding" || my.phase === "robbing") {
       const kinds = g.hints.map((a) => a.type).filter((t) => BIDS[t]);
       html = `<div class="bar-btns">${kinds.map((k) => `<button class="bid-btn ${k.startsWith("no_") ? "" : "primary"}" data-act="bid" data-kind="${k}">${BIDS[k]}</button>`).join("")}` +

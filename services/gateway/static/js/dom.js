@@ -1,6 +1,8 @@
 // Small drawing tools shared by the views: query, escaping, a change-only
 // innerHTML, avatars, the toast and the countdown timers.
 
+import { icon } from "./icons.js";
+
 export const $ = (sel) => document.querySelector(sel);
 
 /** Set ``el``'s HTML only when it changed: a button under the mouse is not
@@ -47,7 +49,7 @@ export function toast(text, bad = true) {
 }
 
 export function timerHtml(deadline) {
-  return deadline ? `<span class="clock">⏱ <span class="timer" data-deadline="${deadline}"></span></span>` : "";
+  return deadline ? `<span class="clock">${icon("clock")} <span class="timer" data-deadline="${deadline}"></span></span>` : "";
 }
 
 // -- time ------------------------------------------------------------------------------------------

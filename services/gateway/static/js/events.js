@@ -1,7 +1,7 @@
 // Events from the server (docs/client-protocol.md, shared/spec/events.md):
 // the rooms of the watched server, and each game event applied to the game.
 
-import { S, say, nameOf, saveRoom, render, toast } from "./store.js";
+import { S, say, nameOf, saveRoom, render, toast, call, markResultSeen } from "./store.js";
 import { displaySort, cardsText } from "./cards.js";
 import { BIDS, REASONS, GAME_NAMES } from "./text.js";
 import { newGame, seatOf, keepSelection, newCardOf } from "./state.js";
@@ -23,18 +23,36 @@ function roomChanged(ev) {
     if (ev.version !== undefined && S.room.version !== undefined && ev.version < S.room.version) return;
     const mine = ev.seats.some((s) => s.player === S.me.player);
     if (!mine) {
-      toast(S.game && S.game.phase !== "finished" ? "你已离开牌局" : "你已被请出房间（未在规定时间内开始，或金币不足）");
       S.room = null;
-      S.game = null;
-      S.result = null;
       saveRoom();
-      S.screen = "rooms";
+      if (S.game && S.game.phase !== "finished") {
+        // Out of the room at the end of my game (an escape): the lobby frees
+        // the room before the table announces game_finished, which follows.
+        const id = S.game.id;
+        setTimeout(() => { if (!S.room && S.game && S.game.id === id && S.game.phase !== "finished") leaveTable(); }, 5000);
+        return;
+      }
+      if (S.result && S.result.mySeat !== null && S.result.escapedSeat === S.result.mySeat) {
+        // My escape's table came first: keep it, as a dialog over the room list.
+        S.modal = { title: "本局结算表", html: R.settlementTable(S, S.result) };
+      } else toast("你已被请出房间（未在规定时间内开始，或金币不足）");
+      leaveTable();
     } else {
       S.room = ev;
       const me = ev.seats.find((s) => s.player === S.me.player);
       if (me && typeof me.coins === "number" && me.coins > 0) S.me.coins = me.coins;
     }
   }
+}
+
+/** Back to the room list (my seat is gone). */
+function leaveTable() {
+  S.room = null;
+  S.game = null;
+  S.result = null;
+  saveRoom();
+  S.screen = "rooms";
+  render();
 }
 
 // -- events --------------------------------------------------------------------------
@@ -54,6 +72,8 @@ export function onEvent(ev) {
   if (t === "game_started") {
     const mySeat = seatOf(ev.seats, S.me.player);
     if (mySeat === null) return;
+    // A new game (not a redeal of the last one) starts a fresh side log.
+    if (!S.game || S.game.phase === "finished") S.log = [];
     S.game = newGame(ev, mySeat);
     S.result = null;
     S.screen = "table";
@@ -77,6 +97,19 @@ export function onEvent(ev) {
   const handler = HANDLERS[t];
   if (handler) handler(g, ev);
   render();
+}
+
+/** The trick on the table as 上一轮 shows it ({plays: [{seat, cards | pass}], winner, points}). */
+function snapshotTrick(g, winner, points) {
+  const plays = Object.entries(g.plays).filter(([, p]) => p.cards || p.pass)
+    .map(([seat, p]) => (p.pass ? { seat: Number(seat), pass: true } : { seat: Number(seat), cards: p.cards }));
+  return { plays, winner: winner ?? undefined, points };
+}
+
+/** 看分 of the game so far, kept for after the game (the server forgets it then). */
+async function keepScores(g) {
+  const r = await call("scores");
+  if (r.ok && r.scores) g.lastScores = r.scores;
 }
 
 function clearTrickIfOver(g) {
@@ -170,6 +203,8 @@ const HANDLERS = {
       g.captured[ev.seat] += ev.points;
     }
     g.lastWinner = ev.seat;
+    g.lastTrick = snapshotTrick(g, ev.seat, ev.points);
+    if (ev.points) keepScores(g);
     if (ev.points) say(`${nameOf(ev.seat)} 赢得本轮 ${ev.points} 分`);
     const id = g.id;
     setTimeout(() => {
@@ -179,15 +214,15 @@ const HANDLERS = {
   revealed(g, ev) { g.revealed = ev.seat; say(`${nameOf(ev.seat)} 亮明`); },
   player_out(g, ev) { g.places[ev.seat] = ev.place; say(`${nameOf(ev.seat)} 第 ${ev.place} 个出完`); },
   timed_out(g, ev) { say(`${nameOf(ev.seat)} 超时（连续 ${ev.count} 次）`); },
-  escaped(g, ev) { say(`${nameOf(ev.seat)} 逃跑`); },
+  escaped(g, ev) { g.escapedSeat = ev.seat; say(`${nameOf(ev.seat)} 逃跑`); },
   seat_disconnected(g, ev) {
     const s = g.seats.find((x) => x.seat === ev.seat);
-    if (s) { s.disconnected = true; s.hold_until = ev.hold_until; }
+    if (s) { s.disconnected = true; s.hold_until = ev.hold_until; s.budget_left_ms = ev.budget_left_ms; }
     say(`${nameOf(ev.seat)} 断线，等待重连`);
   },
   seat_reconnected(g, ev) {
     const s = g.seats.find((x) => x.seat === ev.seat);
-    if (s) { s.disconnected = false; s.hold_until = null; }
+    if (s) { s.disconnected = false; s.hold_until = null; if (ev.budget_left_ms !== undefined) s.budget_left_ms = ev.budget_left_ms; }
     say(`${nameOf(ev.seat)} 已重连`);
   },
   scores(g, ev) {
@@ -206,12 +241,23 @@ const HANDLERS = {
     g.turn = null;
     g.my = null;
     S.oldGames.add(g.id);
-    if (ev.reason === "redeal") { say(REASONS.redeal); return; }
+    if (ev.reason === "redeal") { if (S.log[S.log.length - 1] !== REASONS.redeal) say(REASONS.redeal); return; }
+    // The last plays (a game's final trick may end without trick_won).
+    if (!g.trickOver && Object.keys(g.plays).length) g.lastTrick = snapshotTrick(g, null, undefined);
     g.phase = "finished";
     g.trickOver = true;
-    S.result = { ...ev, seats: g.seats, mySeat: g.mySeat, game: g.game };
-    if (ev.reason === "escape") say(REASONS.escape);
+    const detail = (ev.result && ev.result.detail) || {};
+    const escaped = detail.escaped ?? detail.escapee ?? g.escapedSeat ?? null;
+    S.result = { ...ev, seats: g.seats, mySeat: g.mySeat, game: g.game,
+      escapedSeat: ev.reason === "escape" ? escaped : null };
+    markResultSeen(g.id);
+    S.lastGame = g;
+    g.room = S.room ? S.room.room : null;
     say("本局结束");
+    if (!S.room) {
+      // I am out of the room (my escape): the table as a dialog over the room list.
+      S.modal = { title: "本局结算表", html: R.settlementTable(S, S.result) };
+      leaveTable();
+    }
   },
 };
-

@@ -1,15 +1,16 @@
 // The top bar, the coin servers and the rooms of a server.
 
 import { $, setHtml, esc, avatar } from "./dom.js";
+import { icon } from "./icons.js";
 import { GAME_NAMES, STATE_NAMES, SEATS } from "./text.js";
 
 export function renderTop(S) {
   const me = S.me;
-  setHtml($("#top"), `<span class="logo">🂡 牌局 <small>paiju</small></span>` +
+  setHtml($("#top"), `<span class="logo">${icon("S", "logo-ic")} 牌局 <small>paiju</small></span>` +
     (me ? `<span class="who">${avatar(me.player, me.name, "sm")}<b id="me-name">${esc(me.name)}</b>` +
-      `<span class="coins">💰 <span id="me-coins">${me.coins}</span></span></span>` : "") +
+      `<span class="coins">${icon("coin")} <span id="me-coins">${me.coins}</span></span></span>` : "") +
     `<span class="conn ${S.connected ? "on" : "off"}" id="conn-state">${S.connected ? "已连接" : "重连中…"}</span>` +
-    (me ? `<button class="link" data-act="logout">退出</button>` : ""));
+    (me ? `<button class="link" id="btn-logout" data-act="logout">登出</button>` : ""));
 }
 
 // -- lobby -----------------------------------------------------------------------------------
@@ -43,8 +44,9 @@ function roomTile(S, room) {
     const pos = `left:${(50 + 40 * Math.cos(angle)).toFixed(1)}%;top:${(50 + 38 * Math.sin(angle)).toFixed(1)}%`;
     const p = room.seats.find((s) => s.seat === i);
     if (p) {
-      seats.push(`<div class="rseat taken" style="${pos}" data-seat="${i}">${avatar(p.player, p.name, "sm")}` +
-        `<span class="nm">${esc(p.name)}</span>${p.ready && !started ? `<span class="hand-up" title="已准备">✋</span>` : ""}</div>`);
+      const away = p.connected === false;
+      seats.push(`<div class="rseat taken ${away ? "away" : ""}" style="${pos}" data-seat="${i}" title="${esc(p.name)}${away ? "（已离开）" : ""}">${avatar(p.player, p.name, "sm")}` +
+        `<span class="nm">${esc(p.name)}</span>${p.ready && !started ? `<span class="hand-up" title="已准备">${icon("hand")}</span>` : ""}</div>`);
     } else if (started) {
       seats.push(`<div class="rseat closed" style="${pos}" data-seat="${i}" title="游戏已开始">·</div>`);
     } else {
@@ -54,7 +56,7 @@ function roomTile(S, room) {
   const short = room.room.slice(room.room.lastIndexOf("-") + 1);
   return `<div class="room state-${room.state}" data-room="${esc(room.room)}" data-state="${room.state}">` +
     `<div class="rhead"><span>${esc(short)} 号桌</span><span class="rstate">${STATE_NAMES[room.state] || room.state}</span></div>` +
-    `<div class="rtable"><div class="tabletop">${started ? `<span class="cardicon" title="游戏中">🂠</span>` : ""}</div>${seats.join("")}</div></div>`;
+    `<div class="rtable"><div class="tabletop">${started ? `<span class="cardicon" title="游戏中">${icon("back")}</span>` : ""}</div>${seats.join("")}</div></div>`;
 }
 
 export function renderRooms(S) {

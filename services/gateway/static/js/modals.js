@@ -1,6 +1,7 @@
 // The 看分 and 上一轮 dialogs.
 
 import { esc } from "./dom.js";
+import { icon } from "./icons.js";
 import { rowHtml } from "./cards.js";
 import { trickEntries, trickWinner, nameFromGame } from "./state.js";
 
@@ -27,8 +28,22 @@ export function lastTrickHtml(S, trick) {
   const entries = trickEntries(t);
   if (!entries.length) return `<p>还没有上一轮。</p>`;
   const winner = trickWinner(t, trick.last_trick_winner);
-  return `<table class="scores"><tbody>` + entries.map((e) => `<tr class="${e.seat === winner ? "mine" : ""}"><td>${esc(nameIn(S, e.seat))}${e.seat === winner ? " 🏆" : ""}</td>` +
+  return `<table class="scores"><tbody>` + entries.map((e) => `<tr class="${e.seat === winner ? "mine" : ""}"><td>${esc(nameIn(S, e.seat))}${e.seat === winner ? ` ${icon("trophy", "win-ic")}` : ""}</td>` +
     `<td>${e.pass ? "不出" : e.taken ? `收回 ${e.taken.length} 张` : rowHtml(e.cards, "mini2")}</td></tr>`).join("") + `</tbody></table>` +
     (t && t.points !== undefined ? `<p>本轮分数：${t.points}</p>` : "");
 }
 
+
+/** The 退出 warning during a game: quitting is an escape (seed 000 例外:
+ * 主动退出的玩家被视为逃跑), settled as rulings.md "Escapes" says; ``points``
+ * is what the server's view says the escape costs now (or null). */
+export function leaveWarningHtml(S, points) {
+  const srv = S.room && S.servers.find((x) => x.server === S.room.server);
+  const cost = typeof points === "number"
+    ? `按逃跑结算，你现在退出得 <b id="escape-points">${points}</b> 分` +
+      (srv ? `（底分 ${esc(srv.base)}，每 ${esc(srv.unit || 1)} 分 ${esc(srv.base)} 金币）` : "")
+    : "按逃跑结算，你将被扣分、扣金币，赔给其他玩家";
+  return `<div id="leave-warning"><p class="warn">牌局进行中，主动退出的玩家被视为<b>逃跑</b>：本局立即结束，${cost}。</p>` +
+    `<div class="modal-btns"><button id="btn-leave-confirm" class="danger" data-act="confirmLeave">确认退出</button>` +
+    `<button id="btn-leave-cancel" data-act="closeModal">继续游戏</button></div></div>`;
+}

@@ -2,14 +2,15 @@
 // page's event binding and the whole-page render; the views are in
 // lobby_view.js, table_view.js, controls.js and modals.js.
 
-import { $, esc } from "./dom.js";
+import { $, esc, setHtml } from "./dom.js";
 import { renderTop, renderServers, renderRooms } from "./lobby_view.js";
 import { renderTable } from "./table_view.js";
 import { renderHand, resetHand } from "./controls.js";
 
 export { esc, avatar, toast, tick } from "./dom.js";
 export { renderActions, renderHand } from "./controls.js";
-export { scoresHtml, lastTrickHtml } from "./modals.js";
+export { scoresHtml, lastTrickHtml, leaveWarningHtml } from "./modals.js";
+export { settlementTable } from "./table_view.js";
 export { flyCards, dealBurst } from "./anim.js";
 
 let ACT = null;
@@ -56,11 +57,8 @@ export function render(S) {
   else if (screen === "table") renderTable(S);
   const modal = $("#modal");
   modal.hidden = !S.modal;
-  if (!S.modal) modal.innerHTML = "";
-  else {
-    modal.innerHTML = `<div class="modal-bg" data-act="modalBg"><div class="modal-box" role="dialog">` +
-      `<div class="modal-head"><b>${esc(S.modal.title)}</b><button class="x" data-act="closeModal">✕</button></div>` +
-      `<div class="modal-body">${S.modal.html}</div></div></div>`;
-  }
+  // Change-only: a dialog's buttons are not replaced while the game redraws.
+  setHtml(modal, !S.modal ? "" : `<div class="modal-bg" data-act="modalBg"><div class="modal-box" role="dialog">` +
+    `<div class="modal-head"><b>${esc(S.modal.title)}</b><button class="x" data-act="closeModal" aria-label="关闭">×</button></div>` +
+    `<div class="modal-body">${S.modal.html}</div></div></div>`);
 }
-

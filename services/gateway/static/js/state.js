@@ -61,7 +61,7 @@ export function gameFromView(v) {
   g.phase = v.phase;
   g.hand = v.phase === "dealing" ? displaySort(v.hand || []) : [...(v.hand || [])];
   g.handCounts = [...(v.hand_counts || g.handCounts)];
-  g.pub = v.seq || 0;
+  g.pub = v.seq || v.public_seq || 0;
   g.priv = v.player_seq || 0;
   if (v.dealing) g.dealing = { ...v.dealing };
   g.declaringUntil = v.declaring_until ?? null;
@@ -100,11 +100,15 @@ export function gameFromView(v) {
   }
   if (toAct.includes(v.seat)) {
     g.my = { phase: v.phase, deadline: deadlines[String(v.seat)] ?? null,
-      can_pass: !!v.can_pass, declare_options: [] };
-  } else if (v.game !== "doudizhu" && (v.phase === "dealing" || v.phase === "declaring")) {
+      can_pass: !!v.can_pass, declare_options: [...(v.declare_options || [])] };
+  } else if ((v.declare_options || []).length || v.declaring_until ||
+      (v.game !== "doudizhu" && (v.phase === "dealing" || v.phase === "declaring"))) {
+    // The declaring window (the deal and the few seconds after it): the
+    // declare buttons come back with the view's declare_options.
     g.my = { phase: "declaring", deadline: v.declaring_until ?? null, can_pass: false,
-      declare_options: [] };
+      declare_options: [...(v.declare_options || [])] };
   }
+  g.escapePoints = typeof v.escape_points === "number" ? v.escape_points : null;
   return g;
 }
 

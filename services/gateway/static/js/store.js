@@ -15,6 +15,7 @@ export const S = {
   room: null,               // my room
   game: null,
   result: null,             // the last game_finished (settlement table)
+  lastGame: null,           // the game just played (看分 and 上一轮 after it)
   oldGames: new Set(),
   log: [],
   modal: null,              // {title, html}
@@ -50,3 +51,17 @@ export async function call(cmd, args) {
   return r;
 }
 
+
+// -- settlement tables seen (in every tab of this browser) --------------------------
+
+/** Whether this browser has shown the settlement table of ``gameId``. */
+export function seenResult(gameId) {
+  return (localStorage.getItem("paiju.seen") || "").split(",").includes(gameId);
+}
+
+/** Remember that the settlement table of ``gameId`` was shown (the last 20). */
+export function markResultSeen(gameId) {
+  const list = (localStorage.getItem("paiju.seen") || "").split(",").filter((x) => x && x !== gameId);
+  list.push(gameId);
+  localStorage.setItem("paiju.seen", list.slice(-20).join(","));
+}

@@ -3,7 +3,8 @@
 // and hand are in controls.js.
 
 import { $, setHtml, esc, avatar } from "./dom.js";
-import { backHtml, rowHtml, suitSymbol } from "./cards.js";
+import { backHtml, rowHtml, suitIcon } from "./cards.js";
+import { icon, withSuitIcons } from "./icons.js";
 import { GAME_NAMES, BIDS, PHASES, REASONS } from "./text.js";
 import { nameFromGame } from "./state.js";
 import { roomSize } from "./lobby_view.js";
@@ -35,10 +36,10 @@ function posOf(S, seat) {
 function trumpText(g) {
   if (!g) return "";
   if (g.game === "doudizhu") return g.landlord !== null && g.landlord !== undefined ? "" : "";
-  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitSymbol(g.bigA)}A</b></span>` : "";
+  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitIcon(g.bigA)}A</b></span>` : "";
   if (g.trump === undefined) return "";
-  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>🃏 无主</b></span>`;
-  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitSymbol(g.trump)}</b></span>`;
+  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>无主</b></span>`;
+  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitIcon(g.trump)}</b></span>`;
 }
 
 function playerSeats(S) {
@@ -102,21 +103,42 @@ function renderSeats(S) {
     const turn = g && g.turn && g.turn.seat === seat && g.phase !== "finished";
     const inGame = g && g.phase !== "finished";
     const count = inGame ? g.handCounts[seat] : null;
-    html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${p.disconnected ? "offline" : ""}" data-seat="${seat}">` +
+    const away = inGame ? !!p.disconnected : p.connected === false;
+    html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${away ? "offline" : ""}" data-seat="${seat}">` +
       avatar(p.player, p.name) +
       `<div class="pinfo"><div class="pname">${esc(p.name)}</div>` +
-      `<div class="pcoins">💰 ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}</div></div>` +
-      (!inGame && p.ready ? `<span class="ready-mark" title="已准备">✋</span>` : "") +
+      `<div class="pcoins">${icon("coin")} ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}</div></div>` +
+      (!inGame && p.ready ? `<span class="ready-mark" title="已准备">${icon("hand")}</span>` : "") +
       (inGame ? `<div class="pcount">${backHtml("mini")}<span>${count}</span></div>` : "") +
-      (turn ? `<div class="turnmark" title="轮到此玩家">⏳<span class="timer" data-deadline="${g.turn.deadline || ""}"></span></div>` : "") +
-      (p.disconnected ? `<div class="offline-mark">断线 <span class="timer" data-deadline="${p.hold_until || ""}"></span></div>` : "") +
+      (turn ? `<div class="turnmark" title="轮到此玩家">${icon("hourglass")}<span class="timer" data-deadline="${g.turn.deadline || ""}"></span></div>` : "") +
+      (away ? awayMark(S, p, inGame) : "") +
       `</div>`);
   }
   setHtml($("#seats"), html.join(""));
 }
 
-function settlementHtml(S) {
-  const r = S.result;
+/** An away seat: during a game its remaining hold (``hold_until``, else
+ * ``budget_left_ms`` from now); outside one, when the lobby stands it up. */
+function awayMark(S, p, inGame) {
+  const now = S.conn ? S.conn.now() : Date.now();
+  let until = null;
+  if (inGame) until = p.hold_until || (typeof p.budget_left_ms === "number" ? now + p.budget_left_ms : null);
+  else {
+    const srv = S.room && S.servers.find((x) => x.server === S.room.server);
+    if (p.away_since && srv && srv.idle_disconnect_seconds) until = p.away_since + srv.idle_disconnect_seconds * 1000;
+  }
+  return `<div class="offline-mark" title="${inGame ? "断线，座位保留中" : "已离开"}">${inGame ? "断线" : "离开"}` +
+    (until ? ` <span class="timer" data-deadline="${until}"></span>秒` : "") + `</div>`;
+}
+
+/** The room's number as players say it (``07 号桌``), never the raw id. */
+export function tableName(roomId) {
+  return `${String(roomId).slice(String(roomId).lastIndexOf("-") + 1)} 号桌`;
+}
+
+/** 本局结算表 of ``r`` (a game_finished or a missed last_result): my own row
+ * first, and who escaped where the game ended by an escape. */
+export function settlementTable(S, r) {
   const rows = [...(r.settlement || [])];
   const name = (row) => {
     const s = r.seats.find((x) => x.player === row.player || x.seat === row.seat);
@@ -129,11 +151,43 @@ function settlementHtml(S) {
   if (!rows.length && r.result) {
     body = r.seats.map((s) => `<tr class="${s.seat === r.mySeat ? "mine" : ""}"><td>${esc(s.name)}</td><td>${signed(r.result.points[s.seat])}</td><td>—</td><td>—</td></tr>`).join("");
   }
-  const reason = REASONS[r.reason] ? `<div class="reason">${REASONS[r.reason]}</div>` : "";
+  let why = REASONS[r.reason] || "";
+  if (r.reason === "escape" && r.escapedSeat !== null && r.escapedSeat !== undefined) {
+    const s = r.seats.find((x) => x.seat === r.escapedSeat);
+    const who = r.escapedSeat === r.mySeat ? "你" : s ? s.name : `座位${r.escapedSeat + 1}`;
+    why = `${who}逃跑，牌局结束`;
+  }
+  const reason = why ? `<div class="reason" id="settle-reason">${esc(why)}</div>` : "";
+  const missed = r.missed ? `<div class="note">你离开期间这局已经结束</div>` : "";
   const err = r.settlement_error ? `<div class="reason">结算未完成：${esc(r.settlement_error)}</div>` : "";
-  return `<div id="settlement" class="settle"><h3>本局结算表</h3>${reason}${err}` +
-    `<table><thead><tr><th>用户名</th><th>分数</th><th>金币</th><th>手续费</th></tr></thead><tbody>${body}</tbody></table>` +
-    `<button id="btn-ready" class="big" data-act="ready">开 始</button></div>`;
+  return `<div class="settle-table">${missed}${reason}${err}` +
+    `<table><thead><tr><th>用户名</th><th>分数</th><th>金币</th><th>手续费</th></tr></thead><tbody>${body}</tbody></table></div>`;
+}
+
+/** The ready-kick countdown of the room (``ready_deadline``) while I am not ready. */
+function readyCountdown(room, me) {
+  const dl = room && (room.ready_deadline || room.ready_deadline_ms);
+  if (!dl || !me || me.ready) return "";
+  return `<div class="note warn" id="ready-countdown">请在 <span class="timer" data-deadline="${dl}"></span> 秒内点开始，否则将被请出房间</div>`;
+}
+
+function settlementHtml(S) {
+  const room = S.room;
+  const me = room && room.seats.find((s) => s.player === S.me.player);
+  return `<div id="settlement" class="settle"><h3>本局结算表</h3>${settlementTable(S, S.result)}` +
+    (me && me.ready ? `<div class="note">已准备，等待其他玩家开始…</div>` : `<button id="btn-ready" class="big" data-act="ready">开 始</button>`) +
+    readyCountdown(room, me) + missingHtml(S, room) + `</div>`;
+}
+
+/** Who must come back before the game can start (``missing``). */
+function missingHtml(S, room) {
+  const gone = (room && room.missing) || [];
+  const names = gone.filter((p) => p !== S.me.player).map((p) => {
+    const s = room.seats.find((x) => x.player === p);
+    return s ? s.name : p;
+  });
+  if (!names.length) return "";
+  return `<div class="note warn" id="missing">等待 ${names.map(esc).join("、")} 回来才能开始</div>`;
 }
 
 function renderCenter(S) {
@@ -158,11 +212,10 @@ function renderCenter(S) {
   } else if (room) {
     const me = room.seats.find((s) => s.player === S.me.player);
     if (me && !me.ready) {
-      const dl = room.ready_deadline || room.ready_deadline_ms;
       html = `<div class="center-info"><button id="btn-ready" class="big" data-act="ready">开 始</button>` +
-        (dl ? `<div class="note warn">请在 <span class="timer" data-deadline="${dl}"></span> 秒内点开始，否则将被请出房间</div>` : "") + `</div>`;
+        readyCountdown(room, me) + missingHtml(S, room) + `</div>`;
     } else {
-      html = `<div class="center-info"><div class="note">已准备，等待其他玩家开始…</div></div>`;
+      html = `<div class="center-info"><div class="note">已准备，等待其他玩家开始…</div>${missingHtml(S, room)}</div>`;
     }
   }
   setHtml($("#center"), html);
@@ -190,15 +243,16 @@ function renderSide(S) {
   const started = room && room.state === "started" && g && g.phase !== "finished";
   setHtml($("#side"),
     `<div class="me">${me ? avatar(me.player, me.name, "lg") : ""}<div><div class="pname">${esc(me ? me.name : "")}</div>` +
-    `<div class="pcoins">💰 ${me ? me.coins : ""}</div></div></div>` +
+    `<div class="pcoins">${icon("coin")} ${me ? me.coins : ""}</div></div></div>` +
     `<div class="info">` + (room ? `<div class="row"><span>服务器</span><b>${esc(srv ? srv.name : room.server)}</b></div>` +
-      `<div class="row"><span>房间</span><b>${esc(room.room)}</b></div>` +
+      `<div class="row"><span>房间</span><b>${esc(tableName(room.room))}</b></div>` +
       `<div class="row"><span>游戏</span><b>${esc(GAME_NAMES[room.game] || room.game)}</b></div>` +
       (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") : "") +
     `</div><div class="ginfo">${bits.join("")}</div>` +
     `<div class="side-btns"><button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>` +
-    (!started ? `<button id="btn-stand" data-act="stand">站起</button>` : "") + `</div>` +
-    `<div class="log" id="log">${S.log.slice(-12).map((l) => `<div>${esc(l)}</div>`).join("")}</div>`);
+    (!started && room ? `<button id="btn-stand" data-act="stand">站起</button>` : "") +
+    (room ? `<button id="btn-leave" class="danger" data-act="leave">退出</button>` : "") + `</div>` +
+    `<div class="log" id="log">${S.log.slice(-12).map((l) => `<div>${withSuitIcons(esc(l))}</div>`).join("")}</div>`);
   const log = $("#log");
   log.scrollTop = log.scrollHeight;
 }

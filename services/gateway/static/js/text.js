@@ -1,7 +1,7 @@
 // Words shown to the player: game names, phases, bids and every error code of
 // docs/client-protocol.md (gateway, lobby and rules codes) in plain Chinese.
 
-export const GAME_NAMES = { doudizhu: "斗地主", hunzhan: "混战", shengji: "升级", daa: "打A" };
+export const GAME_NAMES = { doudizhu: "斗地主", hunzhan: "混战", shengji: "升级", daa: "大A" };
 export const SEATS = { doudizhu: 3, hunzhan: 4, shengji: 4, daa: 5 };
 export const STATE_NAMES = { idle: "空闲", waiting: "等待", started: "已开始" };
 
@@ -26,6 +26,7 @@ export const ERRORS = {
   unavailable: "服务暂时不可用，请重试",
   internal: "服务器出错了，请重试",
   disconnected: "连接已断开，正在重连…",
+  too_many_sessions: "登录太频繁，请稍后再试",
   // lobby
   room_started: "该房间游戏已开始，不能进入",
   seat_taken: "这个座位已经有人了",

@@ -13,17 +13,24 @@ export async function requestView() {
   S.viewPending = true;
   const r = await call("view");
   S.viewPending = false;
-  if (r.ok) {
-    const old = S.game;
-    const stale = old && r.view && old.id === r.view.game_id &&
-      (old.pub > (r.view.seq || 0) || old.priv > (r.view.player_seq || 0));
-    applyView(r.view);
-    if (stale && S.game && S.game.phase !== "finished") { requestView(); return; }
-  } else if (r.error === "no_game" && S.game && S.game.phase !== "finished") S.game = null;
+  if (r.ok) applyFreshView(r.view);
+  else if (r.error === "no_game" && S.game && S.game.phase !== "finished") S.game = null;
   render();
 }
 
-function applyView(v) {
+/** Apply a ``view`` with its public ``seq`` (a reply); where the page had
+ * already seen later events of that game than the view holds, ask again. */
+export function applyFreshView(v) {
+  const old = S.game;
+  const stale = old && v && old.id === v.game_id &&
+    (old.pub > (v.seq || 0) || old.priv > (v.player_seq || 0));
+  applyView(v);
+  if (stale && S.game && S.game.phase !== "finished") requestView();
+}
+
+/** Redraw the game from a ``view`` whose ``seq`` is the public one (the
+ * ``view`` command's reply, the sign-in reply's ``view``). */
+export function applyView(v) {
   if (!v || !v.game_id) return;
   if (S.oldGames.has(v.game_id)) return;
   const g = gameFromView(v);
@@ -35,17 +42,18 @@ function applyView(v) {
   render();
 }
 
-/** The ``view`` event a reconnect brings: the view's fields at the top level,
- * but its ``seq`` is my private sequence number (the view's public ``seq`` is
- * overwritten by it). It is drawn at once; the ``view`` command, asked next,
- * brings the public ``seq`` too. An older one than what the page has is dropped. */
+/** The ``view`` event a reconnect brings: the view's fields at the top level;
+ * its own ``seq`` is my private sequence number and the table's public one is
+ * ``public_seq``. It is drawn at once (a server without ``public_seq``: the
+ * ``view`` command, asked next, brings it). An older one than what the page
+ * has is dropped. */
 export function applyViewEvent(ev) {
   const v = ev.view || ev;
   if (!v.game_id || S.oldGames.has(v.game_id)) return;
   const g = S.game;
   const same = g && g.id === v.game_id;
   if (same && typeof ev.seq === "number" && ev.seq <= g.priv) return;
-  applyView({ ...v, seq: same ? g.pub : 0, player_seq: typeof ev.seq === "number" ? ev.seq : 0 });
-  requestView();
+  const pub = typeof v.public_seq === "number" ? v.public_seq : null;
+  applyView({ ...v, seq: pub ?? (same ? g.pub : 0), player_seq: typeof ev.seq === "number" ? ev.seq : 0 });
+  if (pub === null) requestView();
 }
-
