@@ -7,6 +7,7 @@ they are unix seconds (float).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,3 +58,15 @@ class GameError(Exception):
 def ms(t: float) -> int:
     """Unix seconds ``t`` as unix milliseconds (rounded)."""
     return round(t * 1000)
+
+
+def ms_at_or_after(t: float) -> int:
+    """The first unix millisecond ``m`` with ``m / 1000 >= t`` (``t`` unix
+    seconds): a deadline as an entry's ``at`` that, read back, is not before it
+    (a deadline such as ``start + 3 * 0.06`` lies between two milliseconds)."""
+    m = math.ceil(t * 1000)
+    while m / 1000 < t:
+        m += 1
+    while (m - 1) / 1000 >= t:
+        m -= 1
+    return m

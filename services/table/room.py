@@ -41,7 +41,7 @@ from services.table.game import Answer, GameError, Outgoing, RunningGame
 from services.table.gamelog import Fenced, LogUnavailable
 from services.table.holds import Holds
 from services.table.lease import NATS_ERRORS
-from services.table.outgoing import ms
+from services.table.outgoing import ms, ms_at_or_after
 from services.table.sitting import Sitting, restore
 from services.table.spec import GameSpec
 from services.table.timers import RoomTimer
@@ -255,15 +255,28 @@ class RoomRunner:
         await self.when_live(entry)
 
     async def _timer_step(self) -> None:
+        """The timer fired: a ``timer`` entry at now, or at the deadline that is
+        due where now in whole milliseconds would be before it (a deadline lies
+        between two milliseconds; an entry at the millisecond before it would do
+        nothing and the game would stand still). Where nothing was due after all,
+        the timer is armed again (at least a millisecond on)."""
         async with self.lock:
             if self.gone or self.paused_at is not None:
                 return
             game = self.game
             before = game.timeouts
+            at = self._now()
+            due = game.next_deadline()
+            if due is not None and due <= self.table.clock.now():
+                at = max(at, ms_at_or_after(due))
             try:
-                await self._do({"type": "timer", "at": self._now()}, bool)
+                out = await self._do({"type": "timer", "at": at}, bool)
             except GameError:
                 return
+            if not out:
+                due = self.game.next_deadline()
+                if due is not None:
+                    self.timer.arm(max(due, self.table.clock.now() + 0.001))
             if game.timeouts > before:
                 metrics.TIMEOUTS.labels(self.name).inc(game.timeouts - before)
 

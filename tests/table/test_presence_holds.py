@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import signal
 import subprocess
@@ -353,3 +354,68 @@ async def test_a_killed_gateway_leads_to_holds_and_an_escape(
             if gw.poll() is None:
                 gw.kill()
                 gw.wait(5)
+
+
+
+async def at_each_deadline(h: Harness, room: str, until: float) -> None:
+    """Move the injected clock to each of the room's deadlines in turn, exactly
+    (as a real timer fires: at its time, not a millisecond later), up to ``until``
+    (unix s); the table must act at each one (what is due is done, the next
+    deadline is later)."""
+    runner = h.table.rooms[room]
+    while True:
+        d = runner.game.next_deadline()
+        if d is None or d > until:
+            break
+        h.clock.advance(max(0.0, d - h.clock.now()))
+
+        def acted(d: float = d) -> bool:
+            return h.table.rooms.get(room) is not runner or (
+                not h.table.background and (runner.game.next_deadline() or math.inf) > d)
+
+        await h.wait(acted, f"the table to act at its deadline {d!r} (now {h.clock.now()!r})")
+        if h.table.rooms.get(room) is not runner or runner.game.finished:
+            break
+
+
+async def test_a_seat_away_during_the_paced_deal_does_not_stop_it(ph: Harness) -> None:
+    """hunzhan: a seat whose session closes in the middle of the paced deal and
+    comes back: the deal goes on to its last card, the declaring window closes
+    ``declare_grace_seconds`` after it and play begins (rulings.md "Shared by
+    all games": the game waits only at the turn of a seat away; dealing is no
+    one's turn). The clock stops exactly at each deadline, which (a deal
+    started at ...000.002 with 60 ms a card) lies between two milliseconds for
+    cards 3, 7, 11 …: the timer's entry is logged in whole milliseconds."""
+    h = ph
+    ps = [f"dd{i}" for i in range(4)]
+    await h.open(ps)
+    gw = Gateway(h)
+    await gw.connect(*ps)
+    deal = load("hunzhan").random_deal({}, random.Random(11))
+    h.clock.advance(round(h.clock.now()) + 0.002 - h.clock.now())
+    room, gid = await h.create("hunzhan", ps, deal=deal, options={
+        "deal_interval_ms": 60, "declare_grace_seconds": 5})
+    runner = h.table.rooms[room]
+    t0 = runner.game.paced.started_at
+    total = len(deal["order"])
+    await at_each_deadline(h, room, t0 + 0.06 * 2)
+    assert runner.game.dealt == 3
+    await gw.leave(room, ps[2])
+    await at_each_deadline(h, room, t0 + 0.06 * 12)
+    assert runner.game.dealt == 13
+    await gw.back(room, ps[2])
+    await at_each_deadline(h, room, t0 + 0.06 * (total - 1))
+    assert runner.game.dealt == total
+    dealing = of(h, room, "dealing", gid)
+    assert dealing[-1]["done"] is True and dealing[-1]["dealt"] == total
+    for p in ps:  # the first seat that can declare does (no redeal)
+        options = (await h.view(room, p))["declare_options"]
+        if options:
+            await h.act(room, p, "declare", options[0])
+            break
+    else:
+        pytest.fail("no seat can declare with this deal")
+    await at_each_deadline(h, room, h.clock.now() + 5)
+    closed = await h.wait_event(room, "declaring_closed")
+    assert closed["game_id"] == gid and not closed.get("redeal")
+    assert runner.game.phase == "play"
