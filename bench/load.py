@@ -336,6 +336,12 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
     env = {"PAIJU_UP_PORT_BASE": str(_free_base()), "PAIJU_DATA_DIR": str(data / "data"),
            "PAIJU_DRAIN_SECONDS": "2", "PAIJU_UP_TIMEOUT": "90"}
     platform = up.Platform(up.plan(env), out=_log)
+    # the bare NATS echo runs on the platform's NATS, as a user of its own
+    echo_user = f"bench:{secrets.token_hex(16)}"
+    name, password = echo_user.split(":")
+    platform.nats_users.append(
+        f'{{user: "{name}", password: "{password}", permissions: '
+        f'{{publish: ["bench.>", "_INBOX.>"], subscribe: ["bench.>", "_INBOX.>"]}}}}')
     echo: subprocess.Popen[bytes] | None = None
     workers: list[Any] = []
     try:
@@ -348,12 +354,13 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
             pids["nats"] = platform.nats.proc.pid
         url = f"ws://{platform.plan.host}:{platform.plan.http_port}/ws"
         echo_port = up.free_port(platform.plan.host)
+        echo_nats = platform.nats_url.replace("://", f"://{echo_user}@", 1)
         echo = subprocess.Popen([sys.executable, str(ROOT / "bench" / "echo.py"),
-                                 "--nats", platform.nats_url, "--grpc-port", str(echo_port)],
+                                 "--nats", echo_nats, "--grpc-port", str(echo_port)],
                                 stdout=subprocess.PIPE)
         assert echo.stdout is not None
         echo.stdout.readline()  # "ready"
-        result = _load(size, url, rooms, pids, platform.nats_url,
+        result = _load(size, url, rooms, pids, echo_nats,
                        f"127.0.0.1:{echo_port}", show, workers)
         platform.check_alive()
         result["load_average"] = load_average

@@ -4,7 +4,8 @@
 ``table`` / ``ledger`` / ``gateway`` run one service as a container would;
 ``paiju replay FILE|-`` checks a game record (shared/spec/records.md);
 ``paiju bots`` plays games through a gateway; ``paiju certs`` issues the
-services' certificates (paiju.identity).
+services' certificates (paiju.identity); ``paiju nats-config DIR`` makes the
+services' NATS credentials (:mod:`paiju.natsauth`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,26 @@ def up(
     from paiju.platform import main as up_main
 
     up_main({"table": tables, "gateway": gateways})
+
+
+@app.command("nats-config")
+def nats_config(
+    folder: Annotated[Path, typer.Argument(help="where the seeds and auth.conf go")],
+    rotate: Annotated[list[str] | None, typer.Option(
+        help="make a new seed for this service (repeatable); other seeds are kept")] = None,
+) -> None:
+    """Make each service's NATS NKey seed (FOLDER/<service>.nk, kept if there)
+    and the NATS server's authorization block (FOLDER/auth.conf)."""
+    from paiju.natsauth import AUTH_CONF, write_credentials
+
+    try:
+        keys = write_credentials(folder, rotate=rotate or ())
+    except (OSError, ValueError) as e:
+        print(f"paiju nats-config: {e}", file=sys.stderr)
+        raise typer.Exit(2) from e
+    for service, key in keys.items():
+        print(f"{service:8} {key}  {folder / (service + '.nk')}")
+    print(f"server   {folder / AUTH_CONF}")
 
 
 @app.command()

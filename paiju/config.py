@@ -101,9 +101,17 @@ def _tls_dir(value: Path | None) -> Path | None:
     return value
 
 
-def _rooms_file(value: Path | None) -> Path | None:
+def _readable_file(value: Path | None) -> Path | None:
     if value is not None and not value.is_file():
         raise ValueError("is not a readable file")
+    return value
+
+
+def _seed_file(value: Path | None) -> Path | None:
+    if value is not None:
+        from paiju.natsauth import read_seed  # natsauth imports this module
+
+        read_seed(value)  # ValueError: "cannot be read (…)" / "is not an NKey user seed"
     return value
 
 
@@ -188,6 +196,19 @@ class Settings(BaseSettings):
     nats_url: Annotated[str, AfterValidator(_check(_NATS, "a NATS URL"))] = Field(
         default="nats://127.0.0.1:4222", description="NATS server(s), comma separated",
         json_schema_extra=_doc("all"))
+    nats_nkey_seed_file: Annotated[Path, AfterValidator(_seed_file)] | None = Field(
+        default=None, description="file holding this service's NKey seed (`SU…`) for NATS, "
+        "made by `paiju nats-config`; required outside development mode",
+        json_schema_extra=_doc("all", "none"))
+    nats_tls_ca: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
+        default=None, description="CA certificate (PEM) to verify the NATS server by; set, "
+        "NATS is reached over TLS", json_schema_extra=_doc("all", "none (no TLS)"))
+    nats_tls_cert: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
+        default=None, description="client certificate (PEM) for a NATS server that wants one "
+        "(with `PAIJU_NATS_TLS_KEY`)", json_schema_extra=_doc("all", "none"))
+    nats_tls_key: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
+        default=None, description="the client certificate's private key (PEM)",
+        json_schema_extra=_doc("all", "none"))
     database_url: Annotated[str, AfterValidator(_database_url)] | None = Field(
         default=None, description="SQLAlchemy URL in its plain form: `sqlite:///path.db`, "
         "`postgresql://user:pw@host/db` (the async driver is chosen for you); not the gateway",
@@ -229,7 +250,8 @@ class Settings(BaseSettings):
         json_schema_extra=_doc("gateway"))
     dev_mode: bool = Field(
         default=False, description="development login by name (`1`/`true`/`yes`/`on`, "
-        "`0`/`false`/`no`/`off`); on under `paiju up`", json_schema_extra=_doc("gateway"))
+        "`0`/`false`/`no`/`off`); on under `paiju up`; off, every service needs "
+        "`PAIJU_NATS_NKEY_SEED_FILE`", json_schema_extra=_doc("gateway"))
     dev_start_coins: Annotated[int, Field(ge=0)] = Field(
         default=100000, description="coins granted to a new development account",
         json_schema_extra=_doc("gateway"))
@@ -239,7 +261,7 @@ class Settings(BaseSettings):
         "alike); a key of your own is required outside development mode",
         json_schema_extra=_doc("ledger"))
 
-    rooms_file: Annotated[Path, AfterValidator(_rooms_file)] | None = Field(
+    rooms_file: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
         default=None, description="coin servers and rooms (YAML); see [lobby.md](lobby.md)",
         json_schema_extra=_doc("lobby", "built-in default offering every game"))
     lobby_reconcile_seconds: Positive = Field(
@@ -334,6 +356,14 @@ class Settings(BaseSettings):
         return data
 
     @model_validator(mode="after")
+    def _tls_key_with_cert(self) -> Settings:
+        if self.nats_tls_key and not (self.nats_tls_cert and self.nats_tls_ca):
+            raise ValueError("PAIJU_NATS_TLS_KEY needs PAIJU_NATS_TLS_CERT and PAIJU_NATS_TLS_CA")
+        if self.nats_tls_cert and not self.nats_tls_ca:
+            raise ValueError("PAIJU_NATS_TLS_CERT needs PAIJU_NATS_TLS_CA")
+        return self
+
+    @model_validator(mode="after")
     def _heartbeat_below_timeout(self) -> Settings:
         if not self.presence_heartbeat_seconds < self.presence_timeout_seconds:
             raise ValueError(
@@ -400,6 +430,10 @@ class Config:
     health_port: int = 0
     tls_dir: Path | None = None
     nats_url: str = "nats://127.0.0.1:4222"
+    nats_nkey_seed_file: str = ""
+    nats_tls_ca: str = ""
+    nats_tls_cert: str = ""
+    nats_tls_key: str = ""
     database_url: str = ""
     data_dir: Path = Path(".paiju")
     ledger_addr: str = "127.0.0.1:50053"
@@ -457,7 +491,8 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
     fields = s.model_dump(exclude={"grpc_port", "metrics_port", "health_port", "database_url",
                                    "instance", "table_addrs", "rooms_file", "table_address",
                                    "table_pool", "token_jwks_url", "token_issuer",
-                                   "token_audience"})
+                                   "token_audience", "nats_nkey_seed_file",
+                                   "nats_tls_ca", "nats_tls_cert", "nats_tls_key"})
     return Config(
         service=service,
         grpc_port=grpc_port,
@@ -472,6 +507,9 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
         token_jwks_url=s.token_jwks_url or "",
         token_issuer=s.token_issuer or "",
         token_audience=s.token_audience or "",
+        nats_nkey_seed_file=str(s.nats_nkey_seed_file or ""),
+        nats_tls_ca=str(s.nats_tls_ca or ""), nats_tls_cert=str(s.nats_tls_cert or ""),
+        nats_tls_key=str(s.nats_tls_key or ""),
         **fields,
     )
 

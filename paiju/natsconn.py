@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import nats
@@ -24,8 +25,12 @@ log = logging.getLogger("paiju.nats")
 
 
 async def connect(url: str, health: Health | None, name: str,
-                  first_attempt_timeout: float | None = None) -> NATS:
+                  first_attempt_timeout: float | None = None, *,
+                  auth: Mapping[str, Any] | None = None) -> NATS:
     """Connect to ``url`` (comma-separated servers allowed) and keep connected.
+
+    ``auth`` holds more nats-py options: the service's credentials, inbox
+    prefix and TLS (:func:`paiju.natsauth.client_options`).
 
     While disconnected, ``health`` has ``nats`` down. The first connection is
     retried every half second, for ever unless ``first_attempt_timeout``
@@ -64,6 +69,7 @@ async def connect(url: str, health: Health | None, name: str,
         disconnected_cb=disconnected,
         reconnected_cb=reconnected,
         error_cb=error,
+        **dict(auth or {}),
     )
     try:
         nc: NATS = await asyncio.wait_for(attempt, first_attempt_timeout)

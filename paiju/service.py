@@ -29,6 +29,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from paiju import log as logsetup
+from paiju import natsauth
 from paiju.authz import RULES, AuthzInterceptor, Rule
 from paiju.config import Config, check_keys, load
 from paiju.health import Health
@@ -213,12 +214,14 @@ def run(service: str, setup: Setup) -> None:
     logs, metrics, then :func:`serve` until SIGTERM or SIGINT. Exit status 0
     after a graceful stop, 1 if it failed (logged as JSON), 2 for a malformed
     ``PAIJU_*`` variable, a development key outside development mode
-    (:func:`paiju.config.check_keys`) or missing certificates
-    (:func:`server_identity`)."""
+    (:func:`paiju.config.check_keys`), missing certificates
+    (:func:`server_identity`) or missing NATS credentials
+    (:func:`paiju.natsauth.check_credentials`)."""
     try:
         config = load(service)
         check_keys(config)
         server_identity(config)
+        natsauth.check_credentials(config)
     except ValueError as e:
         print(f"paiju {service}: {e}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -32,7 +33,7 @@ from typing import Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from paiju import identity
+from paiju import identity, natsauth
 from paiju.authz import RULES, Rule
 from paiju.config import Config, load
 from paiju.identity import Identity
@@ -85,21 +86,50 @@ class NatsServer:
     ``start()`` / ``stop()`` / ``restart()`` keep that port and the store, so a
     test can take NATS away and bring it back (outage tests). ``url`` is
     ``nats://127.0.0.1:<port>``.
+
+    ``auth=True`` runs it as ``paiju up`` does, with each service's NKey user
+    and permissions (:mod:`paiju.natsauth`; the seeds in ``creds``, see
+    :meth:`seed_file`), plus a test observer allowed everything: ``url`` then
+    carries the observer's user and password, ``address`` is the bare URL
+    (what the services get, with their seed).
     """
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, auth: bool = False,
+                 creds: Path | None = None) -> None:
         self.port = port or 0
         self.store = Path(tempfile.mkdtemp(prefix="paiju-nats-"))
         self.proc: subprocess.Popen[bytes] | None = None
+        self.creds: Path | None = None
+        self.observer = ""
+        if auth or creds:  # ``creds``: a folder whose seeds to use (kept; auth.conf remade)
+            self.creds = creds or self.store / "creds"
+            self.observer = "observer:" + secrets.token_hex(16)
+            user, password = self.observer.split(":")
+            natsauth.write_credentials(self.creds, extra_users=[
+                f'{{user: "{user}", password: "{password}"}}'])
 
     @property
-    def url(self) -> str:
-        """The client URL of this server. Asked before the first ``start()``
-        (a client that waits for the server to come up), it fixes a free port
-        for the server then."""
+    def address(self) -> str:
+        """The client URL of this server without credentials (fixes a free
+        port before the first ``start()``, as :attr:`url` does)."""
         if not self.port:
             self.port = free_port()
         return f"nats://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The client URL of this server (the observer's, with ``auth``). Asked
+        before the first ``start()`` (a client that waits for the server to
+        come up), it fixes a free port for the server then."""
+        if not self.port:
+            self.port = free_port()
+        who = f"{self.observer}@" if self.observer else ""
+        return f"nats://{who}127.0.0.1:{self.port}"
+
+    def seed_file(self, service: str) -> Path:
+        """The seed file of ``service``'s NATS user (``auth`` servers only)."""
+        assert self.creds is not None, "NatsServer(auth=True) has credentials"
+        return natsauth.seed_path(self.creds, service)
 
     def start(self, timeout: float = 10.0) -> None:
         """Start the server (no-op if running); returns once it accepts
@@ -111,7 +141,8 @@ class NatsServer:
         ports_dir.mkdir()
         self.proc = subprocess.Popen(
             [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port or -1),
-             "-sd", str(self.store / "data"), "--ports_file_dir", str(ports_dir)],
+             "-sd", str(self.store / "data"), "--ports_file_dir", str(ports_dir),
+             *(["-c", str(self.creds / natsauth.AUTH_CONF)] if self.creds else [])],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=die_with_parent(os.getpid()),
         )

@@ -1,7 +1,7 @@
 """The whole platform as real processes, for end-to-end tests: a private NATS
-server and the four services (``paiju ledger|table|lobby|gateway``), each in
-its own process on free ports, with SQLite files in a temporary folder, as
-``paiju up`` runs them.
+server with each service's NATS user and permissions and the four services
+(``paiju ledger|table|lobby|gateway``), each in its own process on free ports,
+with SQLite files in a temporary folder, as ``paiju up`` runs them.
 
 The services must know each other's ports before they start, so the ports are
 picked first and bound by the services later: another run on the machine may
@@ -76,7 +76,8 @@ class Platform:
     def env(self, service: str, extra: Mapping[str, str]) -> dict[str, str]:
         """The environment ``service`` runs with."""
         settings = {
-            "NATS_URL": self.nats.url, "DATA_DIR": str(self.data),
+            "NATS_URL": self.nats.address,
+            "NATS_NKEY_SEED_FILE": str(self.nats.seed_file(service)), "DATA_DIR": str(self.data),
             "GRPC_PORT": str(self.ports[service]), "METRICS_PORT": str(self.metrics[service]),
             "LEDGER_ADDR": self.addr("ledger"), "LOBBY_ADDR": self.addr("lobby"),
             "TABLE_ADDRS": self.addr("table"), "GATEWAY_PORT": str(self.gateway_port),
@@ -132,13 +133,14 @@ def _wait_healthy(p: Platform) -> None:
 
 @contextlib.contextmanager
 def running_platform(extra_env: Mapping[str, str] | None = None) -> Iterator[Platform]:
-    """Start NATS and the four services (with :data:`TEST_SETTINGS` and
-    ``extra_env``, ``PAIJU_*`` names without the prefix); stop them all on exit.
+    """Start NATS (each service with its own NATS user, as paiju up runs it)
+    and the four services (with :data:`TEST_SETTINGS` and ``extra_env``,
+    ``PAIJU_*`` names without the prefix); stop them all on exit.
     A start that lost a port race is retried on new ports (with a warning);
     another failure raises ``RuntimeError``
     at once (a service exited, or was not SERVING within 60 s) with the folder
     of the services' logs in the message."""
-    nats = NatsServer()
+    nats = NatsServer(auth=True)
     nats.start()
     try:
         for attempt in range(1, ATTEMPTS + 1):

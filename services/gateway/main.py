@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from websockets.asyncio.server import serve
 
-from paiju import natsconn
+from paiju import natsauth, natsconn
 from paiju.presence import PresencePublisher, new_gateway_id
 from paiju.service import Context, run
 from services.gateway.backends import Backends
@@ -23,7 +23,8 @@ from services.gateway.static import process_request
 async def setup(ctx: Context) -> Sequence[str]:
     """Connect NATS and the services, and start the WebSocket server."""
     cfg = ctx.config
-    nc = await natsconn.connect(cfg.nats_url, ctx.health, name=f"gateway:{cfg.instance}")
+    nc = await natsconn.connect(cfg.nats_url, ctx.health, name=f"gateway:{cfg.instance}",
+                                auth=natsauth.client_options(cfg))
     presence = PresencePublisher(nc, new_gateway_id(), cfg.presence_heartbeat_seconds)
     gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr, ctx.identity), presence)
     await presence.start()

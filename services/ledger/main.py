@@ -13,7 +13,7 @@ from pathlib import Path
 
 from nats.aio.client import Client as NATS
 
-from paiju import db, natsconn
+from paiju import db, natsauth, natsconn
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.service import Context, run
 from services.ledger.ledger import Ledger
@@ -43,7 +43,8 @@ async def setup(ctx: Context) -> list[str]:
     ledger.uow.on_commit = relay.notify
 
     async def connect() -> None:
-        conn.append(await natsconn.connect(config.nats_url, ctx.health, "paiju-ledger"))
+        conn.append(await natsconn.connect(config.nats_url, ctx.health, "paiju-ledger",
+                                           auth=natsauth.client_options(config)))
         relay.notify()
 
     ctx.tasks += [asyncio.create_task(db.watch(engine, ctx.health)),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from paiju import db, natsconn
+from paiju import db, natsauth, natsconn
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.service import Context, Setup, run
 from services.lobby import rooms
@@ -55,7 +55,8 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         await store.ensure_rooms(the_clock.now_ms())
         await ctx.health.set("database", True)
         nc = await natsconn.connect(ctx.config.nats_url, ctx.health,
-                                    f"lobby-{ctx.config.instance}")
+                                    f"lobby-{ctx.config.instance}",
+                                    auth=natsauth.client_options(ctx.config))
         ledger = Ledger(ctx.config.ledger_addr, ctx.identity)
         tables = Tables(ctx.config.table_addrs, identity=ctx.identity)
         lobby = Lobby(config, store, ledger, tables, nc, the_clock)

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import nats.js.errors
 
-from paiju import db
+from paiju import db, natsauth
 from paiju.natsconn import connect
 from paiju.presence import PresenceWatcher
 from paiju.service import Context, Setup, run
@@ -59,7 +59,8 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
 
     async def setup(ctx: Context) -> Sequence[str]:
         cfg = ctx.config
-        nc = await connect(cfg.nats_url, ctx.health, f"table-{cfg.instance}")
+        nc = await connect(cfg.nats_url, ctx.health, f"table-{cfg.instance}",
+                           auth=natsauth.client_options(cfg))
         store = await RecordStore.open(cfg.database_url)
         ledger = Ledger(cfg.ledger_addr, ctx.identity)
         lobby = Lobby(cfg.lobby_addr, ctx.identity) if cfg.lobby_addr else None

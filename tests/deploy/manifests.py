@@ -131,11 +131,14 @@ def expand(value: str, env: Mapping[str, str]) -> str:
     return VAR_REF.sub(lambda m: env.get(m.group(1), m.group(0)), value)
 
 
-def container_files(docs: list[Doc], workload: Doc) -> dict[str, dict[str, str] | None]:
+def container_files(docs: list[Doc], workload: Doc,
+                    secrets: Mapping[str, dict[str, str]] | None = None
+                    ) -> dict[str, dict[str, str] | None]:
     """The mounts of the first container of ``workload``: mount path to the
-    files of its ConfigMap volume (name to content), or ``None`` for an
-    ``emptyDir`` or a Secret volume (what a Secret volume holds:
-    :func:`secret_mounts`)."""
+    files of its ConfigMap or Secret volume (name to content; Secrets from
+    ``docs`` or else ``secrets``, those the operator makes), or ``None`` for an
+    ``emptyDir`` or a Secret neither holds (one cert-manager makes; what its
+    volume holds: :func:`secret_mounts`)."""
     pod = workload["spec"]["template"]["spec"]
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
     mounts: dict[str, dict[str, str] | None] = {}
@@ -143,9 +146,15 @@ def container_files(docs: list[Doc], workload: Doc) -> dict[str, dict[str, str] 
         volume = volumes[m["name"]]
         if "configMap" in volume:
             mounts[m["mountPath"]] = config_map_data(docs, volume["configMap"]["name"])
+        elif "secret" in volume:
+            name = volume["secret"]["secretName"]
+            try:
+                mounts[m["mountPath"]] = secret_data(docs, name)
+            except KeyError:
+                known = secrets or {}
+                mounts[m["mountPath"]] = dict(known[name]) if name in known else None
         else:
-            assert "emptyDir" in volume or "secret" in volume, \
-                f"volume {m['name']}: only configMap, secret and emptyDir"
+            assert "emptyDir" in volume, f"volume {m['name']}: only configMap, secret and emptyDir"
             mounts[m["mountPath"]] = None
     return mounts
 

@@ -59,7 +59,8 @@ async def test_two_instances_started_together_both_come_up(
                               GRANT_KEY="concurrent-start-grant-key",
                               LEDGER_ADDR=f"127.0.0.1:{free_port()}",
                               LOBBY_ADDR=f"127.0.0.1:{free_port()}",
-                              TABLE_ADDRS=f"127.0.0.1:{free_port()}")
+                              TABLE_ADDRS=f"127.0.0.1:{free_port()}",
+                              DEV_MODE="1")  # no NATS credentials needed
             log = tmp_path / f"{service}-{i}.log"
             procs.append((start_service_process(service, env, log), f"127.0.0.1:{port}", log))
 

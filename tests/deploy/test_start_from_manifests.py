@@ -3,7 +3,9 @@
 For each overlay the test renders the manifests, takes each paiju workload's
 environment (the image's ENV, the ConfigMap ``paiju-config``, the Secret
 ``paiju-secrets`` — in production the one docs/operations.md tells the
-operator to make — and the downward API) and its mounted ConfigMap files, maps
+operator to make — and the downward API) and its mounted ConfigMap and Secret
+files (each service's NATS seed; NATS runs with the users those seeds are
+for, as the overlay's ConfigMap ``nats-auth`` or the operator configures it), maps
 what only exists in a cluster to local things (Service and pod host names to
 this test's processes and its real NATS, the in-cluster PostgreSQL to a fresh
 database, mount paths to temporary folders, ports to free ones after checking
@@ -20,6 +22,7 @@ import importlib
 import importlib.util
 import re
 import secrets
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -33,6 +36,7 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import make_url
 
+from paiju import natsauth
 from paiju.config import GRPC_PORTS, METRICS_PORTS
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from tests.conftest import REPO
@@ -41,6 +45,7 @@ from tests.deploy.manifests import (
     OVERLAYS,
     PAIJU_SERVICES,
     Doc,
+    config_map_data,
     container_env,
     container_files,
     find,
@@ -49,6 +54,7 @@ from tests.deploy.manifests import (
     workloads,
 )
 from tests.fixtures import (
+    NatsServer,
     free_port,
     postgres_reachable,
     postgres_test_url,
@@ -107,16 +113,55 @@ async def wait_serving(addr: str, proc: subprocess.Popen[bytes], timeout: float)
     raise TimeoutError(f"{addr} health {status!r}, wanted 'SERVING'")
 
 
-def operator_secrets() -> dict[str, dict[str, str]]:
-    """The Secret ``paiju-secrets`` that docs/operations.md tells a production
-    operator to create, with the keys it names (``--from-literal=KEY=``) and
-    values of our own (the database URL is replaced by the local one anyway)."""
+def operator_secrets(nats_creds: Path | None = None) -> dict[str, dict[str, str]]:
+    """The Secrets that docs/operations.md tells a production operator to
+    create: ``paiju-secrets`` with the keys it names (``--from-literal=KEY=``)
+    and values of our own (the database URL is replaced by the local one
+    anyway), and ``paiju-nats-<service>`` with the key it names
+    (``--from-file=KEY=``) holding the seeds of ``paiju nats-config`` in
+    ``nats_creds`` (without it ``paiju-secrets`` alone)."""
     doc = (REPO / "docs" / "operations.md").read_text()
     keys = re.findall(r"--from-literal=([a-z0-9-]+)=", doc)
     assert keys, "docs/operations.md shows how to create paiju-secrets"
     values = {k: secrets.token_hex(32) for k in keys}
     values["database-url"] = "postgresql://paiju:secret@db.example:5432/paiju"
-    return {"paiju-secrets": values}
+    out = {"paiju-secrets": values}
+    if nats_creds is None:
+        return out
+    for service in natsauth.SERVICES:
+        made = re.search(rf"paiju-nats-{service} --from-file=([a-z]+)=\S+/{service}\.nk", doc)
+        assert made, f"docs/operations.md shows how to create paiju-nats-{service}"
+        out[f"paiju-nats-{service}"] = {
+            made.group(1): natsauth.seed_path(nats_creds, service).read_text()}
+    return out
+
+
+@pytest.fixture
+def nats_for(overlay: str, tmp_path: Path) -> Iterator[NatsServer]:
+    """A NATS server with the users the overlay's pods connect as: the dev
+    overlay's own seeds (whose rendered ConfigMap nats-auth must be what
+    ``paiju nats-config`` makes of them), or in production seeds made as the
+    operator makes them."""
+    creds = tmp_path / "nats-credentials"
+    if overlay == "dev":
+        committed = REPO / "deploy" / "overlays" / "dev" / "nats-credentials"
+        shutil.copytree(committed, creds)
+        keys = {s: natsauth.public_key(natsauth.read_seed(natsauth.seed_path(creds, s)))
+                for s in natsauth.SERVICES}
+        docs = render(overlay)
+        volumes = find(docs, "StatefulSet", "nats")["spec"]["template"]["spec"]["volumes"]
+        mounted = [src["configMap"]["name"] for v in volumes
+                   for src in v.get("projected", {}).get("sources", [])]
+        auth = next(n for n in mounted if n.startswith("nats-auth"))  # its name has a hash
+        rendered = config_map_data(docs, auth)["auth.conf"]
+        assert rendered == natsauth.authorization(keys), \
+            "remake deploy/overlays/dev/nats-credentials with paiju nats-config"
+    server = NatsServer(creds=creds)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture
@@ -184,7 +229,8 @@ HOST_PORT = re.compile(r"(?<![\w.@-])([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?):(\d+)")
 
 
 def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url: str,
-             root: Path, certificates: dict[str, dict[str, bytes]]) -> dict[str, str]:
+             root: Path, operator: dict[str, dict[str, str]],
+             certificates: dict[str, dict[str, bytes]]) -> dict[str, str]:
     """``pod.env`` made to run here (see the module docstring); asserts what a
     cluster would make fail."""
     env = dict(pod.env)
@@ -236,7 +282,7 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
                 f"{where}: {key} names {item!r}, which no Service or pod of the manifests answers"
 
     # Mounted files and folders.
-    mounts = container_files(docs, pod.workload)
+    mounts = container_files(docs, pod.workload, operator)
     local_mounts: dict[str, Path] = {}
     for mount_path, files in mounts.items():
         local = root / pod.service / mount_path.strip("/")
@@ -245,8 +291,8 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
             (local / name).write_text(content, encoding="utf-8")
         local_mounts[mount_path.rstrip("/")] = local
     for mount_path, (secret, items) in secret_mounts(pod.workload).items():
-        if not MUTUAL_TLS:
-            continue
+        if not MUTUAL_TLS or secret in operator or mounts[mount_path] is not None:
+            continue  # the operator's, or rendered (the dev overlay's NATS seeds)
         assert secret in certificates, f"{where}: no Certificate makes the Secret {secret}"
         for file_name, key in items.items():
             (local_mounts[mount_path.rstrip("/")] / file_name).write_bytes(
@@ -262,25 +308,28 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
 async def test_every_service_starts_with_its_rendered_configuration(
-        overlay: str, nats_server: str, local_database: str, tmp_path: Path) -> None:
+        overlay: str, nats_for: NatsServer, local_database: str, tmp_path: Path) -> None:
     docs = render(overlay)
     pods: dict[str, Pod] = {}
+    assert nats_for.creds is not None
+    operator = operator_secrets(nats_for.creds)
     for w in workloads(docs):
         args = w["spec"]["template"]["spec"]["containers"][0].get("args", [])
         if args and args[0] in PAIJU_SERVICES:
-            env = container_env(docs, w, operator_secrets())
+            env = container_env(docs, w, operator)
             ports = {"grpc": free_port(), "metrics": free_port(), "http": free_port(),
                      "health": free_port()}
             pods[w["metadata"]["name"]] = Pod(args[0], w, env, ports)
     assert {p.service for p in pods.values()} == PAIJU_SERVICES
-    nats_port = int(nats_server.rsplit(":", 1)[1])
+    nats_port = nats_for.port
     addresses = cluster_addresses(docs, pods, nats_port)
     procs: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}
     ca_dir = tmp_path / "ca"
     certificates = cert_manager_secrets(docs, ca_dir)
     try:
         for name, pod in pods.items():
-            local = localise(pod, docs, addresses, local_database, tmp_path, certificates)
+            local = localise(pod, docs, addresses, local_database, tmp_path, operator,
+                             certificates)
             paiju = {k[len("PAIJU_"):]: v for k, v in local.items() if k.startswith("PAIJU_")}
             log = tmp_path / f"{name}.log"
             procs[name] = (start_service_process(pod.service, service_env(**paiju), log), log)
@@ -300,7 +349,7 @@ async def test_every_service_starts_with_its_rendered_configuration(
             raise errors[0]
         # The lobby offers the coin servers of the rooms file its pod mounts.
         lobby = next(p for p in pods.values() if p.service == "lobby")
-        mounted = next(files for files in container_files(docs, lobby.workload).values()
+        mounted = next(files for files in container_files(docs, lobby.workload, operator).values()
                        if files and "rooms.yaml" in files)
         want = [s["server"] for s in yaml.safe_load(mounted["rooms.yaml"])["servers"]]
         addr = f"127.0.0.1:{lobby.ports['grpc']}"

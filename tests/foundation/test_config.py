@@ -122,6 +122,10 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "health_port": ("65536", "table"),
     "tls_dir": ("/nonexistent/tls", "gateway"),
     "nats_url": ("http://nats:4222", "gateway"),
+    "nats_nkey_seed_file": (str(REPO / "README.md"), "table"),  # a file, but no seed in it
+    "nats_tls_ca": ("/nonexistent/ca.pem", "ledger"),
+    "nats_tls_cert": ("/nonexistent/cert.pem", "gateway"),
+    "nats_tls_key": ("/nonexistent/key.pem", "lobby"),
     "database_url": ("mysql://db/paiju", "ledger"),
     "data_dir": (str(REPO / "README.md"), "ledger"),
     "ledger_addr": ("ledger", "lobby"),

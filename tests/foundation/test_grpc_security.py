@@ -21,6 +21,7 @@ from paiju import identity
 from paiju.authz import RULES, allowed
 from paiju.ledger.v1 import ledger_pb2
 from tests.fixtures import (
+    NatsServer,
     as_identity,
     client_channel,
     free_port,
@@ -50,13 +51,26 @@ class Running:
     proc: subprocess.Popen[bytes]
 
 
-def start(name: str, nats_url: str, data: Path, **env: str) -> Running:
-    """``paiju <name>`` alone on free ports (the services it calls are not running)."""
+@pytest.fixture(scope="module")
+def nats(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsServer]:
+    """A NATS server with each service's NKey user, as outside development mode."""
+    server = NatsServer(auth=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def start(name: str, nats: NatsServer, data: Path, **env: str) -> Running:
+    """``paiju <name>`` alone on free ports (the services it calls are not
+    running), connected to ``nats`` as its own NKey user."""
     grpc_port, health_port = free_port(), free_port()
     nowhere = f"127.0.0.1:{free_port()}"
     environment = service_env(
         GRPC_PORT=str(grpc_port), HEALTH_PORT=str(health_port), METRICS_PORT=str(free_port()),
-        GATEWAY_PORT=str(free_port()), NATS_URL=nats_url, DATA_DIR=str(data),
+        GATEWAY_PORT=str(free_port()), NATS_URL=nats.address,
+        NATS_NKEY_SEED_FILE=str(nats.seed_file(name)), DATA_DIR=str(data),
         LEDGER_ADDR=nowhere, LOBBY_ADDR=nowhere, TABLE_ADDRS=nowhere, DRAIN_SECONDS="2",
         TOKEN_SECRET="a-token-key-for-the-security-tests-only", GRANT_KEY=GRANT_KEY, **env)
     log = data / f"{name}.log"
@@ -66,14 +80,14 @@ def start(name: str, nats_url: str, data: Path, **env: str) -> Running:
 
 
 @pytest.fixture(scope="module")
-def services(nats_server: str, tmp_path_factory: pytest.TempPathFactory
+def services(nats: NatsServer, tmp_path_factory: pytest.TempPathFactory
              ) -> Iterator[dict[str, Running]]:
     """The four services as processes, outside development mode, with TLS."""
     data = tmp_path_factory.mktemp("security")
     running: dict[str, Running] = {}
     try:
         for name in SERVICES:
-            running[name] = start(name, nats_server, data / name, DEV_MODE="")
+            running[name] = start(name, nats, data / name, DEV_MODE="")
         for r in running.values():
             asyncio.run(wait_health(r.addr, "SERVING", timeout=60, proc=r.proc))
         yield running
@@ -174,9 +188,9 @@ async def test_coins_move_only_for_the_identities_that_may_move_them(
     assert ledger_pb2.Account.FromString(reply).coins == 500
 
 
-async def test_in_development_mode_the_gateway_may_grant(nats_server: str,
+async def test_in_development_mode_the_gateway_may_grant(nats: NatsServer,
                                                          tmp_path: Path) -> None:
-    r = start("ledger", nats_server, tmp_path / "dev", DEV_MODE="1")
+    r = start("ledger", nats, tmp_path / "dev", DEV_MODE="1")
     try:
         await wait_health(r.addr, "SERVING", timeout=60, proc=r.proc)
         async with client_channel(r.addr, "gateway", peer="ledger") as ch:
@@ -207,20 +221,20 @@ async def test_health_answers_on_the_plain_port_without_a_certificate(
 
 @pytest.mark.parametrize("name", SERVICES)
 def test_outside_development_mode_a_service_needs_its_certificates(
-        name: str, nats_server: str, tmp_path: Path) -> None:
-    r = start(name, nats_server, tmp_path / "none", DEV_MODE="", TLS_DIR="")
+        name: str, nats: NatsServer, tmp_path: Path) -> None:
+    r = start(name, nats, tmp_path / "none", DEV_MODE="", TLS_DIR="")
     assert r.proc.wait(timeout=60) == 2, r.log.read_text()
     assert "PAIJU_TLS_DIR is not set" in r.log.read_text()
     empty = tmp_path / "empty"
     empty.mkdir()
-    r = start(name, nats_server, tmp_path / "empty-data", DEV_MODE="", TLS_DIR=str(empty))
+    r = start(name, nats, tmp_path / "empty-data", DEV_MODE="", TLS_DIR=str(empty))
     assert r.proc.wait(timeout=60) == 2, r.log.read_text()
     assert "cannot read ca.pem" in r.log.read_text()
 
 
 async def test_in_development_mode_without_certificates_a_service_runs_insecure(
-        nats_server: str, tmp_path: Path) -> None:
-    r = start("ledger", nats_server, tmp_path / "insecure", DEV_MODE="1", TLS_DIR="")
+        nats: NatsServer, tmp_path: Path) -> None:
+    r = start("ledger", nats, tmp_path / "insecure", DEV_MODE="1", TLS_DIR="")
     try:
         for _ in range(600):
             async with grpc.aio.insecure_channel(r.addr) as ch:

@@ -96,7 +96,8 @@ async def platform(nats_url: str, tmp: Path, database_url: str
                           LOG_LEVEL="WARNING", DATA_DIR=str(tmp / "data"),
                           # No gateway here: a warm-up longer than the test
                           # counts every player present (paiju.presence).
-                          PRESENCE_TIMEOUT_SECONDS="3600")
+                          PRESENCE_TIMEOUT_SECONDS="3600",
+                          DEV_MODE="1")  # no NATS credentials needed
         bank = Bank(ledger_addr)
         es.push_async_callback(bank.channel.close)
         yield bank, table_addr, env

@@ -97,7 +97,8 @@ class Cluster:
             NATS_URL=self.nats.url, DATABASE_URL=self.database_url,
             LEDGER_ADDR=self.ledger_addr, LOBBY_ADDR=self.lobby_addr, GRPC_PORT=str(port),
             METRICS_PORT="0", INSTANCE=name, TABLE_ALLOW_FIXED_DEAL="1",
-            LEASE_SECONDS=str(self.lease_seconds), DATA_DIR=str(self.tmp), **env), log)
+            LEASE_SECONDS=str(self.lease_seconds), DATA_DIR=str(self.tmp),
+            **{"DEV_MODE": "1", **env}), log)  # DEV_MODE: no NATS credentials needed
         addr = f"127.0.0.1:{port}"
         try:
             await wait_health(addr, proc=proc)

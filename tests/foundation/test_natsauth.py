@@ -1,0 +1,388 @@
+"""NATS accounts (paiju.natsauth, issue 18): against a real nats-server run
+with the generated configuration, a client without credentials cannot
+connect, and each service's user publishes and subscribes exactly the
+subjects events.md gives it, no more.
+
+The expectations below are written from shared/spec/events.md ("Subjects")
+and issue 18 (the gateway never publishes table events; only the gateway reads
+player subjects; control subjects only among gateways; presence from gateways
+to the lobby and the table; JetStream for the table's game log), not from
+:data:`paiju.natsauth.PERMISSIONS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import nats
+import nats.errors
+import pytest
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.js import api
+
+from paiju import natsauth, natsconn
+from paiju.config import load
+from paiju.platform import Platform, plan
+from tests.conftest import REPO
+from tests.fixtures import NatsServer, free_port, service_env
+
+#: One concrete subject of each kind.
+SUBJECTS = {
+    "rooms": "paiju.lobby.s1.rooms",
+    "table": "paiju.table.r1.events",
+    "player": "paiju.player.p1.events",
+    "control": "paiju.player.p1.control",
+    "presence": "paiju.presence.gw1",
+    "gamelog": "paiju.gamelog.pool1.g1",
+    "other": "paiju.unknown.subject",
+}
+#: What each service may publish (events.md "Subjects": who sends which event).
+MAY_PUBLISH = {
+    "lobby": {"rooms"},
+    "table": {"table", "player", "gamelog"},
+    "ledger": {"player"},
+    "gateway": {"presence", "control"},
+}
+#: What each service may subscribe: clients' subjects only for the gateway.
+MAY_SUBSCRIBE = {
+    "lobby": {"presence"},
+    "table": {"presence"},
+    "ledger": set(),
+    "gateway": {"rooms", "table", "player", "control"},
+}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[NatsServer]:
+    """A NATS server with the services' users (and the test observer)."""
+    s = NatsServer(auth=True)
+    s.start()
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+class Errors:
+    """What the server told a client asynchronously (permission violations)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    async def on_error(self, e: Exception) -> None:
+        self.seen.append(str(e))
+
+    async def count(self, kind: str, n: int) -> int:
+        """How many errors mention ``kind`` once ``n`` have come (or 10 s passed:
+        the server's errors come on the client's socket, in no order with what
+        other clients receive)."""
+        for _ in range(200):
+            if self._count(kind) >= n:
+                break
+            await asyncio.sleep(0.05)
+        return self._count(kind)
+
+    def _count(self, kind: str) -> int:
+        return sum(f"permissions violation for {kind}" in e.lower() for e in self.seen)
+
+
+async def as_service(server: NatsServer, service: str, errors: Errors | None = None) -> NATS:
+    """A connection with ``service``'s credentials, as the service makes it."""
+    config = dataclasses.replace(load(service), nats_nkey_seed_file=str(server.seed_file(service)))
+    options = natsauth.client_options(config)
+    return await nats.connect(server.address, allow_reconnect=False, connect_timeout=3,
+                              error_cb=(errors or Errors()).on_error, **options)
+
+
+@pytest.fixture
+async def observer(server: NatsServer) -> AsyncIterator[NATS]:
+    nc = await nats.connect(server.url)
+    yield nc
+    await nc.close()
+
+
+async def test_a_client_without_credentials_cannot_connect(server: NatsServer) -> None:
+    with pytest.raises(nats.errors.Error, match="Authorization Violation"):
+        await nats.connect(server.address, allow_reconnect=False, connect_timeout=3)
+
+
+async def test_a_key_the_server_does_not_know_cannot_connect(server: NatsServer) -> None:
+    with pytest.raises(nats.errors.Error, match="Authorization Violation"):
+        await nats.connect(server.address, allow_reconnect=False, connect_timeout=3,
+                           nkeys_seed_str=natsauth.new_seed())
+
+
+@pytest.mark.parametrize("service", sorted(MAY_PUBLISH))
+async def test_a_service_publishes_only_its_subjects(server: NatsServer, observer: NATS,
+                                                     service: str) -> None:
+    got: list[str] = []
+    done = asyncio.Event()
+    sentinel = SUBJECTS[sorted(MAY_PUBLISH[service])[0]]
+
+    async def seen(msg: Msg) -> None:
+        got.append(msg.subject)
+        if msg.data == b"sentinel":
+            done.set()
+
+    await observer.subscribe("paiju.>", cb=seen)
+    await observer.flush()
+    errors = Errors()
+    nc = await as_service(server, service, errors)
+    try:
+        for subject in SUBJECTS.values():
+            await nc.publish(subject, b"probe")
+        # one connection's messages arrive in order: once this one is there,
+        # every earlier one the server let through is too
+        await nc.publish(sentinel, b"sentinel")
+        await asyncio.wait_for(done.wait(), 30)
+        refused = set(SUBJECTS) - MAY_PUBLISH[service]
+        assert await errors.count("publish", len(refused)) == len(refused), errors.seen
+    finally:
+        await nc.close()
+    delivered = {kind for kind, subject in SUBJECTS.items() if subject in got[:-1]}
+    assert delivered == MAY_PUBLISH[service]
+
+
+@pytest.mark.parametrize("service", sorted(MAY_SUBSCRIBE))
+async def test_a_service_subscribes_only_its_subjects(server: NatsServer, observer: NATS,
+                                                      service: str) -> None:
+    got: list[str] = []
+    done = asyncio.Event()
+
+    async def seen(msg: Msg) -> None:
+        got.append(msg.subject)
+        if msg.data == b"sentinel":
+            done.set()
+
+    errors = Errors()
+    nc = await as_service(server, service, errors)
+    try:
+        for subject in SUBJECTS.values():
+            await nc.subscribe(subject, cb=seen)
+        own_inbox = f"{natsauth.inbox_prefix(service)}.probe"
+        await nc.subscribe(own_inbox, cb=seen)
+        await nc.flush()
+        for subject in SUBJECTS.values():
+            await observer.publish(subject, b"probe")
+        await observer.publish(own_inbox, b"sentinel")
+        await asyncio.wait_for(done.wait(), 30)
+        refused = set(SUBJECTS) - MAY_SUBSCRIBE[service]
+        assert await errors.count("subscription", len(refused)) == len(refused), errors.seen
+    finally:
+        await nc.close()
+    delivered = {kind for kind, subject in SUBJECTS.items() if subject in got[:-1]}
+    assert delivered == MAY_SUBSCRIBE[service]
+
+
+@pytest.mark.parametrize("service", sorted(MAY_SUBSCRIBE))
+async def test_no_service_reads_another_services_replies(server: NatsServer,
+                                                         service: str) -> None:
+    errors = Errors()
+    nc = await as_service(server, service, errors)
+    try:
+        for other in natsauth.SERVICES:
+            if other != service:
+                await nc.subscribe(f"{natsauth.inbox_prefix(other)}.>")
+        await nc.subscribe("_INBOX.>")
+        await nc.flush()
+        n = len(natsauth.SERVICES)
+        assert await errors.count("subscription", n) == n, errors.seen
+    finally:
+        await nc.close()
+
+
+async def test_an_injected_session_started_or_hand_is_refused_at_the_server(
+        server: NatsServer, observer: NATS) -> None:
+    """The attacks of issue 18 with a service's own credentials: the lobby's
+    user closing a player's socket or faking a hand gets nothing through."""
+    got: list[Msg] = []
+    done = asyncio.Event()
+
+    async def seen(msg: Msg) -> None:
+        got.append(msg)
+        if msg.data == b"sentinel":
+            done.set()
+
+    await observer.subscribe("paiju.player.victim.*", cb=seen)
+    await observer.subscribe(SUBJECTS["rooms"], cb=seen)
+    await observer.flush()
+    lobby = await as_service(server, "lobby")
+    try:
+        await natsconn.publish(lobby, "paiju.player.victim.control", "session_started",
+                               {"session": "evil"})
+        await natsconn.publish(lobby, "paiju.player.victim.events", "hand",
+                               {"cards": ["SA"]})
+        await lobby.publish(SUBJECTS["rooms"], b"sentinel")
+        await asyncio.wait_for(done.wait(), 30)
+    finally:
+        await lobby.close()
+    assert [m.subject for m in got] == [SUBJECTS["rooms"]]
+
+
+async def test_the_table_reaches_its_game_log_and_leases(server: NatsServer) -> None:
+    """What the durable game log needs (a stream on paiju.gamelog.>, key-value
+    buckets, an ordered consumer) works with the table's user, whose replies
+    come on its own inbox prefix."""
+    nc = await as_service(server, "table")
+    try:
+        js = nc.jetstream(timeout=5)
+        await js.add_stream(name="PAIJU_GAMELOG_test", subjects=["paiju.gamelog.test.>"])
+        ack = await js.publish("paiju.gamelog.test.g1", b"created")
+        assert ack.seq == 1
+        kv = await js.create_key_value(api.KeyValueConfig(bucket="paiju_table_leases_test",
+                                                          ttl=30, history=1))
+        await kv.create("g1", b"table-0")
+        assert (await kv.get("g1")).value == b"table-0"
+        sub = await js.subscribe("paiju.gamelog.test.g1", stream="PAIJU_GAMELOG_test",
+                                 ordered_consumer=True)
+        assert (await sub.next_msg(timeout=5)).data == b"created"
+    finally:
+        await nc.close()
+
+
+async def test_other_services_have_no_jetstream(server: NatsServer) -> None:
+    nc = await as_service(server, "gateway")
+    try:
+        with pytest.raises((nats.errors.NoRespondersError, nats.errors.TimeoutError)):
+            await nc.request("$JS.API.INFO", b"", timeout=2)
+    finally:
+        await nc.close()
+
+
+def test_every_subject_of_paiju_subjects_has_a_publisher_and_the_gateway_reads_it() -> None:
+    """A subject added to paiju.subjects without a place in the table fails here."""
+    import inspect
+
+    from paiju import subjects
+
+    kinds = {"lobby_rooms": "rooms", "table_events": "table", "player_events": "player",
+             "player_control": "control", "presence": "presence"}
+    made = {name for name, f in inspect.getmembers(subjects, inspect.isfunction)
+            if f.__module__ == subjects.__name__}
+    assert made == set(kinds), "a new subject needs its row in MAY_PUBLISH/MAY_SUBSCRIBE"
+    for name, kind in kinds.items():
+        subject = getattr(subjects, name)("x1")
+        assert subject == SUBJECTS[kind].replace(SUBJECTS[kind].split(".")[2], "x1")
+        publishers = {s for s in natsauth.SERVICES
+                      if natsauth.permitted(natsauth.allowed_publish(s), subject)}
+        assert publishers == {s for s, kinds_ in MAY_PUBLISH.items() if kind in kinds_}
+
+
+def test_a_service_outside_development_mode_refuses_to_start_without_credentials(
+        tmp_path: Path) -> None:
+    env = service_env(DATA_DIR=str(tmp_path), GRPC_PORT="0", METRICS_PORT="0")
+    out = subprocess.run([sys.executable, "-m", "paiju.cli", "lobby"], env=env, cwd=REPO,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.startswith("paiju lobby: PAIJU_NATS_NKEY_SEED_FILE is unset"), out.stderr
+
+
+def test_a_seed_file_without_a_seed_is_a_bad_setting(tmp_path: Path) -> None:
+    bad = tmp_path / "seed"
+    bad.write_text("SUNOTASEED\n")
+    with pytest.raises(ValueError, match=r"PAIJU_NATS_NKEY_SEED_FILE=.*seed"):
+        load("table", {"PAIJU_NATS_NKEY_SEED_FILE": str(bad)})
+
+
+def test_nats_config_makes_private_seeds_kept_until_rotated(tmp_path: Path) -> None:
+    def run(*args: str) -> None:
+        subprocess.run([sys.executable, "-m", "paiju.cli", "nats-config", str(tmp_path), *args],
+                       cwd=REPO, check=True, capture_output=True, timeout=60)
+
+    run()
+    seeds = {s: natsauth.read_seed(natsauth.seed_path(tmp_path, s)) for s in natsauth.SERVICES}
+    for service in natsauth.SERVICES:
+        mode = stat.S_IMODE(os.stat(natsauth.seed_path(tmp_path, service)).st_mode)
+        assert mode == 0o600, service
+    conf = (tmp_path / natsauth.AUTH_CONF).read_text()
+    for seed in seeds.values():
+        assert natsauth.public_key(seed) in conf and seed not in conf
+    run()
+    assert {s: natsauth.read_seed(natsauth.seed_path(tmp_path, s))
+            for s in natsauth.SERVICES} == seeds
+    run("--rotate", "gateway")
+    after = {s: natsauth.read_seed(natsauth.seed_path(tmp_path, s)) for s in natsauth.SERVICES}
+    assert after["gateway"] != seeds["gateway"]
+    assert {s: v for s, v in after.items() if s != "gateway"} == \
+        {s: v for s, v in seeds.items() if s != "gateway"}
+    conf = (tmp_path / natsauth.AUTH_CONF).read_text()
+    assert natsauth.public_key(after["gateway"]) in conf
+    assert natsauth.public_key(seeds["gateway"]) not in conf
+
+
+async def test_paiju_up_runs_its_nats_with_the_services_users(tmp_path: Path) -> None:
+    env = {"PAIJU_DATA_DIR": str(tmp_path), "PAIJU_UP_NATS_PORT": str(free_port())}
+    up = Platform(plan(env), out=lambda s: None)
+    await asyncio.to_thread(up.start_nats)
+    try:
+        with pytest.raises(nats.errors.Error, match="Authorization Violation"):
+            await nats.connect(up.nats_url, allow_reconnect=False, connect_timeout=3)
+        seed = natsauth.seed_env(up.nats_creds, "gateway")["PAIJU_NATS_NKEY_SEED_FILE"]
+        assert Path(seed).parent == tmp_path / "nats"
+        nc = await nats.connect(up.nats_url, allow_reconnect=False, connect_timeout=3,
+                                nkeys_seed_str=natsauth.read_seed(Path(seed)))
+        await nc.close()
+    finally:
+        await asyncio.to_thread(up.stop)
+
+
+def test_operations_md_shows_the_permission_table() -> None:
+    text = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    assert natsauth.markdown() in text, "run python -m paiju.natsauth docs/operations.md"
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def make_ca_and_certs(folder: Path) -> None:
+    """A test CA and, signed by it, a server certificate for 127.0.0.1 and a
+    client certificate (openssl; EC P-256, one day)."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1",
+             "-subj", "/CN=paiju test CA", cwd=folder)
+    for name, ext in (("server", "subjectAltName=IP:127.0.0.1"),
+                      ("client", "extendedKeyUsage=clientAuth")):
+        (folder / f"{name}.ext").write_text(ext + "\n")
+        _openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr",
+                 "-subj", f"/CN={name}", cwd=folder)
+        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                 "-CAcreateserial", "-out", f"{name}.pem", "-days", "1",
+                 "-extfile", f"{name}.ext", cwd=folder)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test CA")
+async def test_a_service_reaches_nats_over_mutual_tls(tmp_path: Path) -> None:
+    make_ca_and_certs(tmp_path)
+    server = NatsServer(auth=True)
+    assert server.creds is not None
+    with (server.creds / natsauth.AUTH_CONF).open("a") as conf:
+        conf.write(f'tls {{cert_file: "{tmp_path / "server.pem"}", '
+                   f'key_file: "{tmp_path / "server.key"}", '
+                   f'ca_file: "{tmp_path / "ca.pem"}", verify: true}}\n')
+    server.start()
+    try:
+        config = dataclasses.replace(
+            load("ledger"), nats_nkey_seed_file=str(server.seed_file("ledger")),
+            nats_tls_ca=str(tmp_path / "ca.pem"), nats_tls_cert=str(tmp_path / "client.pem"),
+            nats_tls_key=str(tmp_path / "client.key"))
+        url = f"tls://127.0.0.1:{server.port}"
+        nc = await natsconn.connect(url, None, "test-ledger", 10,
+                                    auth=natsauth.client_options(config))
+        assert nc.is_connected
+        await nc.close()
+        without_cert = dataclasses.replace(config, nats_tls_cert="", nats_tls_key="")
+        with pytest.raises((nats.errors.Error, OSError, TimeoutError)):
+            await nats.connect(url, allow_reconnect=False, connect_timeout=3,
+                               **natsauth.client_options(without_cert))
+    finally:
+        server.close()
