@@ -20,12 +20,15 @@ import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import grpc
 import pytest
 from typer.testing import CliRunner
 
 from paiju.admin import app
 from paiju.bots import BotError, Client
-from tests.fixtures import tls_dir, until
+from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from paiju.operator import HEADER
+from tests.fixtures import client_channel, tls_dir, until
 from tests.gateway.test_edge import metric
 from tests.platform_procs import Platform, running_platform
 
@@ -234,3 +237,19 @@ async def test_a_kick_from_a_running_game_is_that_players_escape(
     assert (await run(p, "show", kicked.id))["seat"] is None
     assert operator_calls(p, "table", "TableService/Kick") == 1
     audit_ok(p)
+
+
+async def test_the_operator_cannot_settle_and_the_refusal_is_counted(
+        platform: Platform) -> None:
+    """The operator identity moves coins only by adjustments: a Settle is
+    refused before the ledger sees it, logged and counted as ``denied``."""
+    p = platform
+    async with client_channel(p.addr("ledger"), "operator") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as e:
+            await ledger_pb2_grpc.LedgerServiceStub(channel).Settle(
+                ledger_pb2.SettleRequest(game_id="forged"), timeout=10,
+                metadata=((HEADER, OPERATOR),))
+    assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert operator_calls(p, "ledger", "LedgerService/Settle", "denied") == 1
+    assert settled(p, "forged") == 0
+    assert "operator call" in p.log("ledger") and OPERATOR in p.log("ledger")
