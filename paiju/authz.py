@@ -8,7 +8,8 @@ or called by an identity its rule does not name, is refused with
 <method>``) before the servicer runs. ``dev`` callers are allowed only when
 the server runs in development mode (``PAIJU_DEV_MODE``). On an insecure
 development server (no ``PAIJU_TLS_DIR``) there is no caller identity and
-nothing is checked.
+nothing is checked. Every call by the ``operator`` identity (``paiju admin``)
+is logged and counted with its outcome (:func:`paiju.operator.observed`).
 
 tests/foundation/test_authz.py checks that RULES names every RPC of every
 proto and nothing else, and that docs/operations.md shows :func:`markdown`.
