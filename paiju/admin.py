@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
 import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -98,7 +97,7 @@ def options(
     _target[:] = [Target(folder, ledger or config.ledger_addr, lobby or config.lobby_addr,
                          tuple(a.strip() for a in (tables or ",".join(config.table_addrs))
                                .split(",") if a.strip()),
-                         by or os.environ.get("USER") or getpass.getuser())]
+                         by or getpass.getuser())]
 
 
 def _fail(status: int, message: str) -> NoReturn:
