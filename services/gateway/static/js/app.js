@@ -15,6 +15,7 @@ import { S, toast, saveRoom, render, call, seenResult, markResultSeen } from "./
 import { onEvent } from "./events.js";
 import { requestView, applyFreshView } from "./view.js";
 import { selectionAction, scheduleCheck, act } from "./play.js";
+import { bindKeys } from "./keys.js";
 import * as R from "./render.js";
 
 export { S };
@@ -30,6 +31,7 @@ function wsUrl() {
 export function start() {
   S.conn = new Conn(wsUrl(), { onEvent, onOpen, onClose });
   R.bind(actions);
+  bindKeys(actions, S);
   S.conn.connect();
   render();
   setInterval(() => R.tick(S), 250);
@@ -236,6 +238,8 @@ export const actions = {
   toggle(i) {
     const g = S.game;
     if (!g) return;
+    g.cursor = i;
+    g.wantPlay = false;
     if (g.sel.has(i)) g.sel.delete(i); else g.sel.add(i);
     R.renderHand(S);
     scheduleCheck();
@@ -245,6 +249,15 @@ export const actions = {
     if (!g || g.check.state !== "legal") return;
     await act(selectionAction(g));
   },
+  /** Enter: play now where the server's check said legal; while it is
+   * being asked, as soon as it answers legal. */
+  async playWhenChecked() {
+    const g = S.game;
+    if (!g) return;
+    if (g.check.state === "legal") await actions.play();
+    else if (g.check.state === "pending") g.wantPlay = true;
+  },
+  redrawHand() { R.renderHand(S); },
   async pass() { await act({ type: "pass" }); },
   async bid(kind) { await act({ type: kind }); },
   async reveal() { await act({ type: "reveal" }); },
