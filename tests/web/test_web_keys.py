@@ -24,7 +24,8 @@ sent (never from the page's own computing):
   order as the player_out events say.
 - hunzhan: the keyboard game to the settlement table.
 
-Screenshots (artifacts/web/): keys_<game>_keys_turn.png,
+Screenshots (artifacts/web/): keys_<game>_keys_turn.png, keys_doudizhu_turn_390.png,
+keys_daa_turn_390.png,
 keys_<game>_settle_1280.png, keys_<game>_settle_390.png, keys_doudizhu_call.png
 (where a call was shown), keys_shengji_counts.png.
 """
@@ -126,6 +127,17 @@ async def settle_and_look(page: Any, artifacts: Path, prefix: str, finished: dic
     return lines
 
 
+async def look_at_phone_size(page: Any, artifacts: Path, name: str) -> None:
+    """The table at 390 px wide (no horizontal overflow; a screenshot), then 1280 again."""
+    await page.set_viewport_size(PHONE)
+    await page.wait_for_timeout(150)
+    await no_horizontal_overflow(page)
+    await no_emoji(page, name)
+    await page.screenshot(path=str(artifacts / f"{name}_390.png"))
+    await page.set_viewport_size(DESKTOP)
+    await page.wait_for_timeout(100)
+
+
 async def finished_of(bot: RecordingBot, page: Any) -> tuple[str, dict[str, Any]]:
     game_id: str = await page.evaluate("() => window.paiju.S.result.game_id")
     for _ in range(50):
@@ -134,6 +146,34 @@ async def finished_of(bot: RecordingBot, page: Any) -> tuple[str, dict[str, Any]
             return game_id, ev[0]
         await asyncio.sleep(0.1)
     raise AssertionError("the bot was not told of the end")
+
+
+#: shengji ranks high to low (seed 牌的大小, side suits: A K … 4).
+SJ_RANKS = "AKQJT9876432"
+
+
+def assert_hand_order(hand: list[str], trump: str) -> None:
+    """The hand as players hold it (seed 004 主牌 / 牌的大小): the trumps (jokers,
+    5s, 3s, 2s, the trump suit) first, 大王 小王 5 3 2 high to low; then each
+    side suit in one run, high to low."""
+    def trump_card(c: str) -> bool:
+        return c in ("BJ", "SJ") or c[0] in "532" or c[1] == trump
+    n = sum(1 for c in hand if trump_card(c))
+    assert all(trump_card(c) for c in hand[:n]), ("trumps first", hand)
+    power = ["BJ", "SJ", "5", "3", "2"]
+    def tkey(c: str) -> tuple[int, int, int]:
+        head = c if c in ("BJ", "SJ") else c[0]
+        if head in power:
+            return (power.index(head), 0 if c[1] == trump else 1, 0)
+        return (len(power), 0, SJ_RANKS.index(c[0]))
+    keys = [tkey(c) for c in hand[:n]]
+    assert keys == sorted(keys), ("trumps high to low", hand)
+    suits = [c[1] for c in hand[n:]]
+    runs = [s for i, s in enumerate(suits) if i == 0 or suits[i - 1] != s]
+    assert len(runs) == len(set(runs)), ("each side suit together", hand)
+    for s in set(suits):
+        ranks = [SJ_RANKS.index(c[0]) for c in hand[n:] if c[1] == s]
+        assert ranks == sorted(ranks), ("side suit high to low", hand)
 
 
 async def keyboard_seat(browser: Any, platform: Platform, server: str, room: str,
@@ -165,6 +205,8 @@ async def test_doudizhu_by_keyboard(platform: Platform, browser: Any, artifacts:
             "(m) => [...document.querySelectorAll('#side .row')].some((r) =>"
             " r.innerText.replace(/\\s/g, '') === '倍数×' + m)", arg=want, timeout=3000)
         done.multipliers.append((game_id, want))
+        if len(done.multipliers) == 1:
+            await look_at_phone_size(p, artifacts, "keys_doudizhu_turn")
         shot = artifacts / "keys_doudizhu_call.png"
         if await p.query_selector(".pzone .announce") and not shot.exists():
             await p.screenshot(path=str(shot))
@@ -234,14 +276,27 @@ async def test_shengji_by_keyboard(platform: Platform, browser: Any, artifacts: 
         counts.append((int(shown), 12 - out))
         await p.screenshot(path=str(artifacts / "keys_shengji_counts.png"))
 
+    orders: list[list[str]] = []
+
+    async def order_check(p: Any, done: KeyPlay) -> None:
+        g = await p.evaluate("() => ({ phase: window.paiju.S.game.phase,"
+                             " trump: window.paiju.S.game.trump })")
+        if g["phase"] == "play" and len(orders) < 3:
+            hand = await p.evaluate(
+                "() => [...document.querySelectorAll('#hand .card')].map((c) => c.dataset.card)")
+            assert_hand_order(hand, g["trump"])
+            orders.append(hand)
+
     try:
         await asyncio.gather(start_by_keyboard(page), start_by_keyboard(page2))
         done, _ = await asyncio.gather(
-            play_by_keyboard(page, artifacts, "keys_shengji", declare=True, limit=170),
+            play_by_keyboard(page, artifacts, "keys_shengji", declare=True, limit=170,
+                             on_turn=order_check),
             play_by_keyboard(page2, artifacts, "keys_shengji2", declare=False, limit=170,
                              on_turn=count_check))
         assert done.declares >= 1 and done.buries == 1, done
         assert counts and counts[0][0] == counts[0][1], counts
+        assert orders, "the hand was looked at in play"
         check_labels(done, [other, bots[0][0].name, bots[1][0].name])
         game_id, fin = await finished_of(watcher, page)
         dealer = fin["result"]["detail"]["dealer"]
@@ -276,6 +331,8 @@ async def test_daa_by_keyboard(platform: Platform, browser: Any, artifacts: Path
     names = {0: "你", **{bot.seat: bot.name for bot, _ in bots}}
 
     async def roles(p: Any, done: KeyPlay) -> None:
+        if not done.roles_seen:
+            await look_at_phone_size(p, artifacts, "keys_daa_turn")
         done.roles_seen.append(await p.evaluate(
             "() => [[...document.querySelectorAll('#seats .pbox')].map((b) =>"
             " [Number(b.dataset.seat), (b.querySelector('.badge.role') || {}).textContent || '']),"
