@@ -22,7 +22,8 @@ sent (never from the page's own computing):
 - daa: the declarer is shown as 主方 during the game; the lines name 主方
   and 次方 (or the solo) as the big-A holders' hands say, and the finishing
   order as the player_out events say.
-- hunzhan: the keyboard game to the settlement table.
+- hunzhan: the keyboard game to the settlement table; 当前主 names who
+  declared; 上一轮 during a turn: readable cards, the hand still usable.
 
 Screenshots (artifacts/web/): keys_<game>_keys_turn.png, keys_doudizhu_turn_390.png,
 keys_daa_turn_390.png,
@@ -56,6 +57,7 @@ from tests.web.keyboard import (
     play_by_keyboard,
     sit_by_keyboard,
     start_by_keyboard,
+    tab_to,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(200)]
@@ -377,14 +379,50 @@ async def test_daa_by_keyboard(platform: Platform, browser: Any, artifacts: Path
 
 
 async def test_hunzhan_by_keyboard(platform: Platform, browser: Any, artifacts: Path) -> None:
+    """hunzhan by keyboard; 当前主 names who declared it; 上一轮 (opened with
+    Tab and Enter) has cards big enough to read and leaves the hand usable
+    during the player's own turn (the game's keys too); Escape closes it."""
     me = f"混{secrets.token_hex(2)}"
     room = "hunzhan-10-03"
     page = await keyboard_seat(browser, platform, "hunzhan-10", room, 0, me)
     bots = start_bots(platform, "hunzhan", room, [1, 2, 3], think=QUICK)
+    watcher = bots[0][0]
+    names = {0: me, **{bot.seat: bot.name for bot, _ in bots}}
+    looked: list[str] = []
+
+    async def last_trick_dialog(p: Any, done: KeyPlay) -> None:
+        g = await p.evaluate("() => { const g = window.paiju.S.game;"
+                             " return { id: g.id, phase: g.phase, last: !!g.lastTrick }; }")
+        if g["phase"] != "play" or not g["last"] or looked:
+            return
+        declared = [e for e in game_events(watcher, g["id"]) if e["type"] == "declared"]
+        assert declared, "a game in play had a declaration"
+        trump = await p.inner_text("#trump")
+        assert names[declared[-1]["seat"]] in trump, ("当前主 names the declarer", trump)
+        await tab_to(p, "#btn-last")
+        await p.keyboard.press("Enter")
+        await p.wait_for_selector(".modal-bg.passive .modal-box .card", timeout=4000)
+        width = await p.evaluate("() => document.querySelector('.modal-box .card')"
+                                 ".getBoundingClientRect().width")
+        assert width >= 40, f"上一轮's cards are {width} px wide"
+        under = await p.evaluate("""() => { const c = document.querySelector('#hand .card');
+          const r = c.getBoundingClientRect();
+          const el = document.elementFromPoint(r.left + 8, r.top + r.height / 2);
+          return !!el && !!el.closest('#hand'); }""")
+        assert under, "the dialog leaves the hand reachable"
+        await p.screenshot(path=str(artifacts / "keys_hunzhan_last_trick.png"))
+        await p.keyboard.press("End")
+        assert await p.evaluate("() => !!document.activeElement.closest('#hand')")
+        await p.keyboard.press("Escape")
+        await p.wait_for_selector(".modal-box", state="detached", timeout=3000)
+        looked.append(g["id"])
+
     try:
         await start_by_keyboard(page)
-        done = await play_by_keyboard(page, artifacts, "keys_hunzhan", declare=True, limit=170)
+        done = await play_by_keyboard(page, artifacts, "keys_hunzhan", declare=True, limit=170,
+                                      on_turn=last_trick_dialog)
         assert done.turns >= 1 and done.space_checked
+        assert looked, "上一轮 was looked at during a turn"
         check_labels(done, [bot.name for bot, _ in bots])
         await page.wait_for_selector("#settlement tbody tr", timeout=5000)
         rows = await page.evaluate("() => document.querySelectorAll('#settlement tbody tr').length")

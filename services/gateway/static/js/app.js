@@ -279,18 +279,18 @@ export const actions = {
   // the game just played as the page kept it (the server has no game then).
   async scores() {
     const done = finishedGame();
-    if (done) { S.modal = { title: "看分", html: R.scoresHtml(S, done.lastScores || { captured: done.captured || [] }) }; render(); return; }
+    if (done) { S.modal = { title: "看分", passive: true, html: R.scoresHtml(S, done.lastScores || { captured: done.captured || [] }) }; render(); return; }
     const r = await call("scores");
     if (!r.ok) { toast(errorText(r)); return; }
-    S.modal = { title: "看分", html: R.scoresHtml(S, r.scores) };
+    S.modal = { title: "看分", passive: true, html: R.scoresHtml(S, r.scores) };
     render();
   },
   async lastTrick() {
     const done = finishedGame();
-    if (done) { S.modal = { title: "上一轮", html: R.lastTrickHtml(S, { last_trick: done.lastTrick || null }) }; render(); return; }
+    if (done) { S.modal = { title: "上一轮", passive: true, html: R.lastTrickHtml(S, { last_trick: done.lastTrick || null }) }; render(); return; }
     const r = await call("last_trick");
     if (!r.ok) { toast(errorText(r)); return; }
-    S.modal = { title: "上一轮", html: R.lastTrickHtml(S, r.trick) };
+    S.modal = { title: "上一轮", passive: true, html: R.lastTrickHtml(S, r.trick) };
     render();
   },
   closeModal() { S.modal = null; render(); },

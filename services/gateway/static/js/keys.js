@@ -38,8 +38,8 @@ function onKey(e) {
   if (t && t.closest("input, textarea, select")) return;
   const S = STATE;
   if (S.modal) {
-    if (e.key === "Escape") { e.preventDefault(); ACT.closeModal(); }
-    return;
+    if (e.key === "Escape") { e.preventDefault(); ACT.closeModal(); return; }
+    if (!S.modal.passive) return; // 看分 and 上一轮 leave the game's keys on
   }
   const fake = t && t.closest('[role="button"][data-act]');
   if (fake && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); fake.click(); return; }

@@ -33,13 +33,18 @@ function posOf(S, seat) {
   return (POS[n] || POS[4])[(seat - mySeatOf(S) + n) % n];
 }
 
+/** Who declared (叫主 / 亮大A) beside the trump: ``（张三）``, or "". */
+function declaredBy(g) {
+  return g.declared && g.declared.seat !== undefined ? `<span class="by" id="trump-by">（${esc(nameFromGame(g, g.declared.seat))}）</span>` : "";
+}
+
 function trumpText(g) {
   if (!g) return "";
   if (g.game === "doudizhu") return g.landlord !== null && g.landlord !== undefined ? "" : "";
-  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitIcon(g.bigA)}A</b></span>` : "";
+  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitIcon(g.bigA)}A</b>${declaredBy(g)}</span>` : "";
   if (g.trump === undefined) return "";
-  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>无主</b></span>`;
-  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitIcon(g.trump)}</b></span>`;
+  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>无主</b>${declaredBy(g)}</span>`;
+  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitIcon(g.trump)}</b>${declaredBy(g)}</span>`;
 }
 
 function playerSeats(S) {
