@@ -85,6 +85,8 @@ class RunningGame:
                                table_options.deal_interval_ms,
                                table_options.declare_grace_seconds)
         self.sent_hands: dict[int, list[str]] = {}
+        #: the engine's public roles as last sent (a ``roles`` event on change)
+        self.sent_roles: list[str | None] = self.engine.public_roles()
         self.timeouts = 0
         self.reason: str | None = None
         #: Set when an operator voided the game: ``{"by", "why", "at"}`` (ms).
@@ -175,6 +177,7 @@ class RunningGame:
             "public_seq": self.numbers.public_seq,
             "player_seq": self.numbers.player_seq[player],
             "escape_points": self.engine.escape_points(seat)[seat],
+            "roles": self.engine.public_roles(),
         })
         return v
 
@@ -416,6 +419,10 @@ class RunningGame:
                 self.sent_hands[s] = hand
                 out.append(self.numbers.private(self.player_of(s), "hand",
                                                 {"game_id": self.game_id, "cards": hand}))
+        roles = self.engine.public_roles()
+        if roles != self.sent_roles:
+            self.sent_roles = roles
+            out.append(self.numbers.public("roles", {"roles": roles}))
         if self.finished:
             self._ended(now)
             scores = self.scores()
@@ -493,4 +500,5 @@ class RunningGame:
         return self.numbers.public("game_finished", {
             "game_id": self.game_id, "reason": self.reason, "result": result,
             "settlement": settlement, "scores": self.scores(),
+            "lines": self.engine.result_lines(),
         })
