@@ -495,10 +495,10 @@ class RunningGame:
 
     def finished_event(self, settlement: list[dict[str, Any]]) -> Outgoing:
         """``game_finished`` with the reason, the result (None: voided) and the
-        settlement table."""
+        settlement table (``lines``: the engine's result lines; none when voided)."""
         result = None if self.voided else self.engine.result().to_json()
         return self.numbers.public("game_finished", {
             "game_id": self.game_id, "reason": self.reason, "result": result,
             "settlement": settlement, "scores": self.scores(),
-            "lines": self.engine.result_lines(),
+            "lines": [] if self.voided else self.engine.result_lines(),
         })
