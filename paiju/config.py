@@ -51,6 +51,7 @@ MIN_TOKEN_KEY_BYTES = 32
 
 _HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
 _ADDRESS = re.compile(rf"(?:dns:///)?{_HOST}:\d{{1,5}}")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _NATS = re.compile(rf"(?:(?:nats|tls|ws|wss)://)?(?:[^\s@/,]+@)?{_HOST}(?::\d{{1,5}})?")
 
 
@@ -225,6 +226,10 @@ class Settings(BaseSettings):
     table_addrs: Address = Field(
         default="127.0.0.1:50052", description="table instances' gRPC addresses, comma separated "
         "(lobby; gateways reach each game's table at one of them)",
+        json_schema_extra=_doc("all"))
+    games: Annotated[str, AfterValidator(_check(_MODULE, "a Python module name"))] | None = Field(
+        default=None, description="modules of extra games, comma separated, registered beside "
+        "the `paiju.games` entry points (paiju/rules/registry.py); every service reads it",
         json_schema_extra=_doc("all"))
     instance: Annotated[str, AfterValidator(_instance)] | None = Field(
         default=None, description="this instance's name (logs, NATS connection names)",
@@ -488,7 +493,7 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
     naming the variable for a bad value."""
     s = settings(environ)
     grpc_port = GRPC_PORTS.get(service, 0) if s.grpc_port is None else s.grpc_port
-    fields = s.model_dump(exclude={"grpc_port", "metrics_port", "health_port", "database_url",
+    fields = s.model_dump(exclude={"games", "grpc_port", "metrics_port", "health_port", "database_url",
                                    "instance", "table_addrs", "rooms_file", "table_address",
                                    "table_pool", "token_jwks_url", "token_issuer",
                                    "token_audience", "nats_nkey_seed_file",

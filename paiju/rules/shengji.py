@@ -395,7 +395,7 @@ class Shengji(ShengjiPlay):
         trick, captured points; the buried kitty only for the dealer."""
         v: dict[str, Any] = {
             "game": self.name,
-            "phase": self._phase,
+            "phase": self.phase,
             "seat": seat,
             "decks": self.decks,
             "hand": self._hand_sorted(seat),
@@ -441,7 +441,7 @@ class Shengji(ShengjiPlay):
         if self.redeal:
             d = self._detail()
             d["next_dealer"] = self.option_dealer
-            return Result([0] * SEATS, d)
+            return Result([0] * SEATS, d, "redeal")
         assert self.dealer is not None
         points, next_dealer, up = table_result(self.decks, self.dealer, self.defender_points())
         d = self._detail()

@@ -148,8 +148,9 @@ class ShengjiState(Game):
 
     @property
     def phase(self) -> str:
-        """``declaring``, ``burying``, ``play`` or ``finished``."""
-        return self._phase
+        """``declaring``, ``burying``, ``play`` or ``finished`` (after any end,
+        an escape too)."""
+        return "finished" if self.escaped is not None else self._phase
 
     def _ended(self) -> bool:
         return self._phase == "finished"

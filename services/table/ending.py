@@ -6,11 +6,12 @@ idempotent by game id); its record is stored; the lobby hears ``GameOver``
 (the escapees, the carry-over for the room's next game, the settlement table)
 and only then ``game_finished`` goes out with the ledger's rows, so that a
 player who acts on ``game_finished`` (``stand``, ``ready``) finds the room free.
-A redeal (nobody bid or declared) publishes ``game_finished`` (reason
-``redeal``) and is dealt again in the same room; in doudizhu the second
-all-no_call deal in a row makes every seated player pay ``no_call_fee``
-(ledger ChargeFee, charge id ``<that deal's game_id>:no_call_fee``) and the
-streak starts from zero again.
+A redeal (nobody bid or declared: the engine's result kind ``redeal``)
+publishes ``game_finished`` (reason ``redeal``) and is dealt again in the same
+room; where the engine has a ``redeal_fee_after`` (rulings.md: two no-call
+deals in a row), that many redeals in a row make every seated player pay
+``no_call_fee`` (ledger ChargeFee, charge id ``<that deal's
+game_id>:no_call_fee``) and the streak starts from zero again.
 """
 
 from __future__ import annotations
@@ -68,29 +69,23 @@ async def charge_no_call_fee(ledger: Ledger, game: RunningGame, fee: int) -> Non
         log.error("ledger refused the no-call fee of %s: %s", game.game_id, e)
 
 
-def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
-    """What the room's next game needs (lobby GameOver carry_json): hunzhan
-    ``first`` (the last trick's winner), shengji ``dealer``, doudizhu
-    ``no_call_streak``."""
-    detail = game.engine.result().detail
-    if game.name == "hunzhan" and detail.get("last_trick_winner") is not None:
-        return {"first": detail["last_trick_winner"]}
-    if game.name == "shengji" and detail.get("next_dealer") is not None:
-        return {"dealer": detail["next_dealer"]}
-    if game.name == "doudizhu":
-        return {"no_call_streak": no_call_streak}
-    return {}
+def carry(game: RunningGame) -> dict[str, Any]:
+    """What the room's next game needs (lobby GameOver carry_json): the
+    engine's :meth:`~paiju.rules.engine.Game.carry_over` (options of the next
+    game, e.g. the next dealer or the seat dealt to first). A finished game
+    starts the room's redeal streak anew: the next sitting counts from zero."""
+    return game.engine.carry_over()
 
 
-def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]],
-                      no_call_streak: int) -> lobby_pb2.GameOverRequest:
+def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]]
+                      ) -> lobby_pb2.GameOverRequest:
     """The lobby's GameOver for ``game``: the room's game id (the first deal's),
     the escapees, the carry-over, and the room's last result: the settlement
     table and ``record_id``, the game id of the deal played out (its record's)."""
     escaped = [] if game.engine.escaped is None else [game.player_of(game.engine.escaped)]
     return lobby_pb2.GameOverRequest(
         game_id=runner.spec.game_id, room=runner.spec.room, escaped=escaped,
-        carry_json=json.dumps(carry(game, no_call_streak)),
+        carry_json=json.dumps(carry(game)),
         settlement=[common_pb2.SettlementRow(
             player=str(r["player"]), seat=int(r["seat"]), points=int(r["points"]),
             coins=int(r["coins"]), fee=int(r["fee"])) for r in rows],
@@ -119,8 +114,7 @@ async def finish(runner: RoomRunner, game: RunningGame) -> None:
         if reason != "redeal":
             runner.over = True
             if table.lobby is not None:
-                # A finished doudizhu game starts the room's no-call streak anew.
-                req = game_over_request(runner, game, rows, 0)
+                req = game_over_request(runner, game, rows)
                 try:
                     await table.lobby.game_over(req)
                 except Refused as e:

@@ -85,6 +85,9 @@ class RunningGame:
                                table_options.deal_interval_ms,
                                table_options.declare_grace_seconds)
         self.sent_hands: dict[int, list[str]] = {}
+        #: The engine's display as last sent (``game_started``, then with the
+        #: last public event after which it changed).
+        self.sent_display: dict[str, Any] = self.engine.display()
         self.timeouts = 0
         self.reason: str | None = None
 
@@ -172,6 +175,8 @@ class RunningGame:
             "public_seq": self.numbers.public_seq,
             "player_seq": self.numbers.player_seq[player],
             "escape_points": self.engine.escape_points(seat)[seat],
+            "rules": self.engine.client_rules(),
+            "display": self.engine.display(),
         })
         return v
 
@@ -184,14 +189,12 @@ class RunningGame:
 
     def scores(self) -> dict[str, Any]:
         """看分: each seat's captured points and the cards that made them, as far as
-        the game counts them (``captured``, ``scores``, ``defender_points``)."""
-        v = self.engine.view(0)
-        return {k: v[k] for k in ("captured", "scores", "defender_points") if k in v}
+        the game counts them (the engine's ``scores_view``)."""
+        return self.engine.scores_view()
 
     def last_trick(self) -> dict[str, Any]:
-        """上一轮: the last finished trick (``last_trick`` and its winner)."""
-        v = self.engine.view(0)
-        return {k: v[k] for k in ("last_trick", "last_trick_winner") if k in v}
+        """上一轮: the last finished trick and its winner (the engine's ``last_trick_view``)."""
+        return self.engine.last_trick_view()
 
     def hints(self, player: str) -> list[Action]:
         """``player``'s options now: every non-play action and at most
@@ -243,6 +246,7 @@ class RunningGame:
             "seats": [{"seat": s.seat, "player": s.player, "name": s.name} for s in self.seats],
             "first": self.plan.first, "dealer": self.engine_options.get("dealer"),
             "turn_seconds": self.topts.turn_seconds, "table_instance": self.table_instance,
+            "rules": self.engine.client_rules(), "display": self.sent_display,
         })]
         # A redeal goes on with the sitting: the seats away are still away.
         out += [self._disconnected_event(seat, now) for seat in self.holds.away()]
@@ -383,6 +387,11 @@ class RunningGame:
             self.paced.close()
         out = self._convert(events)
         out += self._after(now, acted=action.seat)
+        display = self.engine.display()
+        if display != self.sent_display:
+            last = next((o for o in reversed(out) if o.player is None), None)
+            if last is not None:  # the public state changes only with a public event
+                last.data["display"] = self.sent_display = display
         return out
 
     def _convert(self, events: Sequence[Event]) -> list[Outgoing]:
@@ -429,12 +438,7 @@ class RunningGame:
         self.turns.clear()
         self.paced.close()
         self.finished_at = now
-        if self.engine.escaped is not None:
-            self.reason = "escape"
-        elif self.engine.result().detail.get("redeal"):
-            self.reason = "redeal"
-        else:
-            self.reason = "normal"
+        self.reason = self.engine.result().kind
 
     def _turn_events(self, seat: int) -> list[Outgoing]:
         legal = self.engine.non_play_actions(seat)

@@ -1,0 +1,65 @@
+"""升级 shengji: what the platform reads besides the state machine (the
+engine interface's display part, :mod:`paiju.rules.engine` "issue 20").
+
+:class:`ShengjiShown` sits between the state and the play of the engine
+(:class:`paiju.rules.shengji.Shengji`): options checked without a deal, the
+points unit, the next game's dealer (seed 抢庄 / 上台), 看分 (captured points and
+the defenders' total), 上一轮, and the display: trump, the dealer's badge, the
+captured points, the kitty shown while the dealer buries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from paiju.rules.shengji_deal import parse_options
+from paiju.rules.shengji_state import ShengjiState
+
+SUITS = "SHCD"
+
+
+class ShengjiShown(ShengjiState):
+    """The display part of the shengji engine."""
+
+    title: ClassVar[str] = "升级"
+    phase_after_deal: ClassVar[str] = "declaring"
+    phase_after_declaring: ClassVar[str] = "burying"
+    own_kitty_shown: ClassVar[bool] = True
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """As the constructor checks them (``decks`` 1..4, …;
+        :func:`~paiju.rules.shengji_deal.parse_options`)."""
+        parse_options(options)
+
+    def carry_over(self) -> dict[str, Any]:
+        """``{"dealer": next dealer}`` (seed 抢庄 / 上台; an escape keeps the deal)."""
+        nxt = self.result().detail.get("next_dealer")
+        return {} if nxt is None else {"dealer": nxt}
+
+    def scores_view(self) -> dict[str, Any]:
+        """看分: captured points per seat and the defenders' total."""
+        return {"captured": list(self.captured), "defender_points": self.defender_points()}
+
+    def last_trick_view(self) -> dict[str, Any]:
+        """上一轮: ``{"plays": [{seat, cards}], "winner"}``."""
+        return {"last_trick": {
+            "plays": [{"seat": s, "cards": list(c)} for s, c in self.last_trick],
+            "winner": self.last_winner}}
+
+    def display(self) -> dict[str, Any]:
+        """Trump once declared (no suit: 无主), the dealer (庄), captured
+        points, the kitty while the dealer buries it."""
+        out: dict[str, Any] = {
+            "points": list(self.captured),
+            "badges": [[{"text": "庄", "kind": "ll"}] if s == self.dealer else []
+                       for s in range(self.seats)],
+        }
+        if self.trump is not None:
+            suit = self.trump if self.trump in SUITS else None
+            out["trump"] = {"label": "当前主", "suit": suit, "rank": "",
+                            "text": "" if suit else "无主"}
+        if self._phase == "burying":
+            out["kitty"] = {"cards": list(self.kitty)}
+        return out
