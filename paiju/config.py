@@ -230,7 +230,7 @@ class Settings(BaseSettings):
     games: Annotated[str, AfterValidator(_check(_MODULE, "a Python module name"))] | None = Field(
         default=None, description="modules of extra games, comma separated, registered beside "
         "the `paiju.games` entry points (paiju/rules/registry.py); every service reads it",
-        json_schema_extra=_doc("all"))
+        json_schema_extra=_doc("all", "none"))
     instance: Annotated[str, AfterValidator(_instance)] | None = Field(
         default=None, description="this instance's name (logs, NATS connection names)",
         json_schema_extra=_doc("all", "`<service>-<grpc port>`"))
