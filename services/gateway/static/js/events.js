@@ -203,7 +203,7 @@ const HANDLERS = {
       if (S.game && S.game.id === id && S.game.trickOver) { clearTrickIfOver(S.game); render(); }
     }, 2500);
   },
-  revealed(g, ev) { say(`${nameOf(ev.seat)} 亮明`); },
+  revealed(g, ev) { g.revealed = ev.seat; say(`${nameOf(ev.seat)} 亮明`); },
   player_out(g, ev) { say(`${nameOf(ev.seat)} 第 ${ev.place} 个出完`); },
   timed_out(g, ev) { say(`${nameOf(ev.seat)} 超时（连续 ${ev.count} 次）`); },
   escaped(g, ev) { g.escapedSeat = ev.seat; say(`${nameOf(ev.seat)} 逃跑`); },

@@ -36,7 +36,7 @@ export function newGame(ev, mySeat) {
     plays: {}, trickOver: false,
     turn: null, my: null, hints: [], hintIdx: 0,
     check: { state: "none", error: "" }, checkN: 0,
-    declared: null, myKitty: [], captured: null,
+    declared: null, myKitty: [], captured: null, revealed: null,
     dealing: { dealt: 0, total: 0, done: false }, declaringUntil: null,
     pub: ev.seq || 0, priv: 0,
   };
@@ -71,6 +71,7 @@ export function gameFromView(v) {
   if (v.phase === "bidding" || v.phase === "robbing") {
     for (const b of v.bids || []) g.plays[b.seat] = { bid: b.kind };
   }
+  g.revealed = v.revealed ?? null;
   if (v.declaration) g.declared = { seat: v.declaration.seat, cards: v.declaration.cards };
   g.captured = v.captured || (g.display.points ? [...g.display.points] : null);
   if (g.rules.own_kitty_shown) {
