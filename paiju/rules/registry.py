@@ -33,7 +33,8 @@ def module_games(module: str) -> dict[str, str]:
     from paiju.rules.engine import Game
 
     mod = importlib.import_module(module)
-    found = {cls.name: f"{module}:{cls.__name__}" for _, cls in inspect.getmembers(mod, inspect.isclass)
+    classes = inspect.getmembers(mod, inspect.isclass)
+    found = {cls.name: f"{module}:{cls.__name__}" for _, cls in classes
              if issubclass(cls, Game) and cls.__module__ == module
              and not inspect.isabstract(cls) and isinstance(getattr(cls, "name", None), str)}
     if not found:

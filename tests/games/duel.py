@@ -102,7 +102,7 @@ class Duel(Game):
         seat = action.seat
         if action.type != "play":
             raise RulesError("unknown_action", f"duel has no {action.type!r}")
-        if seat != self.turn:
+        if seat is None or seat != self.turn:
             raise RulesError("not_your_turn", f"seat {self.turn} is to play")
         if len(action.cards) != 1:
             raise RulesError("invalid_combination", "play one card")
@@ -154,4 +154,5 @@ class Duel(Game):
         lead = self.trick[0][0] if self.trick else None
         return {"points": list(self.tricks),
                 "badges": [[{"text": "先手", "kind": "ll"}] if s == lead else [] for s in range(2)],
-                "rows": [{"label": "已出", "text": f"{sum(self.tricks)}/{HAND} 轮", "id": "tricks"}]}
+                "rows": [{"label": "已出", "text": f"{sum(self.tricks)}/{HAND} 轮",
+                          "id": "tricks"}]}

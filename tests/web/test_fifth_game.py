@@ -58,7 +58,8 @@ async def test_fifth_game_end_to_end(platform: Platform, browser: Any, artifacts
     room = "duel-10-01"
     page = await open_page(browser, platform, DESKTOP, me)
     await page.wait_for_selector(".game-group h3")
-    heads = await page.eval_on_selector_all(".game-group h3", "els => els.map((e) => e.textContent)")
+    heads = await page.eval_on_selector_all(".game-group h3",
+                                            "els => els.map((e) => e.textContent)")
     assert heads == ["对决"], heads
     seats = await page.inner_text('.server[data-server="duel-10"] .srooms')
     assert "2 人" in seats, seats
@@ -67,7 +68,8 @@ async def test_fifth_game_end_to_end(platform: Platform, browser: Any, artifacts
     try:
         await press_start(page, 1)
         await page.wait_for_function(
-            "() => { const e = document.querySelector('#phase'); return e && e.textContent === '比大小'; }",
+            "() => { const e = document.querySelector('#phase');"
+            " return e && e.textContent === '比大小'; }",
             timeout=20000)
         side = await page.inner_text("#side")
         assert "对决" in side and "已出" in side, side
