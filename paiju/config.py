@@ -27,7 +27,6 @@ from pydantic import AfterValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from paiju.config_checks import (
-    _MODULE,
     _NATS,
     Address,
     Port,
@@ -36,6 +35,7 @@ from paiju.config_checks import (
     _check,
     _data_dir,
     _database_url,
+    _games,
     _host,
     _instance,
     _jwks_url,
@@ -133,7 +133,7 @@ class Settings(BaseSettings):
         default="127.0.0.1:50052", description="table instances' gRPC addresses, comma separated "
         "(lobby; gateways reach each game's table at one of them)",
         json_schema_extra=_doc("all"))
-    games: Annotated[str, AfterValidator(_check(_MODULE, "a Python module name"))] | None = Field(
+    games: Annotated[str, AfterValidator(_games)] | None = Field(
         default=None, description="modules of extra games, comma separated, registered beside "
         "the `paiju.games` entry points (paiju/rules/registry.py); every service reads it",
         json_schema_extra=_doc("all", "none"))

@@ -20,7 +20,6 @@ MIN_TOKEN_KEY_BYTES = 32
 
 _HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
 _ADDRESS = re.compile(rf"(?:dns:///)?{_HOST}:\d{{1,5}}")
-_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _NATS = re.compile(rf"(?:(?:nats|tls|ws|wss)://)?(?:[^\s@/,]+@)?{_HOST}(?::\d{{1,5}})?")
 
 
@@ -41,6 +40,15 @@ def _check(pattern: re.Pattern[str], what: str) -> Callable[[str], str]:
 def _port_ok(item: str) -> bool:
     tail = item.rsplit(":", 1)[-1]
     return not tail.isdigit() or int(tail) <= 65535
+
+
+def _games(value: str) -> str:
+    from paiju.rules.registry import parse_modules
+
+    items = parse_modules(value)  # ValueError: "holds 'x', which is not a Python module name"
+    if not items:
+        raise ValueError("names no module")
+    return ",".join(items)
 
 
 def _host(value: str) -> str:

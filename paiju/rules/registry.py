@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 from collections.abc import Iterator, Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
@@ -24,6 +25,19 @@ if TYPE_CHECKING:
 
 #: The entry point group games register in.
 GROUP = "paiju.games"
+#: A Python module name, as ``PAIJU_GAMES`` lists them.
+MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def parse_modules(value: str) -> tuple[str, ...]:
+    """The module names of a ``PAIJU_GAMES`` value (comma separated, blanks
+    ignored). Raises ``ValueError`` for an item that is not a module name
+    (paiju/config.py declares the variable with this check)."""
+    items = tuple(v.strip() for v in value.split(",") if v.strip())
+    for item in items:
+        if not MODULE.fullmatch(item):
+            raise ValueError(f"holds {item!r}, which is not a Python module name")
+    return items
 
 
 def module_games(module: str) -> dict[str, str]:
@@ -43,13 +57,15 @@ def module_games(module: str) -> dict[str, str]:
 
 
 def extra_modules(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The modules ``PAIJU_GAMES`` names (checked by :mod:`paiju.config`)."""
-    from paiju.config import settings
-
+    """The modules ``PAIJU_GAMES`` names (:func:`parse_modules`; read here
+    without paiju.config, whose imports would weigh on every engine's process:
+    a bigger heap makes each garbage collection slower). Raises ``ValueError``
+    naming the variable for a malformed value."""
     env = os.environ if environ is None else environ
-    raw = env.get("PAIJU_GAMES", "")
-    games = settings({"PAIJU_GAMES": raw} if raw else {}).games
-    return tuple(m for m in (games or "").split(",") if m)
+    try:
+        return parse_modules(env.get("PAIJU_GAMES", ""))
+    except ValueError as e:
+        raise ValueError(f"PAIJU_GAMES {e}") from None
 
 
 def discover(environ: Mapping[str, str] | None = None) -> dict[str, str]:
