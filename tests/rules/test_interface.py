@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -199,3 +200,19 @@ def test_scores_and_last_trick_views() -> None:
     assert d.last_trick_view()["last_trick"]["winner"] == 1
     assert d.scores_view() == {"captured": [0, 1]}
     assert d.display()["points"] == [0, 1]
+
+
+def test_paiju_up_passes_the_games_to_every_process(tmp_path: Path) -> None:
+    """``paiju up`` (paiju/platform.py) starts every service with the caller's
+    ``PAIJU_GAMES`` and the checkout on ``PYTHONPATH``, so each process finds a
+    game module named there (tests.games.duel from the repository root)."""
+    from paiju.platform import plan
+
+    env = {"PAIJU_GAMES": "tests.games.duel", "PAIJU_DATA_DIR": str(tmp_path)}
+    p = plan(env)
+    root = str(Path(__file__).resolve().parents[2])
+    for member in p.instances():
+        child = p.child_env(member, "nats://127.0.0.1:4222", base=env)
+        assert child["PAIJU_GAMES"] == "tests.games.duel", member.name
+        assert root in child["PYTHONPATH"].split(":"), member.name
+        assert discover(child)["duel"] == "tests.games.duel:Duel"
