@@ -52,13 +52,16 @@ SYSTEM_ACTIONS = frozenset({"timeout", "escape", "end_declare"})
 
 #: Options every room may carry whatever its game, defined once (rulings.md
 #: "Shared by all games", "Settlement"): key → (integers only, lowest, highest
-#: or None, lowest excluded). The table reads the timing ones, the ledger the
-#: settlement ones (``base`` coins per unit, ``unit`` points per unit,
-#: ``fee_rate`` the house's share); an engine accepts them and may read them.
+#: or None, lowest excluded). The table reads the timing ones and the redeal
+#: fee (``no_call_fee`` coins, where the engine has a ``redeal_fee_after``),
+#: the ledger the settlement ones (``base`` coins per unit, ``unit`` points per
+#: unit, ``fee_rate`` the house's share); an engine accepts them and may read them.
 ROOM_OPTIONS: dict[str, tuple[bool, float, float | None, bool]] = {
     "turn_seconds": (False, 0, 3600, True),
     "reconnect_seconds": (False, 0, 3600, False),
     "declare_grace_seconds": (False, 0, 600, False),
+    "deal_interval_ms": (False, 0, None, False),
+    "no_call_fee": (True, 0, None, False),
     "base": (True, 1, None, False),
     "unit": (True, 1, None, False),
     "fee_rate": (False, 0, 1, False),

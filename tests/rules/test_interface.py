@@ -84,10 +84,12 @@ def test_escape_finishes_every_engine(cls: type[Game]) -> None:
 #: Room-wide options (rulings.md "Shared by all games", "Settlement"): accepted
 #: by every game, with or without its own options.
 ROOM = {"base": 100, "unit": 5, "fee_rate": 0.02, "turn_seconds": 30,
-        "reconnect_seconds": 60, "declare_grace_seconds": 5}
+        "reconnect_seconds": 60, "declare_grace_seconds": 5, "deal_interval_ms": 100,
+        "no_call_fee": 20}
 BAD_ROOM: list[dict[str, Any]] = [{"fee_rate": 1}, {"fee_rate": -0.1}, {"unit": 0}, {"base": 1.5},
             {"base": True}, {"turn_seconds": 0}, {"reconnect_seconds": -1},
-            {"turn_seconds": "20"}, {"no_such_option": 1}]
+            {"turn_seconds": "20"}, {"deal_interval_ms": -1}, {"no_call_fee": 2.5},
+            {"no_such_option": 1}]
 
 
 @pytest.mark.parametrize("cls", engines(), ids=lambda c: c.name)
