@@ -86,7 +86,7 @@ def play(game: str, options: dict[str, Any], games: int, rng: random.Random) -> 
         t = clock()
         g, _ = play_random(game, rng, options)
         dt = clock() - t
-        if (g.result().detail or {}).get("redeal"):
+        if g.result().kind == "redeal":
             r.redeals += 1
             r.redeal_seconds += dt
         else:

@@ -129,7 +129,8 @@ def replay(
 
 @app.command()
 def bots(
-    game: Annotated[str, typer.Option(help="doudizhu, hunzhan, daa, shengji or all")] = "all",
+    game: Annotated[str, typer.Option(
+        help="a registered game (the paiju.games entry points, PAIJU_GAMES) or all")] = "all",
     games: Annotated[int | None, typer.Option(
         help="games to play at each table (default 1, or no limit with --duration)")] = None,
     duration: Annotated[float | None, typer.Option(

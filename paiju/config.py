@@ -17,16 +17,34 @@ read by :mod:`paiju.platform`.
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
+from pydantic import AfterValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
+
+from paiju.config_checks import (
+    _NATS,
+    Address,
+    Port,
+    Positive,
+    Seconds,
+    _check,
+    _data_dir,
+    _database_url,
+    _games,
+    _host,
+    _instance,
+    _jwks_url,
+    _log_level,
+    _readable_file,
+    _seed_file,
+    _tls_dir,
+    _token_keys,
+)
 
 PREFIX = "PAIJU_"
 
@@ -43,117 +61,6 @@ METRICS_PORTS = {"lobby": 9101, "table": 9102, "ledger": 9103, "gateway": 9104}
 #: Default plain health ports per service (for the kubelet's gRPC probes).
 HEALTH_PORTS = {"lobby": 9111, "table": 9112, "ledger": 9113, "gateway": 9114}
 
-#: The logging levels PAIJU_LOG_LEVEL takes.
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-
-#: The shortest HMAC key a token key may be (bytes): what HS256 wants.
-MIN_TOKEN_KEY_BYTES = 32
-
-_HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
-_ADDRESS = re.compile(rf"(?:dns:///)?{_HOST}:\d{{1,5}}")
-_NATS = re.compile(rf"(?:(?:nats|tls|ws|wss)://)?(?:[^\s@/,]+@)?{_HOST}(?::\d{{1,5}})?")
-
-
-def _check(pattern: re.Pattern[str], what: str) -> Callable[[str], str]:
-    def check(value: str) -> str:
-        items = [v.strip() for v in value.split(",") if v.strip()]
-        if not items:
-            raise ValueError(f"is not {what}")
-        for item in items:
-            if not pattern.fullmatch(item) or not _port_ok(item):
-                raise ValueError(f"is not {what}" if len(items) == 1
-                                 else f"holds {item!r}, which is not {what}")
-        return ",".join(items)
-
-    return check
-
-
-def _port_ok(item: str) -> bool:
-    tail = item.rsplit(":", 1)[-1]
-    return not tail.isdigit() or int(tail) <= 65535
-
-
-def _host(value: str) -> str:
-    if not re.fullmatch(rf"{_HOST}|[0-9A-Fa-f:]+", value):
-        raise ValueError("is not a host name or IP address")
-    return value
-
-
-def _database_url(value: str) -> str:
-    try:
-        driver = make_url(value).drivername
-    except Exception:
-        raise ValueError("is not a database URL (sqlite:///file.db, postgresql://…)") from None
-    if not driver.startswith(("sqlite", "postgresql", "postgres")):
-        raise ValueError(f"names {driver!r}; paiju runs on sqlite and postgresql")
-    return value
-
-
-def _data_dir(value: Path) -> Path:
-    if value.exists() and not value.is_dir():
-        raise ValueError("exists and is not a folder")
-    return value
-
-
-def _tls_dir(value: Path | None) -> Path | None:
-    if value is not None and not value.is_dir():
-        raise ValueError("is not a folder (of ca.pem, <service>.pem, <service>-key.pem)")
-    return value
-
-
-def _readable_file(value: Path | None) -> Path | None:
-    if value is not None and not value.is_file():
-        raise ValueError("is not a readable file")
-    return value
-
-
-def _seed_file(value: Path | None) -> Path | None:
-    if value is not None:
-        from paiju.natsauth import read_seed  # natsauth imports this module
-
-        read_seed(value)  # ValueError: "cannot be read (…)" / "is not an NKey user seed"
-    return value
-
-
-def _token_keys(value: str) -> str:
-    keys = [k.strip() for k in value.split(",")]
-    if not all(keys):
-        raise ValueError("holds an empty key")
-    if any(len(k.encode()) < MIN_TOKEN_KEY_BYTES for k in keys):
-        raise ValueError(f"holds a key shorter than {MIN_TOKEN_KEY_BYTES} bytes (HS256)")
-    return ",".join(keys)
-
-
-def _jwks_url(value: str) -> str:
-    if not re.fullmatch(r"https?://[^\s/?#]+(?:[/?#]\S*)?", value):
-        raise ValueError("is not an http(s) URL")
-    return value
-
-
-def _log_level(value: str) -> str:
-    if value.upper() not in LOG_LEVELS:
-        raise ValueError(f"is not one of {', '.join(LOG_LEVELS)}")
-    return value.upper()
-
-
-def _instance(value: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9_.:-]+", value):
-        raise ValueError("may hold only letters, digits and _ . : -")
-    return value
-
-
-def _port(value: Any) -> Any:
-    if isinstance(value, str):
-        if not value.strip().isdigit() or int(value) > 65535:
-            raise ValueError("is not a port number (0-65535)")
-        return int(value)
-    return value
-
-
-Port = Annotated[int, BeforeValidator(_port), Field(ge=0, le=65535)]
-Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-Address = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address"))]
 
 
 def _doc(group: str, default: str | None = None) -> dict[str, Any]:
@@ -226,6 +133,10 @@ class Settings(BaseSettings):
         default="127.0.0.1:50052", description="table instances' gRPC addresses, comma separated "
         "(lobby; gateways reach each game's table at one of them)",
         json_schema_extra=_doc("all"))
+    games: Annotated[str, AfterValidator(_games)] | None = Field(
+        default=None, description="modules of extra games, comma separated, registered beside "
+        "the `paiju.games` entry points (paiju/rules/registry.py); every service reads it",
+        json_schema_extra=_doc("all", "none"))
     instance: Annotated[str, AfterValidator(_instance)] | None = Field(
         default=None, description="this instance's name (logs, NATS connection names)",
         json_schema_extra=_doc("all", "`<service>-<grpc port>`"))
@@ -488,9 +399,9 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
     naming the variable for a bad value."""
     s = settings(environ)
     grpc_port = GRPC_PORTS.get(service, 0) if s.grpc_port is None else s.grpc_port
-    fields = s.model_dump(exclude={"grpc_port", "metrics_port", "health_port", "database_url",
-                                   "instance", "table_addrs", "rooms_file", "table_address",
-                                   "table_pool", "token_jwks_url", "token_issuer",
+    fields = s.model_dump(exclude={"games", "grpc_port", "metrics_port", "health_port",
+                                   "database_url", "instance", "table_addrs", "rooms_file",
+                                   "table_address", "table_pool", "token_jwks_url", "token_issuer",
                                    "token_audience", "nats_nkey_seed_file",
                                    "nats_tls_ca", "nats_tls_cert", "nats_tls_key"})
     return Config(

@@ -2,32 +2,27 @@
 
 ``load(name)`` gives a game's engine class; :func:`new_game` makes a game
 from a record's ``options`` and ``deal``. See :mod:`paiju.rules.engine` for the
-interface every engine implements.
+interface every engine implements and :mod:`paiju.rules.registry` for how a
+game registers (the ``paiju.games`` entry points, ``PAIJU_GAMES``).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
 from paiju.rules.engine import Action, Event, Game, Result
 from paiju.rules.errors import RulesError
+from paiju.rules.registry import Registry
 
-#: Game id (records.md "Games") → ``module:Class`` of its engine.
-ENGINES: dict[str, str] = {
-    "doudizhu": "paiju.rules.doudizhu:Doudizhu",
-    "hunzhan": "paiju.rules.hunzhan:Hunzhan",
-    "shengji": "paiju.rules.shengji:Shengji",
-    "daa": "paiju.rules.daa:Daa",
-}
+#: Game id (records.md "Games") → ``module:Class`` of its engine, as registered
+#: (:mod:`paiju.rules.registry`), read on first use.
+ENGINES = Registry()
 
 
 def load(name: str) -> type[Game]:
     """The engine class of game ``name``; ``KeyError`` for an unknown game."""
-    module, cls = ENGINES[name].split(":")
-    engine: type[Game] = getattr(importlib.import_module(module), cls)
-    return engine
+    return ENGINES.engine(name)
 
 
 def new_game(name: str, options: Mapping[str, Any], deal: Mapping[str, Any]) -> Game:

@@ -42,8 +42,9 @@ from paiju.rules.daa_combos import (
     sort_cards,
 )
 from paiju.rules.daa_deal import SEATS, parse_deal, parse_options, random_deal
-from paiju.rules.daa_display import Display
+from paiju.rules.daa_display import Shown
 from paiju.rules.daa_moves import HandInfo, generate, generate_split
+from paiju.rules.daa_results import Results
 from paiju.rules.daa_scoring import end_points, escape_points
 from paiju.rules.daa_teams import DEFAULT_BIG_SUIT, Teams
 from paiju.rules.engine import Action, Event, Game, Result
@@ -78,7 +79,7 @@ _RANK_PLAYS: list[dict[tuple[Card, ...], Action]] = [_rank_plays(s) for s in ran
 _REVEAL: list[Action] = [Action(s, "reveal") for s in range(SEATS)]
 
 
-class Daa(Teams, Display, Game):
+class Daa(Teams, Results, Shown, Game):
     """The 大A engine (see the module docstring and docs/rules/daa.md).
 
     ``deal``: ``hands`` (5 lists: 22 cards for the 3 seats from ``first``, 21
@@ -148,8 +149,8 @@ class Daa(Teams, Display, Game):
 
     @property
     def phase(self) -> str:
-        """``declaring``, ``play`` or ``finished``."""
-        return self._phase
+        """``declaring``, ``play`` or ``finished`` (after any end, an escape too)."""
+        return "finished" if self.escaped is not None else self._phase
 
     @property
     def finished(self) -> bool:
@@ -437,7 +438,7 @@ class Daa(Teams, Display, Game):
         hand = sort_cards(self.hands[seat].elements())
         return {
             "game": self.name,
-            "phase": self._phase,
+            "phase": self.phase,
             "seat": seat,
             "hand": hand,
             "held_back": [1 if self.held[s] is not None else 0 for s in range(SEATS)],

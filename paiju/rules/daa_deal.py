@@ -19,6 +19,7 @@ from typing import Any
 
 from paiju.rules.cards import Card, deck, parse_cards
 from paiju.rules.daa_combos import CARD_ORDER
+from paiju.rules.engine import check_room_options
 from paiju.rules.errors import RulesError
 
 SEATS = 5
@@ -26,8 +27,6 @@ DECK: list[Card] = deck(2)
 DECK_COUNT: Counter[str] = Counter(DECK)
 _SORTED_DECK: list[Card] = sorted(DECK)
 _IS_CARD = CARD_ORDER.__contains__
-#: Room options every game accepts (rulings.md "Shared", "Settlement").
-ROOM_OPTIONS = frozenset({"turn_seconds", "reconnect_seconds", "base", "unit", "fee_rate"})
 
 
 def parse_card_list(items: object) -> list[Card]:
@@ -48,14 +47,10 @@ def hand_sizes(first: int) -> list[int]:
 
 
 def parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The room's options: only :data:`ROOM_OPTIONS`, each a non-negative number
-    (the rules use none of them). Raises ``RulesError("bad_options")``."""
-    for key, value in options.items():
-        if key not in ROOM_OPTIONS or isinstance(value, bool) or not isinstance(
-            value, (int, float)
-        ) or value < 0:
-            raise RulesError("bad_options", f"daa: bad option {key}={value!r}")
-    return dict(options)
+    """The room's options: only the room-wide ones
+    (:data:`paiju.rules.engine.ROOM_OPTIONS`; the rules use none of them).
+    Raises ``RulesError("bad_options")``."""
+    return dict(check_room_options("daa", options, frozenset()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,8 @@ from paiju.rules import doudizhu_combos as dc
 from paiju.rules.cards import deck
 from paiju.rules.doudizhu_bidding import Bidding
 from paiju.rules.doudizhu_deal import SEATS, parse_deal, parse_options, random_deal
-from paiju.rules.doudizhu_display import Display
+from paiju.rules.doudizhu_display import Shown
+from paiju.rules.doudizhu_results import Results
 from paiju.rules.doudizhu_scoring import Scoring
 from paiju.rules.engine import Action, Event, Game
 from paiju.rules.errors import RulesError
@@ -109,7 +110,7 @@ def _main(reading: dc.Reading) -> int:
     return reading[1]
 
 
-class Doudizhu(Bidding, Scoring, Display, Game):
+class Doudizhu(Bidding, Scoring, Results, Shown, Game):
     """斗地主 for 3 seats (seed 002).
 
     ``options``: see :data:`DEFAULT_OPTIONS` (unknown keys or bad values raise

@@ -9,6 +9,7 @@ from typing import Any
 
 from paiju.rules import doudizhu_combos as dc
 from paiju.rules.cards import check_deal, deck, parse_cards
+from paiju.rules.engine import check_room_options
 from paiju.rules.errors import RulesError
 
 SEATS = 3
@@ -25,9 +26,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "no_call_fee": 20,
     "escape_points": None,
 }
+#: The keys of doudizhu's own options (the room-wide ones are the engine's).
+_OWN = frozenset(DEFAULT_OPTIONS)
 BOOL_OPTIONS = ("jokers_as_wings", "pair_as_two_singles", "bomb_doubles", "spring_doubles")
-#: Room-level keys a record's options may carry that the engine ignores.
-ROOM_OPTIONS = ("reconnect_seconds", "base")
 
 _DECK_SET = frozenset(deck(1))
 
@@ -45,11 +46,7 @@ def parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
     checked and dropped. Raises ``RulesError("bad_options")``."""
     if type(options) is dict and not options:  # the defaults are valid
         return dict(DEFAULT_OPTIONS)
-    if not isinstance(options, Mapping):
-        raise RulesError("bad_options", "options must be an object")
-    unknown = set(options) - set(DEFAULT_OPTIONS) - set(ROOM_OPTIONS)
-    if unknown:
-        raise RulesError("bad_options", f"unknown options {sorted(unknown)}")
+    check_room_options("doudizhu", options, _OWN)
     opts = {**DEFAULT_OPTIONS, **{k: v for k, v in options.items() if k in DEFAULT_OPTIONS}}
     for key in BOOL_OPTIONS:
         if not isinstance(opts[key], bool):
@@ -58,9 +55,6 @@ def parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
     int_option(opts, "no_call_fee", 0)
     if opts["escape_points"] is not None:
         int_option(opts, "escape_points", 0)
-    for key in ROOM_OPTIONS:
-        if key in options:
-            int_option(options, key, 1)
     return opts
 
 

@@ -59,7 +59,7 @@ class Scoring:
     def _result(self) -> Result:
         detail = self._detail()
         if self.redeal:
-            return Result([0, 0, 0], detail)
+            return Result([0, 0, 0], detail, "redeal")
         landlord, m = self.landlord, self.multiplier
         assert landlord is not None and self.winner is not None
         sign = 1 if self.winner == landlord else -1

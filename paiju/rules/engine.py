@@ -50,6 +50,46 @@ TIMEOUTS_TO_ESCAPE = 4
 #: Action types that the system (the table service), not a player, sends.
 SYSTEM_ACTIONS = frozenset({"timeout", "escape", "end_declare"})
 
+#: Options every room may carry whatever its game, defined once (rulings.md
+#: "Shared by all games", "Settlement"): key → (integers only, lowest, highest
+#: or None, lowest excluded). The table reads the timing ones and the redeal
+#: fee (``no_call_fee`` coins, where the engine has a ``redeal_fee_after``),
+#: the ledger the settlement ones (``base`` coins per unit, ``unit`` points per
+#: unit, ``fee_rate`` the house's share); an engine accepts them and may read them.
+ROOM_OPTIONS: dict[str, tuple[bool, float, float | None, bool]] = {
+    "turn_seconds": (False, 0, 3600, True),
+    "reconnect_seconds": (False, 0, 3600, False),
+    "declare_grace_seconds": (False, 0, 600, False),
+    "deal_interval_ms": (False, 0, None, False),
+    "no_call_fee": (True, 0, None, False),
+    "base": (True, 1, None, False),
+    "unit": (True, 1, None, False),
+    "fee_rate": (False, 0, 1, False),
+}
+
+
+def check_room_options(game: str, options: object, own: frozenset[str] | set[str]
+                       ) -> Mapping[str, Any]:
+    """Check a room's ``options`` for game ``game`` whose own option keys are
+    ``own``: an object whose keys are ``own`` or :data:`ROOM_OPTIONS`, each
+    room-wide one a number in its range (``fee_rate`` below 1). Returns
+    ``options``; raises ``RulesError("bad_options")`` naming the key."""
+    if not isinstance(options, Mapping):
+        raise RulesError("bad_options", f"{game}: options must be an object")
+    for key, value in options.items():
+        spec = ROOM_OPTIONS.get(key)
+        if spec is None:
+            if key not in own:
+                raise RulesError("bad_options", f"{game}: unknown option {key!r}")
+            continue
+        integral, low, high, open_low = spec
+        kinds = int if integral else (int, float)
+        if (isinstance(value, bool) or not isinstance(value, kinds)
+                or value < low or (open_low and value == low)
+                or (high is not None and (value >= high if key == "fee_rate" else value > high))):
+            raise RulesError("bad_options", f"{game}: bad option {key}={value!r}")
+    return options
+
 
 @dataclass(frozen=True, slots=True)
 class Action:
@@ -109,13 +149,21 @@ class Event:
     to: int | None = None
 
 
+#: The kinds of end a :class:`Result` has (events.md ``game_finished.reason``).
+RESULT_KINDS = ("normal", "escape", "redeal")
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """The end of a game: ``points`` per seat (the game's own points, the input
-    to settlement) and ``detail`` (records.md lists the keys per game)."""
+    to settlement), ``detail`` (records.md lists the keys per game) and
+    ``kind``, one of :data:`RESULT_KINDS`: ``normal``, ``escape`` (set by
+    :meth:`Game.result`) or ``redeal`` (nobody bid or declared: the same room
+    is dealt again, nothing is settled)."""
 
     points: list[int]
     detail: dict[str, Any]
+    kind: str = "normal"
 
     def to_json(self) -> dict[str, Any]:
         """``{"points": [...], "detail": {...}}``."""
@@ -323,11 +371,97 @@ class Game(ABC):
         """``points`` and ``detail`` of a finished game; raises ``wrong_phase`` before."""
         if self.escaped is not None:
             base = self._result_detail_on_escape()
-            return Result(self.escape_points(self.escaped), {**base, "escaped": self.escaped})
+            return Result(self.escape_points(self.escaped), {**base, "escaped": self.escaped},
+                          "escape")
         if not self.finished:
             raise RulesError("wrong_phase", "the game has not finished")
         return self._result()
 
     def _result_detail_on_escape(self) -> dict[str, Any]:
         """``detail`` of a game ended by an escape (subclasses add what they know)."""
+        return {}
+
+    # -- what the platform reads besides the state machine (issue 20) -------------
+    # The table, the lobby and the web client know a game only through these:
+    # none of them names a game.
+
+    #: The game's display name, as players read it (records.md "Games").
+    title: ClassVar[str] = ""
+    #: Points per coin unit: a room's ``unit`` where its server sets none
+    #: (rulings.md "Settlement").
+    points_unit: ClassVar[int] = 1
+    #: Redeals in a row after which every seated player pays the room's
+    #: ``no_call_fee`` (the streak then starts from zero); 0: never.
+    redeal_fee_after: ClassVar[int] = 0
+    #: The options :meth:`carry_over` may set; a game that never finished
+    #: (voided) passes on the values it was started with.
+    carried_options: ClassVar[tuple[str, ...]] = ()
+    #: The phase a game is in once its cards are all dealt (``declaring``: a
+    #: window where trump is declared during and after a paced deal).
+    phase_after_deal: ClassVar[str] = "play"
+    #: The phase after the declaring window (unused without one).
+    phase_after_declaring: ClassVar[str] = "play"
+    #: Words for the game's phases where they are its own (the client has
+    #: common words for ``dealing``, ``declaring``, ``bidding``, ``play`` …).
+    phase_labels: ClassVar[Mapping[str, str]] = {}
+    #: What a ``declare`` is called (the declare area, the log).
+    declare_label: ClassVar[str] = "叫主"
+    #: True where a declare may be of jokers only (no trump suit, 无主).
+    no_trump_declare: ClassVar[bool] = True
+    #: True where the seat that took a kitty sees it (what it buried) aside.
+    own_kitty_shown: ClassVar[bool] = False
+
+    @classmethod
+    def client_rules(cls) -> dict[str, Any]:
+        """What a client needs to draw this game without knowing it (the
+        table sends it as ``rules`` in ``game_started`` and ``view``):
+        ``{"title", "seats", "declaring": bool, "phase_after_deal",
+        "phase_after_declaring", "phase_labels": {phase: words},
+        "declare_label", "no_trump_declare", "own_kitty_shown"}``."""
+        return {
+            "title": cls.title or cls.name, "seats": cls.seats,
+            "declaring": cls.phase_after_deal == "declaring",
+            "phase_after_deal": cls.phase_after_deal,
+            "phase_after_declaring": cls.phase_after_declaring,
+            "phase_labels": dict(cls.phase_labels), "declare_label": cls.declare_label,
+            "no_trump_declare": cls.no_trump_declare, "own_kitty_shown": cls.own_kitty_shown,
+        }
+
+    @classmethod
+    @abstractmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """Check a room's rule options without a deal (the lobby does, reading
+        its rooms file): raises ``RulesError("bad_options")`` where the
+        constructor would. The room-wide ones are :data:`ROOM_OPTIONS`
+        (:func:`check_room_options`)."""
+
+    def carry_over(self) -> dict[str, Any]:
+        """What the room's next game needs from this finished one, as options
+        of that game (e.g. ``{"dealer": 2}``, ``{"first": 1}``); ``{}`` for none."""
+        return {}
+
+    def scores_view(self) -> dict[str, Any]:
+        """看分, public: any of ``scores`` (per seat ``{"points", "cards"}``),
+        ``captured`` (points per seat), ``defender_points``; ``{}`` where the
+        game counts no points during play."""
+        return {}
+
+    def last_trick_view(self) -> dict[str, Any]:
+        """上一轮, public: ``{"last_trick": [{seat, cards} | {seat, pass}] or
+        {"plays": [...], "winner": seat}, "last_trick_winner": seat}``
+        (the winner where the game knows it); ``{}`` before the first trick
+        is over is fine too."""
+        return {}
+
+    def display(self) -> dict[str, Any]:
+        """What every client shows of the game's public state beside the
+        cards, so that it draws any game the same way (the table sends it in
+        ``view`` and with the event after which it changed). Keys (each
+        optional): ``trump`` ``{"label", "suit": "S"|"H"|"C"|"D"|null,
+        "rank": "" or a rank, "text": words where there is no suit}``;
+        ``badges`` per seat a list of ``{"text", "kind"}`` (kind: a CSS
+        class: ``ll``, ``farmer``, ``plain``); ``points`` per seat (得分);
+        ``kitty`` ``{"cards": [...]}`` or ``{"backs": n}`` (face down);
+        ``rows`` ``[{"label", "text" | "seat", "id"}]`` for the side panel.
+        Default: nothing."""
         return {}

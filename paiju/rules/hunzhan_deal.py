@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from paiju.rules.cards import Card, check_deal, parse_cards
+from paiju.rules.engine import check_room_options
 from paiju.rules.errors import RulesError
 from paiju.rules.hunzhan_cards import DECK
 
@@ -26,20 +27,13 @@ OPTIONS: dict[str, tuple[int, int, int]] = {
     "reconnect_seconds": (90, 0, 3600),
 }
 
-#: Room-wide keys (rulings.md "Settlement") a room's options may carry; the
-#: rules accept and ignore them (the ledger uses them).
-ROOM_KEYS = frozenset({"base", "unit", "fee_rate"})
 
 
 def parse_options(options: Mapping[str, Any]) -> dict[str, int]:
     """The timing options with their defaults (see :data:`OPTIONS`); the room-wide
     keys are accepted and dropped. Raises ``RulesError("bad_options")``."""
-    if not isinstance(options, Mapping):
-        raise RulesError("bad_options", "options must be an object")
+    check_room_options("hunzhan", options, frozenset(OPTIONS))
     out: dict[str, int] = {}
-    for key in options:
-        if key not in OPTIONS and key not in ROOM_KEYS:
-            raise RulesError("bad_options", f"unknown hunzhan option {key!r}")
     for key, (default, lo, hi) in OPTIONS.items():
         value = options.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:

@@ -54,7 +54,6 @@ from paiju.rules.shengji_cards import (
 )
 from paiju.rules.shengji_deal import Options, parse_deal, parse_options
 from paiju.rules.shengji_deal import random_deal as _random_deal
-from paiju.rules.shengji_display import Display
 from paiju.rules.shengji_follow import (
     iter_follows,
     multiset_combinations,
@@ -63,6 +62,7 @@ from paiju.rules.shengji_follow import (
 )
 from paiju.rules.shengji_play import ShengjiPlay
 from paiju.rules.shengji_position import bad_position, parse_position
+from paiju.rules.shengji_results import Results
 from paiju.rules.shengji_scoring import SCORE_TABLES, escape_points, score_row, table_result
 
 __all__ = [
@@ -73,7 +73,7 @@ __all__ = [
 ]
 
 
-class Shengji(Display, ShengjiPlay):
+class Shengji(Results, ShengjiPlay):
     """升级 with 3s declaring trump (seed 004). See the module docstring.
 
     Options (rulings.md "shengji"): ``decks`` 1..4 (default 2); ``dealer``
@@ -399,7 +399,7 @@ class Shengji(Display, ShengjiPlay):
         trick, captured points; the buried kitty only for the dealer."""
         v: dict[str, Any] = {
             "game": self.name,
-            "phase": self._phase,
+            "phase": self.phase,
             "seat": seat,
             "decks": self.decks,
             "hand": self._hand_sorted(seat),
@@ -445,7 +445,7 @@ class Shengji(Display, ShengjiPlay):
         if self.redeal:
             d = self._detail()
             d["next_dealer"] = self.option_dealer
-            return Result([0] * SEATS, d)
+            return Result([0] * SEATS, d, "redeal")
         assert self.dealer is not None
         points, next_dealer, up = table_result(self.decks, self.dealer, self.defender_points())
         d = self._detail()

@@ -17,6 +17,7 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 from paiju.rules.cards import Card, Hand, check_deal, deck
+from paiju.rules.engine import check_room_options
 from paiju.rules.errors import RulesError
 from paiju.rules.shengji_cards import (
     DECK_COUNTS,
@@ -26,10 +27,6 @@ from paiju.rules.shengji_cards import (
     fast_cards,
     same_cards,
 )
-
-#: Option keys every room may carry (rulings.md "Shared" and "Settlement");
-#: accepted and ignored by the rules.
-ROOM_OPTIONS = frozenset({"turn_seconds", "reconnect_seconds", "base", "unit", "fee_rate"})
 
 #: The options of shengji itself (rulings.md "shengji", "Settlement").
 GAME_OPTIONS = frozenset({"decks", "dealer", "escape_points"})
@@ -60,9 +57,7 @@ def parse_options(options: Mapping[str, Any]) -> Options:
     ``None``, ``escape_points`` 2, ``turn_seconds`` 20. Raises ``RulesError``
     ``bad_options`` for an unknown key (room-wide keys are accepted) or a bad
     value."""
-    for key in options:
-        if key not in GAME_OPTIONS and key not in ROOM_OPTIONS:
-            raise _bad_options(f"unknown option {key!r}")
+    check_room_options("shengji", options, GAME_OPTIONS)
     decks = options.get("decks", 2)
     if not is_int(decks) or decks not in SIZES:
         raise _bad_options(f"decks must be 1..4, not {decks!r}")

@@ -1,101 +1,66 @@
-"""升级 (shengji): what the client shows (issue 21), computed by the server.
+"""升级 shengji: what the platform reads besides the state machine (the
+engine interface's display part, :mod:`paiju.rules.engine` "issue 20").
 
-- :func:`in_hand_order`: a hand as players hold it: the trumps together
-  (seed 主牌: 大王, 小王, 5s, 3s, 2s, then the trump suit, in the seed's 牌的大小
-  order, high to low; equal cards of other suits by 黑 红 梅 方), then each
-  side suit together (♠ ♥ ♣ ♦, the trump suit left out), high to low. Before
-  the trump is fixed the trumps are the jokers, 5s, 3s and 2s.
-- :class:`Display` (a mixin of :class:`paiju.rules.shengji.Shengji`):
-  :meth:`Display.result_lines`, the settlement lines: 上台 (the defenders go
-  up, seed 上台) and 下台 (the dealer's side), or 未上台; the dealer; the
-  defenders' points (闲家得分, seed 非庄家方得分); the kitty's points and
-  multiplier (seed 抠底 ×2 / 4 / 6 / 8); the next dealer (seed 抢庄 / 上台).
+:class:`ShengjiShown` sits between the state and the play of the engine
+(:class:`paiju.rules.shengji.Shengji`): options checked without a deal, the
+points unit, the next game's dealer (seed 抢庄 / 上台), 看分 (captured points and
+the defenders' total), 上一轮, and the display: trump, the dealer's badge, the
+captured points, the kitty shown while the dealer buries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from paiju.rules.cards import Card
-from paiju.rules.shengji_cards import SEATS, SUIT_TIE, card_points, card_power, is_trump
-from paiju.rules.shengji_scoring import defenders
+from paiju.rules.shengji_deal import parse_options
+from paiju.rules.shengji_state import ShengjiState
 
-if TYPE_CHECKING:
-    from paiju.rules.engine import Result
-
-#: Side suits in hand order (black, red, black, red).
-SUIT_GROUPS = {"S": 1, "H": 2, "C": 3, "D": 4}
-
-_KEYS: dict[str, dict[Card, int]] = {}
+SUITS = "SHCD"
 
 
-def hand_order_keys(trump: str) -> dict[Card, int]:
-    """Per card, its place in :func:`in_hand_order` for ``trump`` (a suit
-    letter, or ``""`` before the trump is fixed): smaller comes first."""
-    keys = _KEYS.get(trump)
-    if keys is None:
-        keys = {}
-        for r in "23456789TJQKA":
-            for s in "SHCD":
-                keys[r + s] = _key(r + s, trump)
-        for c in ("BJ", "SJ"):
-            keys[c] = _key(c, trump)
-        _KEYS[trump] = keys
-    return keys
+class ShengjiShown(ShengjiState):
+    """The display part of the shengji engine."""
 
+    title: ClassVar[str] = "升级"
+    carried_options: ClassVar[tuple[str, ...]] = ("dealer",)
+    phase_after_deal: ClassVar[str] = "declaring"
+    phase_after_declaring: ClassVar[str] = "burying"
+    own_kitty_shown: ClassVar[bool] = True
 
-def _key(card: Card, trump: str) -> int:
-    power = card_power(card, trump)
-    if is_trump(card, trump):  # group 0, strongest first, then 黑 红 梅 方
-        return -(power * 4 + SUIT_TIE[card[1]]) - 1000
-    return SUIT_GROUPS[card[1]] * 100 - power
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """As the constructor checks them (``decks`` 1..4, …;
+        :func:`~paiju.rules.shengji_deal.parse_options`)."""
+        parse_options(options)
 
+    def carry_over(self) -> dict[str, Any]:
+        """``{"dealer": next dealer}`` (seed 抢庄 / 上台; an escape keeps the deal)."""
+        nxt = self.result().detail.get("next_dealer")
+        return {} if nxt is None else {"dealer": nxt}
 
-def in_hand_order(cards: Iterable[Card], trump: str) -> list[Card]:
-    """``cards`` in the order players hold them (module docstring)."""
-    return sorted(cards, key=hand_order_keys(trump).__getitem__)
+    def scores_view(self) -> dict[str, Any]:
+        """看分: captured points per seat and the defenders' total."""
+        return {"captured": list(self.captured), "defender_points": self.defender_points()}
 
+    def last_trick_view(self) -> dict[str, Any]:
+        """上一轮: ``{"plays": [{seat, cards}], "winner"}``."""
+        return {"last_trick": {
+            "plays": [{"seat": s, "cards": list(c)} for s, c in self.last_trick],
+            "winner": self.last_winner}}
 
-class Display:
-    """The settlement lines of a shengji game (a mixin: the engine sets the fields)."""
-
-    dealer: int | None
-    decks: int
-    buried: list[Card]
-    kitty_multiplier: int
-    redeal: bool
-    escaped: int | None
-
-    if TYPE_CHECKING:
-        def result(self) -> Result: ...  # paiju.rules.engine.Game
-        def defender_points(self) -> int: ...  # paiju.rules.shengji_state
-
-    def result_lines(self) -> list[dict[str, Any]]:
-        """The settlement lines (see :meth:`paiju.rules.engine.Game.result_lines`
-        and the module docstring); a redeal has none."""
-        detail = self.result().detail
-        dealer = self.dealer
-        if dealer is None or (self.redeal and self.escaped is None):
-            return []
-        side = [dealer, (dealer + 2) % SEATS]
-        others = list(defenders(dealer))
-        lines: list[dict[str, Any]] = []
-        if self.escaped is not None:
-            lines.append({"label": "逃跑", "seats": [self.escaped]})
-        elif detail.get("up"):
-            lines += [{"label": "上台", "seats": others}, {"label": "下台", "seats": side}]
-        else:
-            lines.append({"label": "未上台", "seats": others})
-        lines.append({"label": "庄家", "seats": [dealer]})
-        lines.append({"label": "闲家得分", "value": str(self.defender_points())})
-        kitty = card_points(self.buried)
-        if self.kitty_multiplier:
-            lines.append({"label": "底牌", "value":
-                          f"{kitty} 分 ×{self.kitty_multiplier} = {kitty * self.kitty_multiplier}"})
-        else:
-            lines.append({"label": "底牌", "value": f"{kitty} 分（未抠底）"})
-        nxt = detail.get("next_dealer")
-        if isinstance(nxt, int):
-            lines.append({"label": "下局庄家", "seats": [nxt]})
-        return lines
+    def display(self) -> dict[str, Any]:
+        """Trump once declared (no suit: 无主), the dealer (庄), captured
+        points, the kitty while the dealer buries it."""
+        out: dict[str, Any] = {
+            "points": list(self.captured),
+            "badges": [[{"text": "庄", "kind": "ll"}] if s == self.dealer else []
+                       for s in range(self.seats)],
+        }
+        if self.trump is not None:
+            suit = self.trump if self.trump in SUITS else None
+            out["trump"] = {"label": "当前主", "suit": suit, "rank": "",
+                            "text": "" if suit else "无主"}
+        if self._phase == "burying":
+            out["kitty"] = {"cards": list(self.kitty)}
+        return out

@@ -17,12 +17,12 @@ from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
 from paiju.rules.shengji_actions import LEADS, SINGLES, event, play_actions
 from paiju.rules.shengji_cards import POINTS, SEATS, SHAPE_NAMES, TRUMP, card_points, group_size
+from paiju.rules.shengji_display import ShengjiShown
 from paiju.rules.shengji_follow import check_follow, follows, lowest_follow
 from paiju.rules.shengji_scoring import kitty_multiplier
-from paiju.rules.shengji_state import ShengjiState
 
 
-class ShengjiPlay(ShengjiState):
+class ShengjiPlay(ShengjiShown):
     """The ``play`` phase of :class:`paiju.rules.shengji.Shengji` (abstract)."""
 
     def _check_play(self, seat: int, cards: tuple[Card, ...]) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from paiju.rules.cards import Card, Hand
 from paiju.rules.engine import Game
 from paiju.rules.shengji_cards import SEATS, low_key, trump_tables
-from paiju.rules.shengji_display import in_hand_order
+from paiju.rules.shengji_results import in_hand_order
 from paiju.rules.shengji_scoring import defenders
 
 #: A trick: ``(seat, cards)`` per play, in playing order.
@@ -141,7 +141,7 @@ class ShengjiState(Game):
     def hand_in_order(self, cards: Iterable[Card]) -> list[Card]:
         """``cards`` as a hand is shown (hand events, views; issue 21): the
         trumps together, then each side suit, high to low
-        (:func:`~paiju.rules.shengji_display.in_hand_order`)."""
+        (:func:`~paiju.rules.shengji_results.in_hand_order`)."""
         return in_hand_order(cards, (self.trump or "") if self.key else "")
 
     def _sorted(self, cards: Iterable[Card]) -> list[Card]:
@@ -155,8 +155,9 @@ class ShengjiState(Game):
 
     @property
     def phase(self) -> str:
-        """``declaring``, ``burying``, ``play`` or ``finished``."""
-        return self._phase
+        """``declaring``, ``burying``, ``play`` or ``finished`` (after any end,
+        an escape too)."""
+        return "finished" if self.escaped is not None else self._phase
 
     def _ended(self) -> bool:
         return self._phase == "finished"

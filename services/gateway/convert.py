@@ -8,7 +8,15 @@ from typing import Any
 
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2
+from paiju.rules import ENGINES
+from paiju.rules import load as load_engine
 from services.gateway.protocol import ClientError, field
+
+
+def game_title(game: str) -> str:
+    """The display name of ``game`` (its engine's ``title``), or the id for a
+    game this gateway does not know."""
+    return load_engine(game).title or game if game in ENGINES else game
 
 
 def room(r: lobby_pb2.Room) -> dict[str, Any]:
@@ -39,9 +47,10 @@ def result(x: lobby_pb2.RoomResult) -> dict[str, Any]:
 
 
 def server(s: lobby_pb2.CoinServer) -> dict[str, Any]:
-    """A coin server (金币服务器)."""
+    """A coin server (金币服务器), with its game's display name ``game_title``."""
     return {
-        "server": s.server, "name": s.name, "game": s.game, "base": s.base,
+        "server": s.server, "name": s.name, "game": s.game, "game_title": game_title(s.game),
+        "base": s.base,
         "min_coins": s.min_coins, "fee_rate": s.fee_rate, "unit": s.unit,
         "options": json.loads(s.options_json) if s.options_json else {},
         "rooms": s.rooms, "seats": s.seats, "ready_seconds": s.ready_seconds,

@@ -16,15 +16,10 @@ from typing import Any
 
 import yaml
 
-from paiju.rules import ENGINES
+from paiju.rules import ENGINES, RulesError
 from paiju.rules import load as load_engine
 
 DEFAULT_FILE = Path(__file__).with_name("rooms.yaml")
-
-#: Seats (players) of each game (shared/spec/records.md, "Games"), as its engine has them.
-SEATS = {game: load_engine(game).seats for game in ENGINES}
-#: Points per coin unit by game (rulings.md "Settlement": hunzhan 5, else 1).
-UNITS = {"hunzhan": 5}
 
 _ID = re.compile(r"^[a-z0-9_-]{1,48}$")
 
@@ -113,8 +108,9 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
         raise RoomsConfigError(f"servers[{index}]: server must match [a-z0-9_-]+, got {sid!r}")
     where = f"server {sid}"
     game = merged.get("game")
-    if game not in SEATS:
-        raise RoomsConfigError(f"{where}: game must be one of {sorted(SEATS)}, got {game!r}")
+    if not isinstance(game, str) or game not in ENGINES:
+        raise RoomsConfigError(f"{where}: game must be one of {sorted(ENGINES)}, got {game!r}")
+    engine = load_engine(game)
     fee_rate = merged.get("fee_rate", 0.02)
     if isinstance(fee_rate, bool) or not isinstance(fee_rate, int | float) or not (
             0 <= fee_rate < 1):
@@ -122,9 +118,11 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
     options = merged.get("options") or {}
     if not isinstance(options, dict):
         raise RoomsConfigError(f"{where}: options must be a mapping")
-    if game == "shengji" and options.get("decks", 2) not in (1, 2, 3, 4):
-        raise RoomsConfigError(f"{where}: shengji decks must be 1..4, got {options['decks']!r}")
-    merged.setdefault("unit", UNITS.get(game, 1))
+    try:
+        engine.check_options(options)
+    except RulesError as e:
+        raise RoomsConfigError(f"{where}: options: {e.message}") from e
+    merged.setdefault("unit", engine.points_unit)
     merged.setdefault("ready_seconds", 20)
     merged.setdefault("idle_disconnect_seconds", 30)
     merged.setdefault("rooms", 6)
@@ -132,7 +130,7 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
         server=sid, name=str(merged.get("name") or sid), game=game,
         base=_int(merged, "base", where, 1), unit=_int(merged, "unit", where, 1),
         min_coins=_int(merged, "min_coins", where, 0), fee_rate=float(fee_rate),
-        rooms=_int(merged, "rooms", where, 1), seats=SEATS[game],
+        rooms=_int(merged, "rooms", where, 1), seats=engine.seats,
         ready_seconds=_int(merged, "ready_seconds", where, 1),
         idle_disconnect_seconds=_int(merged, "idle_disconnect_seconds", where, 1),
         options=dict(options),

@@ -11,11 +11,12 @@ idempotent by game id); its record is stored; the lobby hears ``GameOver``
 (the escapees, the carry-over for the room's next game, the settlement table)
 and only then ``game_finished`` goes out with the ledger's rows, so that a
 player who acts on ``game_finished`` (``stand``, ``ready``) finds the room free.
-A redeal (nobody bid or declared) publishes ``game_finished`` (reason
-``redeal``) and is dealt again in the same room; in doudizhu the second
-all-no_call deal in a row makes every seated player pay ``no_call_fee``
-(ledger ChargeFee, charge id ``<that deal's game_id>:no_call_fee``) and the
-streak starts from zero again.
+A redeal (nobody bid or declared: the engine's result kind ``redeal``)
+publishes ``game_finished`` (reason ``redeal``) and is dealt again in the same
+room; where the engine has a ``redeal_fee_after`` (rulings.md: two no-call
+deals in a row), that many redeals in a row make every seated player pay
+``no_call_fee`` (ledger ChargeFee, charge id ``<that deal's
+game_id>:no_call_fee``) and the streak starts from zero again.
 """
 
 from __future__ import annotations
@@ -74,30 +75,25 @@ async def charge_no_call_fee(ledger: Ledger, game: RunningGame, fee: int) -> Non
 
 
 def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
-    """What the room's next game needs (lobby GameOver carry_json): hunzhan
-    ``first`` (the last trick's winner), shengji ``dealer``, doudizhu
-    ``no_call_streak``. A voided game passes on what it was started with."""
-    if game.voided is not None:
-        kept: dict[str, Any] = {}
-        if game.name == "hunzhan" and game.topts.first is not None:
-            kept["first"] = game.topts.first
-        if game.name == "shengji" and game.engine_options.get("dealer") is not None:
-            kept["dealer"] = game.engine_options["dealer"]
-        if game.name == "doudizhu":
-            kept["no_call_streak"] = no_call_streak
-        return kept
-    detail = game.engine.result().detail
-    if game.name == "hunzhan" and detail.get("last_trick_winner") is not None:
-        return {"first": detail["last_trick_winner"]}
-    if game.name == "shengji" and detail.get("next_dealer") is not None:
-        return {"dealer": detail["next_dealer"]}
-    if game.name == "doudizhu":
-        return {"no_call_streak": no_call_streak}
-    return {}
+    """What the room's next game needs (lobby GameOver carry_json): the
+    engine's :meth:`~paiju.rules.engine.Game.carry_over` (options of the next
+    game, e.g. the next dealer or the seat dealt to first); a finished game
+    starts the room's redeal streak anew. A voided game passes on what it was
+    started with: the engine's ``carried_options``, the seat dealt to first
+    and the redeal streak (``no_call_streak``)."""
+    if game.voided is None:
+        return game.engine.carry_over()
+    kept = {k: game.engine_options[k] for k in game.engine.carried_options
+            if game.engine_options.get(k) is not None}
+    if game.topts.first is not None:
+        kept["first"] = game.topts.first
+    if game.engine.redeal_fee_after:
+        kept["no_call_streak"] = no_call_streak
+    return kept
 
 
 def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]],
-                      no_call_streak: int) -> lobby_pb2.GameOverRequest:
+                      no_call_streak: int = 0) -> lobby_pb2.GameOverRequest:
     """The lobby's GameOver for ``game``: the room's game id (the first deal's),
     the escapees, the carry-over, and the room's last result: the settlement
     table and ``record_id``, the game id of the deal played out (its record's)."""

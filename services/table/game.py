@@ -36,6 +36,7 @@ from services.table.options import TableOptions
 from services.table.outgoing import Answer, GameError, Outgoing, Seat, ms
 from services.table.paced import PacedDeal
 from services.table.record import game_record
+from services.table.shown import Shown
 from services.table.turns import TurnClock
 
 __all__ = ["HINTS_CAP", "Answer", "GameError", "Outgoing", "RunningGame", "Seat"]
@@ -86,7 +87,8 @@ class RunningGame:
                                table_options.declare_grace_seconds)
         self.sent_hands: dict[int, list[str]] = {}
         #: the engine's public roles as last sent (a ``roles`` event on change)
-        self.sent_roles: list[str | None] = self.engine.public_roles()
+        #: the roles and display last sent (services.table.shown)
+        self.shown = Shown(self.engine)
         self.timeouts = 0
         self.reason: str | None = None
         #: Set when an operator voided the game: ``{"by", "why", "at"}`` (ms).
@@ -178,6 +180,8 @@ class RunningGame:
             "player_seq": self.numbers.player_seq[player],
             "escape_points": self.engine.escape_points(seat)[seat],
             "roles": self.engine.public_roles(),
+            "rules": self.engine.client_rules(),
+            "display": self.engine.display(),
         })
         return v
 
@@ -190,14 +194,12 @@ class RunningGame:
 
     def scores(self) -> dict[str, Any]:
         """看分: each seat's captured points and the cards that made them, as far as
-        the game counts them (``captured``, ``scores``, ``defender_points``)."""
-        v = self.engine.view(0)
-        return {k: v[k] for k in ("captured", "scores", "defender_points") if k in v}
+        the game counts them (the engine's ``scores_view``)."""
+        return self.engine.scores_view()
 
     def last_trick(self) -> dict[str, Any]:
-        """上一轮: the last finished trick (``last_trick`` and its winner)."""
-        v = self.engine.view(0)
-        return {k: v[k] for k in ("last_trick", "last_trick_winner") if k in v}
+        """上一轮: the last finished trick and its winner (the engine's ``last_trick_view``)."""
+        return self.engine.last_trick_view()
 
     def hints(self, player: str) -> list[Action]:
         """``player``'s options now: every non-play action and at most
@@ -249,6 +251,7 @@ class RunningGame:
             "seats": [{"seat": s.seat, "player": s.player, "name": s.name} for s in self.seats],
             "first": self.plan.first, "dealer": self.engine_options.get("dealer"),
             "turn_seconds": self.topts.turn_seconds, "table_instance": self.table_instance,
+            "rules": self.engine.client_rules(), "display": self.shown.display,
         })]
         # A redeal goes on with the sitting: the seats away are still away.
         out += [self._disconnected_event(seat, now) for seat in self.holds.away()]
@@ -389,6 +392,7 @@ class RunningGame:
             self.paced.close()
         out = self._convert(events)
         out += self._after(now, acted=action.seat)
+        self.shown.attach_display(self.engine, out)
         return out
 
     def _convert(self, events: Sequence[Event]) -> list[Outgoing]:
@@ -419,10 +423,7 @@ class RunningGame:
                 self.sent_hands[s] = hand
                 out.append(self.numbers.private(self.player_of(s), "hand",
                                                 {"game_id": self.game_id, "cards": hand}))
-        roles = self.engine.public_roles()
-        if roles != self.sent_roles:
-            self.sent_roles = roles
-            out.append(self.numbers.public("roles", {"roles": roles}))
+        out += self.shown.roles_event(self.engine, self.numbers)
         if self.finished:
             self._ended(now)
             scores = self.scores()
@@ -439,12 +440,7 @@ class RunningGame:
         self.turns.clear()
         self.paced.close()
         self.finished_at = now
-        if self.engine.escaped is not None:
-            self.reason = "escape"
-        elif self.engine.result().detail.get("redeal"):
-            self.reason = "redeal"
-        else:
-            self.reason = "normal"
+        self.reason = self.engine.result().kind
 
     def void(self, now: float, by: str, why: str) -> list[Outgoing]:
         """An operator ends the game without a result (reason ``void``): no

@@ -73,7 +73,7 @@ class Sitting:
         self.table_instance = self.spec.table_instance
         self.redeals = 0
         self.no_call_streak = self.spec.table_options.no_call_streak
-        #: A doudizhu no-call fee is due before the next redeal.
+        #: The redeal fee (``no_call_fee``) is due before the next redeal.
         self.fee_due = False
         #: ``game_finished`` of the current deal went out (a ``finished`` entry).
         self.finished_logged = False
@@ -161,10 +161,11 @@ class Sitting:
         if entry.get("settlement_error"):
             event.data["settlement_error"] = entry["settlement_error"]
         self.finished_logged = True
-        if game.name == "doudizhu":
+        after = game.engine.redeal_fee_after
+        if after:
             if game.reason == "redeal":
                 self.no_call_streak += 1
-                if self.no_call_streak >= 2:
+                if self.no_call_streak >= after:
                     self.fee_due = True
                     self.no_call_streak = 0
             else:

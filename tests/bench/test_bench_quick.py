@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import load, run
+from bench import load, load_workers, run
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -70,7 +70,7 @@ def test_profile_summary_leaves_idle_samples_out(tmp_path: Path) -> None:
         "main (a.py:1);Session.send (services/gateway/session.py:144) 20\n"
         "main (a.py:1);Session.handle (services/gateway/session.py:167);"
         "dumps (json/__init__.py:234) 10\n")
-    lines = load.summarise_profile(raw)
+    lines = load_workers.summarise_profile(raw)
     assert lines[0] == "30 busy samples (70 idle left out); own time:"
     assert "   66.7%  Session.send (services/gateway/session.py:144)" in lines
     assert "   33.3%  dumps (json/__init__.py:234)" in lines

@@ -116,6 +116,7 @@ def test_every_variable_the_services_name_is_declared() -> None:
 #: A bad value of every variable and the service that uses it: each must stop
 #: that service at start with exit status 2 and a line naming the variable.
 BAD_VALUES: dict[str, tuple[str, str]] = {
+    "games": ("no such-module", "table"),
     "host": ("a b", "ledger"),
     "grpc_port": ("70000", "ledger"),
     "metrics_port": ("abc", "lobby"),

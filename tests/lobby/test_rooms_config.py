@@ -42,6 +42,15 @@ servers:
     assert (a.idle_disconnect_seconds, b.idle_disconnect_seconds) == (30, 2)
 
 
+@pytest.mark.parametrize("game", ["doudizhu", "hunzhan", "daa", "shengji"])
+def test_room_wide_options_accepted_for_every_game(game: str) -> None:
+    """The room-wide options (rulings.md "Shared by all games", "Settlement")
+    are accepted in any game's options, doudizhu's too (issue 20)."""
+    config = parse(f"servers:\n  - {{server: a, game: {game}, base: 1, min_coins: 0, "
+                   "options: {unit: 5, fee_rate: 0.02, turn_seconds: 30}}")
+    assert config.servers[0].options == {"unit": 5, "fee_rate": 0.02, "turn_seconds": 30}
+
+
 @pytest.mark.parametrize(("text", "names"), [
     ("servers: []", "no servers"),
     ("just text", "mapping"),
@@ -57,6 +66,14 @@ servers:
      "decks"),
     ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0}\n"
      "  - {server: a, game: daa, base: 1, min_coins: 0}", "twice"),
+    # Every game's options are checked by its engine (issue 20), the same
+    # room-wide ones for all.
+    ("servers:\n  - {server: a, game: doudizhu, base: 1, min_coins: 0, "
+     "options: {jokers_as_wings: 1}}", "jokers_as_wings"),
+    ("servers:\n  - {server: a, game: hunzhan, base: 1, min_coins: 0, "
+     "options: {fee_rate: 2}}", "fee_rate"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, options: {decks: 2}}",
+     "unknown option"),
 ])
 def test_malformed_files_are_refused(text: str, names: str) -> None:
     with pytest.raises(RoomsConfigError, match=names):

@@ -10,7 +10,7 @@ import pytest
 from paiju.rules.daa import Daa
 from paiju.rules.errors import RulesError
 from paiju.rules.hunzhan import Hunzhan
-from paiju.rules.shengji_display import in_hand_order
+from paiju.rules.shengji_results import in_hand_order
 from tests.rules import test_daa as daa_t
 from tests.rules import test_doudizhu as ddz_t
 from tests.rules.shengji_helpers import act as sj_act

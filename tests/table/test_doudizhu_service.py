@@ -68,7 +68,9 @@ async def test_spring_full_game_settles_stores_and_replays(harness: Harness) -> 
     # The lobby hears about it once the record is stored.
     call = await h.wait(lambda: h.lobby.calls, "GameOver")
     assert call[0].game_id == gid and call[0].room == room and list(call[0].escaped) == []
-    assert json.loads(call[0].carry_json) == {"no_call_streak": 0}
+    # Nothing carried: a finished game starts the room's no-call streak anew
+    # (rulings.md doudizhu: two no-call deals *in a row*).
+    assert json.loads(call[0].carry_json) == {}
     record = await h.table.store.get(gid)
     assert record is not None
     assert record["deal"]["hands"] == SPRING_DEAL["hands"]

@@ -3,7 +3,7 @@
 
 import { $, setHtml, esc, timerHtml } from "./dom.js";
 import { cardHtml, cardText, isJoker, suitIcon } from "./cards.js";
-import { BIDS, PHASES } from "./text.js";
+import { BIDS, phaseText } from "./text.js";
 import { nameFromGame } from "./state.js";
 
 let handKey = "";
@@ -43,10 +43,10 @@ export function renderActions(S) {
         return opts.map((cards) => `<button class="declare-btn lit" data-act="declare" data-suit="${key}" data-cards='${JSON.stringify(cards)}' title="${esc(cards.map(cardText).join(" "))}">` +
           `<span class="${red ? "red" : ""}">${suitIcon(key) || label}</span>${cards.length > 1 ? `<small>×${cards.length}</small>` : ""}</button>`).join("");
       };
-      const what = g.game === "daa" ? "亮大A" : "叫主";
+      const what = g.rules.declare_label || "叫主";
       html = `<div class="declare-area" id="declare-area"><span class="lbl">${what}区</span>` +
         slot("S", "♠") + slot("H", "♥", true) + slot("C", "♣") + slot("D", "♦", true) +
-        (g.game === "daa" ? "" : slot("NT", "无主")) +
+        (g.rules.no_trump_declare === false ? "" : slot("NT", "无主")) +
         `<span class="note" id="declare-note">${declareNote(g, my, what)}</span></div>`;
     } else if (my.phase === "bidding" || my.phase === "robbing") {
       const kinds = g.hints.map((a) => a.type).filter((t) => BIDS[t]);
@@ -66,7 +66,7 @@ export function renderActions(S) {
         (c.state === "illegal" ? `<span class="why" id="check-why">${esc(c.error)}</span>` : "") + `</div>`;
     }
   } else if (g && g.turn && g.phase !== "finished" && g.turn.seat !== g.mySeat) {
-    html = `<div class="bar-btns wait">等待 <b>${esc(nameFromGame(g, g.turn.seat))}</b> ${PHASES[g.turn.phase] || ""}</div>`;
+    html = `<div class="bar-btns wait">等待 <b>${esc(nameFromGame(g, g.turn.seat))}</b> ${phaseText(g, g.turn.phase)}</div>`;
   } else if (g && g.phase === "dealing") {
     html = `<div class="bar-btns wait">发牌中…</div>`;
   }
@@ -81,7 +81,7 @@ export function renderHand(S) {
     if (handKey !== "none") { el.innerHTML = ""; handKey = "none"; }
     return;
   }
-  // While the shengji dealer buries, the cards it took from the kitty are marked.
+  // While the dealer buries, the cards it took from the kitty are marked.
   const fromKitty = g.phase === "burying" && g.my && g.my.phase === "burying" ? [...(g.myKitty || [])] : [];
   const n0 = g.hand.length;
   g.cursor = Math.max(0, Math.min(g.cursor || 0, n0 - 1));

@@ -3,14 +3,13 @@
 
 import { S, say, nameOf, saveRoom, render, toast, call, markResultSeen } from "./store.js";
 import { displaySort, cardsText } from "./cards.js";
-import { BIDS, REASONS, GAME_NAMES } from "./text.js";
+import { BIDS, REASONS } from "./text.js";
 import { newGame, seatOf, keepSelection, newCardOf } from "./state.js";
 import { requestView, applyViewEvent } from "./view.js";
 import { fetchHints, scheduleCheck } from "./play.js";
 import * as R from "./render.js";
 
 const PRIVATE = new Set(["hand", "your_turn", "kitty", "view"]);
-const DECLARING_GAMES = new Set(["hunzhan", "shengji", "daa"]);
 
 // -- rooms ---------------------------------------------------------------------------
 
@@ -78,7 +77,7 @@ export function onEvent(ev) {
     S.result = null;
     S.screen = "table";
     if (S.room) S.room = { ...S.room, state: "started" };
-    say(`新的一局${GAME_NAMES[ev.game] || ev.game}开始`);
+    say(`新的一局${(ev.rules && ev.rules.title) || ev.game}开始`);
     render();
     return;
   }
@@ -95,6 +94,11 @@ export function onEvent(ev) {
     g[key] = ev.seq;
   }
   showData(g, ev);
+  // The game's display (trump, badges, points, kitty …) after this event.
+  if (ev.display) {
+    g.display = ev.display;
+    if (ev.display.points) g.captured = [...ev.display.points];
+  }
   const handler = HANDLERS[t];
   if (handler) handler(g, ev);
   render();
@@ -137,35 +141,29 @@ const HANDLERS = {
     } else {
       R.flyCards(g, before, g.handCounts);
     }
-    if (ev.done && g.phase === "dealing") g.phase = DECLARING_GAMES.has(g.game) ? "declaring" : "bidding";
+    if (ev.done && g.phase === "dealing") g.phase = g.rules.phase_after_deal || "play";
   },
   declared(g, ev) {
     g.declared = { seat: ev.seat, cards: ev.cards };
-    if (g.game === "daa") g.bigA = ev.big_a ?? g.bigA;
-    else { g.trump = ev.trump ?? null; g.noTrump = !!ev.no_trump; }
-    g.plays = { [ev.seat]: { cards: ev.cards, note: g.game === "daa" ? "亮大A" : "叫主" } };
-    say(`${nameOf(ev.seat)} ${g.game === "daa" ? "亮大A" : "叫主"} ${cardsText(ev.cards)}`);
+    const what = g.rules.declare_label || "叫主";
+    g.plays = { [ev.seat]: { cards: ev.cards, note: what } };
+    say(`${nameOf(ev.seat)} ${what} ${cardsText(ev.cards)}`);
   },
   declaring_closed(g, ev) {
-    if (g.game === "daa") g.bigA = ev.big_a ?? g.bigA;
-    else { g.trump = ev.trump ?? null; g.noTrump = ev.no_trump ?? ev.trump === null; }
     if (ev.dealer !== undefined) g.dealer = ev.dealer;
     g.plays = {};
     if (g.my && g.my.phase === "declaring") g.my = null;
     if (ev.redeal) { say("无人叫主，重新发牌"); return; }
-    g.phase = g.game === "shengji" ? "burying" : "play";
+    g.phase = g.rules.phase_after_declaring || "play";
     // The hand's order now follows the trump: the server's view has it.
     requestView();
   },
   bid(g, ev) {
     g.plays[ev.seat] = { bid: ev.kind };
-    g.multiplier = ev.multiplier ?? g.multiplier;
     say(`${nameOf(ev.seat)} ${BIDS[ev.kind] || ev.kind}`);
   },
   kitty_shown(g, ev) {
-    g.kitty = ev.cards || [];
     if (ev.landlord !== undefined) {
-      g.landlord = ev.landlord;
       g.plays = {};
       say(`${nameOf(ev.landlord)} 当地主`);
     }
@@ -210,12 +208,6 @@ const HANDLERS = {
   },
   trick_won(g, ev) {
     g.trickOver = true;
-    // A trick's points go to its winner (a later ``scores`` event, where the
-    // game sends one, says the same).
-    if (ev.points && ["hunzhan", "shengji"].includes(g.game)) {
-      if (!g.captured) g.captured = new Array(g.n).fill(0);
-      g.captured[ev.seat] += ev.points;
-    }
     g.lastWinner = ev.seat;
     g.lastTrick = snapshotTrick(g, ev.seat, ev.points);
     if (ev.points) keepScores(g);
@@ -226,7 +218,7 @@ const HANDLERS = {
     }, 2500);
   },
   revealed(g, ev) { g.revealed = ev.seat; say(`${nameOf(ev.seat)} 亮明`); },
-  player_out(g, ev) { g.places[ev.seat] = ev.place; say(`${nameOf(ev.seat)} 第 ${ev.place} 个出完`); },
+  player_out(g, ev) { say(`${nameOf(ev.seat)} 第 ${ev.place} 个出完`); },
   timed_out(g, ev) { say(`${nameOf(ev.seat)} 超时（连续 ${ev.count} 次）`); },
   escaped(g, ev) { g.escapedSeat = ev.seat; say(`${nameOf(ev.seat)} 逃跑`); },
   seat_disconnected(g, ev) {

@@ -2,7 +2,7 @@
 
 import { $, setHtml, esc, avatar } from "./dom.js";
 import { icon } from "./icons.js";
-import { GAME_NAMES, STATE_NAMES, SEATS } from "./text.js";
+import { STATE_NAMES } from "./text.js";
 
 export function renderTop(S) {
   const me = S.me;
@@ -23,16 +23,16 @@ export function renderServers(S) {
   const byGame = {};
   for (const s of S.servers) (byGame[s.game] ||= []).push(s);
   setHtml($("#screen-servers"), `<h2>金币服务器</h2>` + Object.entries(byGame).map(([game, list]) =>
-    `<div class="game-group"><h3>${esc(GAME_NAMES[game] || game)}</h3><div class="servers">` +
+    `<div class="game-group"><h3>${esc(list[0].game_title || game)}</h3><div class="servers">` +
     list.map((s) => `<button class="server" data-act="openServer" data-server="${esc(s.server)}">` +
       `<span class="sname">${esc(s.name)}</span><span class="sterms">${esc(serverTerms(s))}</span>` +
-      `<span class="srooms">${s.rooms} 个房间 · ${s.seats || SEATS[s.game]} 人</span></button>`).join("") +
+      `<span class="srooms">${s.rooms} 个房间 · ${s.seats} 人</span></button>`).join("") +
     `</div></div>`).join(""));
 }
 
 export function roomSize(S, room) {
   const srv = S.servers.find((x) => x.server === room.server);
-  return room.size || (srv && srv.seats) || SEATS[room.game] || 4;
+  return room.size || (srv && srv.seats) || 4;
 }
 
 function roomTile(S, room) {

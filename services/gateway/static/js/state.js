@@ -30,12 +30,13 @@ export function newGame(ev, mySeat) {
     seats: ev.seats.map((s) => ({ ...s, disconnected: false })),
     phase: "dealing", first: ev.first, dealer: ev.dealer ?? null,
     turnSeconds: ev.turn_seconds || 20,
+    // What the server says of the game (engine.py client_rules / display).
+    rules: ev.rules || {}, display: ev.display || {},
     hand: [], handCounts: new Array(n).fill(0), sel: new Set(), newCard: null, dealAnim: false,
     plays: {}, trickOver: false,
     turn: null, my: null, hints: [], hintIdx: 0,
     check: { state: "none", error: "" }, checkN: 0,
-    trump: undefined, noTrump: false, landlord: null, bigA: null, declared: null,
-    kitty: [], myKitty: [], multiplier: 1, captured: null, places: {}, revealed: null, roles: null,
+    declared: null, myKitty: [], captured: null, revealed: null, roles: null, multiplier: 1,
     cursor: 0,
     dealing: { dealt: 0, total: 0, done: false }, declaringUntil: null,
     pub: ev.seq || 0, priv: 0,
@@ -57,7 +58,7 @@ export function seatOf(seats, player) {
 /** Rebuild a game from a ``view`` (after a reconnect or a gap). */
 export function gameFromView(v) {
   const g = newGame({ game_id: v.game_id, game: v.game, seats: v.seats, first: v.first,
-    dealer: v.dealer, seq: v.seq }, v.seat);
+    dealer: v.dealer, seq: v.seq, rules: v.rules, display: v.display }, v.seat);
   g.seats = v.seats.map((s) => ({ ...s }));
   g.phase = v.phase;
   g.hand = v.phase === "dealing" ? displaySort(v.hand || []) : [...(v.hand || [])];
@@ -67,30 +68,16 @@ export function gameFromView(v) {
   if (v.dealing) g.dealing = { ...v.dealing };
   g.declaringUntil = v.declaring_until ?? null;
   for (const e of trickEntries(v.trick)) g.plays[e.seat] = e;
-  if (v.game === "doudizhu") {
-    g.landlord = v.landlord ?? null;
-    g.kitty = v.kitty || [];
-    g.multiplier = v.multiplier || 1;
-    if (v.phase === "bidding" || v.phase === "robbing") {
-      for (const b of v.bids || []) g.plays[b.seat] = { bid: b.kind };
-    }
-  } else if (v.game === "hunzhan") {
-    g.trump = v.phase === "play" || v.declaration ? v.trump : undefined;
-    g.noTrump = !!v.no_trump;
-    if (v.declaration) g.declared = { seat: v.declaration.seat, cards: v.declaration.cards };
-    g.captured = v.captured || null;
-  } else if (v.game === "shengji") {
-    g.trump = v.trump ?? undefined;
-    g.dealer = v.dealer ?? null;
-    g.kitty = v.kitty_shown || [];
+  // The bids so far while the seats bid (the bid buttons' words).
+  if (v.phase === "bidding" || v.phase === "robbing") {
+    for (const b of v.bids || []) g.plays[b.seat] = { bid: b.kind };
+  }
+  g.revealed = v.revealed ?? null;
+  if (v.declaration) g.declared = { seat: v.declaration.seat, cards: v.declaration.cards };
+  g.captured = v.captured || (g.display.points ? [...g.display.points] : null);
+  if (g.rules.own_kitty_shown) {
     // The dealer's own kitty: what it buried, or (while burying) the shown kitty it took.
     g.myKitty = v.buried || (v.phase === "burying" && v.dealer === v.seat ? v.kitty_shown || [] : []);
-    g.captured = v.captured || null;
-    g.defenderPoints = v.defender_points;
-  } else if (v.game === "daa") {
-    g.bigA = v.big_a ?? null;
-    g.revealed = v.revealed ?? null;
-    (v.finish_order || []).forEach((s, i) => { g.places[s] = i + 1; });
   }
   const toAct = v.to_act || [];
   const deadlines = v.deadlines || {};
@@ -103,7 +90,7 @@ export function gameFromView(v) {
     g.my = { phase: v.phase, deadline: deadlines[String(v.seat)] ?? null,
       can_pass: !!v.can_pass, declare_options: [...(v.declare_options || [])] };
   } else if ((v.declare_options || []).length || v.declaring_until ||
-      (v.game !== "doudizhu" && (v.phase === "dealing" || v.phase === "declaring"))) {
+      (g.rules.declaring && (v.phase === "dealing" || v.phase === "declaring"))) {
     // The declaring window (the deal and the few seconds after it): the
     // declare buttons come back with the view's declare_options.
     g.my = { phase: "declaring", deadline: v.declaring_until ?? null, can_pass: false,

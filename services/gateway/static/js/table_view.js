@@ -5,7 +5,7 @@
 import { $, setHtml, esc, avatar } from "./dom.js";
 import { backHtml, rowHtml, suitIcon } from "./cards.js";
 import { icon, withSuitIcons } from "./icons.js";
-import { GAME_NAMES, BIDS, PHASES, REASONS } from "./text.js";
+import { BIDS, REASONS, phaseText } from "./text.js";
 import { nameFromGame } from "./state.js";
 import { roomSize } from "./lobby_view.js";
 import { renderActions, renderHand } from "./controls.js";
@@ -38,13 +38,15 @@ function declaredBy(g) {
   return g.declared && g.declared.seat !== undefined ? `<span class="by" id="trump-by">（${esc(nameFromGame(g, g.declared.seat))}）</span>` : "";
 }
 
+/** The trump (or the big A) as the game's display gives it: a label, a suit
+ * and a rank, or words where there is no suit (无主). */
 function trumpText(g) {
-  if (!g) return "";
-  if (g.game === "doudizhu") return g.landlord !== null && g.landlord !== undefined ? "" : "";
-  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitIcon(g.bigA)}A</b>${declaredBy(g)}</span>` : "";
-  if (g.trump === undefined) return "";
-  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>无主</b>${declaredBy(g)}</span>`;
-  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitIcon(g.trump)}</b>${declaredBy(g)}</span>`;
+  const t = g && g.display && g.display.trump;
+  if (!t) return "";
+  const face = t.suit
+    ? `<b class="${"HD".includes(t.suit) ? "red" : ""}">${suitIcon(t.suit)}${esc(t.rank || "")}</b>`
+    : `<b>${esc(t.text || "")}</b>`;
+  return `<span class="badge trump" id="trump">${esc(t.label || "")} ${face}${declaredBy(g)}</span>`;
 }
 
 function playerSeats(S) {
@@ -58,22 +60,16 @@ function playerSeats(S) {
   return out;
 }
 
+/** A seat's points (得分) and badges (地主, 庄, 第N名 …) from the game's display. */
 function scoreText(S, g, seat) {
-  if (!g) return "";
-  if (g.game === "doudizhu") {
-    if (g.landlord === null || g.landlord === undefined) return "";
-    return seat === g.landlord ? `<span class="badge ll">地主</span>` : `<span class="badge farmer">农民</span>`;
+  const d = (g && g.display) || {};
+  const bits = [];
+  const points = d.points ? d.points[seat] : null;
+  if (points !== null && points !== undefined) bits.push(`得分 <b>${points}</b>`);
+  for (const b of (d.badges || [])[seat] || []) {
+    bits.push(b.kind === "plain" ? esc(b.text) : `<span class="badge ${esc(b.kind)}">${esc(b.text)}</span>`);
   }
-  if (g.game === "daa") {
-    const bits = [];
-    if (g.places[seat]) bits.push(`第${g.places[seat]}名`);
-    if (g.revealed === seat) bits.push("亮明");
-    return bits.join(" ");
-  }
-  const cap = g.captured ? g.captured[seat] : null;
-  let s = cap !== null && cap !== undefined ? `得分 <b>${cap}</b>` : "";
-  if (g.game === "shengji" && g.dealer === seat) s += ` <span class="badge ll">庄</span>`;
-  return s;
+  return bits.join(" ");
 }
 
 /** The role everyone knows ``seat`` has (the server's ``roles``), or "". */
@@ -232,11 +228,12 @@ function renderCenter(S) {
       bits.push(`<div class="deck">${backHtml()}${backHtml()}${backHtml()}</div>`);
       if (g.dealing.total) bits.push(`<div class="note">发牌 ${g.dealing.dealt}/${g.dealing.total}</div>`);
     }
-    // shengji shows the kitty while the dealer buries; what it buries stays hidden.
-    if (g.kitty && g.kitty.length && (g.game !== "shengji" || g.phase === "burying")) {
-      bits.push(`<div class="kitty"><span class="lbl">底牌</span>${rowHtml(g.kitty, "small")}</div>`);
-    } else if (g.game === "doudizhu" && g.landlord === null) {
-      bits.push(`<div class="kitty"><span class="lbl">底牌</span><div class="cardrow">${backHtml("small")}${backHtml("small")}${backHtml("small")}</div></div>`);
+    // The kitty as the game shows it: its cards, or face down.
+    const kitty = g.display && g.display.kitty;
+    if (kitty && kitty.cards && kitty.cards.length) {
+      bits.push(`<div class="kitty"><span class="lbl">底牌</span>${rowHtml(kitty.cards, "small")}</div>`);
+    } else if (kitty && kitty.backs) {
+      bits.push(`<div class="kitty"><span class="lbl">底牌</span><div class="cardrow">${backHtml("small").repeat(kitty.backs)}</div></div>`);
     }
     html = `<div class="center-info">${bits.join("")}</div>`;
   } else if (room) {
@@ -259,17 +256,17 @@ function renderSide(S) {
   const mySeat = mySeatOf(S);
   const bits = [];
   if (g && g.phase !== "finished") {
-    bits.push(`<div class="row"><span>阶段</span><b id="phase">${PHASES[g.phase] || g.phase}</b></div>`);
+    bits.push(`<div class="row"><span>阶段</span><b id="phase">${esc(phaseText(g, g.phase))}</b></div>`);
     const t = trumpText(g);
     if (t) bits.push(`<div class="row">${t}</div>`);
-    if (g.game === "doudizhu") {
-      if (g.landlord !== null && g.landlord !== undefined) bits.push(`<div class="row"><span>地主</span><b id="landlord">${esc(nameFromGame(g, g.landlord))}</b></div>`);
-      bits.push(`<div class="row"><span>倍数</span><b>×${g.multiplier}</b></div>`);
+    for (const r of (g.display && g.display.rows) || []) {
+      const value = r.seat !== undefined && r.seat !== null ? nameFromGame(g, r.seat) : r.text;
+      bits.push(`<div class="row"><span>${esc(r.label)}</span><b${r.id ? ` id="${esc(r.id)}"` : ""}>${esc(value ?? "")}</b></div>`);
     }
     const mine = scoreText(S, g, mySeat);
     if (mine) bits.push(`<div class="row"><span>我的</span><span>${mine}</span></div>`);
     if (roleOf(g, mySeat)) bits.push(`<div class="row"><span>身份</span><b id="my-role">${esc(roleOf(g, mySeat))}</b></div>`);
-    if (g.myKitty && g.myKitty.length && g.game === "shengji") bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
+    if (g.myKitty && g.myKitty.length && g.rules.own_kitty_shown) bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
   }
   const started = room && room.state === "started" && g && g.phase !== "finished";
   setHtml($("#side"),
@@ -277,7 +274,7 @@ function renderSide(S) {
     `<div class="pcoins">${icon("coin")} ${me ? me.coins : ""}</div></div></div>` +
     `<div class="info">` + (room ? `<div class="row"><span>服务器</span><b>${esc(srv ? srv.name : room.server)}</b></div>` +
       `<div class="row"><span>房间</span><b>${esc(tableName(room.room))}</b></div>` +
-      `<div class="row"><span>游戏</span><b>${esc(GAME_NAMES[room.game] || room.game)}</b></div>` +
+      `<div class="row"><span>游戏</span><b>${esc((srv && srv.game_title) || room.game)}</b></div>` +
       (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") : "") +
     `</div><div class="ginfo">${bits.join("")}</div>` +
     `<div class="side-btns"><button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>` +

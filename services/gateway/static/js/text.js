@@ -1,8 +1,7 @@
-// Words shown to the player: game names, phases, bids and every error code of
+// Words shown to the player: phases, bids and every error code of
 // docs/client-protocol.md (gateway, lobby and rules codes) in plain Chinese.
-
-export const GAME_NAMES = { doudizhu: "斗地主", hunzhan: "混战", shengji: "升级", daa: "大A" };
-export const SEATS = { doudizhu: 3, hunzhan: 4, shengji: 4, daa: 5 };
+// A game's own words (its name, its phases' names) come from the server
+// (``rules`` in game_started and view, ``game_title`` of a coin server).
 export const STATE_NAMES = { idle: "空闲", waiting: "等待", started: "已开始" };
 
 export const BIDS = { call: "叫地主", no_call: "不叫", rob: "抢地主", no_rob: "不抢" };
@@ -69,6 +68,12 @@ export function errorText(reply) {
   const words = ERRORS[code];
   if (words) return words;
   return `${code || "error"}: ${(reply && reply.message) || "操作被拒绝"}`;
+}
+
+/** The words for ``phase`` of game ``g`` (the game's own, else the common ones). */
+export function phaseText(g, phase) {
+  const own = (g && g.rules && g.rules.phase_labels) || {};
+  return own[phase] || PHASES[phase] || phase || "";
 }
 
 export const REASONS = { normal: "", escape: "有玩家逃跑，牌局结束", redeal: "无人叫主，重新发牌",

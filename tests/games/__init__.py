@@ -1,0 +1,1 @@
+"""Games that exist for the tests only (registered through ``PAIJU_GAMES``)."""
