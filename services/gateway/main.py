@@ -28,6 +28,7 @@ async def setup(ctx: Context) -> Sequence[str]:
     presence = PresencePublisher(nc, new_gateway_id(), cfg.presence_heartbeat_seconds)
     gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr, ctx.identity), presence)
     await presence.start()
+    await gateway.spectators.start()
     ws_server = await serve(gateway.handler, cfg.host, cfg.gateway_port,
                             process_request=process_request, max_size=MAX_WS_FRAME,
                             # Pings are the session's own (services.gateway.keepalive).
@@ -41,6 +42,7 @@ async def setup(ctx: Context) -> Sequence[str]:
         ws_server.close()
         await ws_server.wait_closed()
         # Every session published its disconnect; then the gateway's end.
+        await gateway.spectators.stop()
         await presence.stop()
         await nc.drain()
         await gateway.backends.close()

@@ -160,7 +160,7 @@ class RunningGame:
             "game": self.name,
             "phase": self.phase,
             "seat": seat,
-            "seats": [self._seat_state(s, now) for s in self.seats],
+            "seats": [self.seat_state(s, now) for s in self.seats],
             "to_act": self.engine.to_act(),
             "deadlines": {str(s): ms(t) for s, t in self.turns.deadlines.items()},
             "time_left_ms": ms(left) if left is not None else None,
@@ -175,7 +175,9 @@ class RunningGame:
         })
         return v
 
-    def _seat_state(self, s: Seat, now: float) -> dict[str, Any]:
+    def seat_state(self, s: Seat, now: float) -> dict[str, Any]:
+        """Seat ``s`` as views give it: seat, player, name, ``disconnected``,
+        ``hold_until`` (unix ms while away) and ``budget_left_ms``."""
         end = self.holds.end(s.seat)
         return {"seat": s.seat, "player": s.player, "name": s.name,
                 "disconnected": end is not None,
