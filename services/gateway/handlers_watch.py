@@ -43,22 +43,22 @@ async def public_view(s: Session, room: lobby_pb2.Room) -> dict[str, Any] | None
 @command("watch")
 async def watch(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     """旁观 ``room``: reply ``room``, ``view`` (the public view) and
-    ``spectators`` (how many watch it now, this one included). Refusals:
-    ``no_such_room``, ``room_not_started`` (only a started room is watched),
-    ``spectators_forbidden`` (its server's room-wide option ``spectators`` is
-    false), ``seated_elsewhere`` (the player sits in another room). A player
+    ``spectators`` (how many watch it now, this one included). Refusals, in
+    this order: ``no_such_room``, ``spectators_forbidden`` (its server's
+    room-wide option ``spectators`` is false), ``room_not_started`` (only a
+    started room is watched), ``seated_elsewhere`` (the player sits in another room). A player
     seated in this very room is answered its own ``view`` (``seated: true``)
     and not counted. Watching another room ends the former watch."""
     room_id = field(args, "room", str)
     if not ROOM_ID.fullmatch(room_id):
         raise ClientError("no_such_room", f"no room {room_id!r}")
     room = await call(s.gw.backends.lobby.GetRoom, lobby_pb2.GetRoomRequest(room=room_id))
-    if room.state != "started":
-        raise ClientError("room_not_started", f"room {room_id} has no game to watch")
     servers = await call(s.gw.backends.lobby.ListServers, lobby_pb2.ListServersRequest())
     server = next((x for x in servers.servers if x.server == room.server), None)
     if server is not None and not server.allow_spectators:
         raise ClientError("spectators_forbidden", f"watching is off in {room.server}")
+    if room.state != "started":
+        raise ClientError("room_not_started", f"room {room_id} has no game to watch")
     seat = await s.route.where_is()
     if seat is not None and seat.room:
         if seat.room != room_id:
