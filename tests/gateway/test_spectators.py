@@ -154,7 +154,7 @@ async def test_a_spectator_of_each_game_receives_no_hidden_card(
     by_seq = {e["seq"]: e for e in of_game(bots[0].events, game_id)
               if e["type"] in PUBLIC_CARDS and e.get("seq", 0) <= view["seq"]}
     by_seq.update({e["seq"]: e for e in seen if "seq" in e})
-    items: list[tuple[float, dict[str, Any]]] = sorted(by_seq.items())  # type: ignore[arg-type]
+    items: list[tuple[float, dict[str, Any]]] = sorted(by_seq.items())
     items += [(v["seq"] + 0.5, v) for v in (view, mid) if v["game_id"] == game_id]
     items.sort(key=lambda x: x[0])
     unnumbered = [e for e in seen if "seq" not in e]

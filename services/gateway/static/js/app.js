@@ -16,6 +16,7 @@ import { onEvent } from "./events.js";
 import { requestView, applyFreshView } from "./view.js";
 import { selectionAction, scheduleCheck, act } from "./play.js";
 import * as R from "./render.js";
+import { socialActions } from "./watch.js";
 
 export { S };
 
@@ -68,7 +69,16 @@ async function signedIn(r) {
   await S.conn.sync();
   const servers = await call("servers");
   if (servers.ok) S.servers = servers.servers;
+  if (S.watch && !r.room) {
+    // Watching before the socket dropped: watch again (a new connection).
+    const watching = S.watch.room.room;
+    S.watch = null;
+    await openServer(S.server || watching.slice(0, watching.lastIndexOf("-")));
+    await actions.watch(watching);
+    return;
+  }
   if (r.room) {
+    S.watch = null;
     // Seated (from this tab, another tab, browser or device): straight back to the table.
     await enterRoom(r.room, r.view, r.last_result);
   } else {
@@ -281,6 +291,7 @@ export const actions = {
     render();
   },
   closeModal() { S.modal = null; render(); },
+  ...socialActions(openServer),
   drop() { S.conn.drop(); },
 };
 
