@@ -25,6 +25,9 @@ from tests.web.helpers import (
     wait_room,
 )
 
+#: No CSS animation runs (a bubble has popped in) before a screenshot.
+SETTLED = "() => document.getAnimations().every((a) => a.playState !== 'running')"
+
 
 async def test_quick_start_then_play(platform: Platform, browser: Any,
                                      artifacts: Path) -> None:
@@ -129,10 +132,12 @@ async def test_a_phrase_shows_at_the_seat_on_another_screen(platform: Platform, 
     assert bubble_pos == box_pos
     await no_horizontal_overflow(reader)
     await no_emoji(reader, "a phrase bubble")
+    await reader.wait_for_function(SETTLED)
     await reader.screenshot(path=str(artifacts / "chat_bubble_phone.png"))
     await sender.click("#btn-chat")
     await sender.click('#chat-panel .emote-btn[data-say="thumbs_up"]')
     await reader.wait_for_selector('.bubble.emote[data-seat="0"] svg.emote', timeout=10000)
+    await reader.wait_for_function(SETTLED)
     await reader.screenshot(path=str(artifacts / "chat_emote_phone.png"))
     # The bubble goes by itself.
     await reader.wait_for_function("() => !document.querySelector('.bubble')", timeout=10000)

@@ -251,7 +251,7 @@ function renderSide(S) {
       if (g.landlord !== null && g.landlord !== undefined) bits.push(`<div class="row"><span>地主</span><b id="landlord">${esc(nameFromGame(g, g.landlord))}</b></div>`);
       bits.push(`<div class="row"><span>倍数</span><b>×${g.multiplier}</b></div>`);
     }
-    const mine = scoreText(S, g, mySeat);
+    const mine = watching ? "" : scoreText(S, g, mySeat);
     if (mine) bits.push(`<div class="row"><span>我的</span><span>${mine}</span></div>`);
     if (g.myKitty && g.myKitty.length && g.game === "shengji") bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
   }
