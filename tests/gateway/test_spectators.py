@@ -221,7 +221,9 @@ async def test_spectator_rules_and_counts_across_gateways(platform: Platform) ->
         assert left["escaped"] is False and left["watching"] is False
         await until(lambda: counts(bots[0])[-1:] == [0], "no spectator", 20)
         assert metric(metrics2, "paiju_gateway_spectators") == 0
-        await playing
+        # Done: a seat escapes (退出), which ends the game and the bots.
+        await bots[0].client.call("leave")
+        await asyncio.wait_for(playing, 60)
 
 
 async def test_quick_chat_reaches_seats_and_spectators(platform: Platform) -> None:
@@ -268,3 +270,11 @@ async def test_quick_chat_reaches_seats_and_spectators(platform: Platform) -> No
             except Exception as e:  # BotError
                 codes.append(getattr(e, "code", str(e)))
         assert codes[:3] == ["ok", "ok", "ok"] and "chat_rate_limited" in codes[3:]
+        # A seated player "watching" its own room gets its own view, uncounted.
+        own = await players[1].client.call("watch", room=room)
+        assert own["seated"] is True and own["view"]["seat"] == 1
+        assert "spectator" not in own["view"]
+        # The game ends (an escape): nothing left running for the platform's stop.
+        assert (await players[0].client.call("leave"))["escaped"] is True
+        await until(lambda: any(e["type"] == "game_finished" for e in watcher.events),
+                    "the escape's end at the spectator", 20)

@@ -10,6 +10,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from tests.gateway.test_guarantees import Capture
 from tests.platform_procs import Platform
 from tests.web.helpers import (
     DESKTOP,
@@ -48,6 +49,13 @@ async def test_quick_start_then_play(platform: Platform, browser: Any,
         await page.screenshot(path=str(artifacts / "quick_start_seated.png"))
         await page.click("#btn-ready")
         await page.wait_for_selector("#hand .card", timeout=20000)
+        # Someone watches: the seated player sees 旁观 1 on the felt.
+        async with Capture(platform.gateway_url) as spectator:
+            await spectator.login(f"看{secrets.token_hex(2)}")
+            await spectator.client.call("watch", room="doudizhu-10-04")
+            await page.wait_for_function(
+                "() => (document.querySelector('#watchers b') || {}).textContent === '1'",
+                timeout=10000)
         done = await play_to_settlement(page, artifacts, "quick_start")
         assert done.turns >= 1
         await check_settlement(page, artifacts, "quick_start", me, 3)
