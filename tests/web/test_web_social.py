@@ -10,6 +10,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.gateway.test_guarantees import Capture
 from tests.platform_procs import Platform
 from tests.web.helpers import (
@@ -30,6 +32,7 @@ from tests.web.helpers import (
 SETTLED = "() => document.getAnimations().every((a) => a.playState !== 'running')"
 
 
+@pytest.mark.slow  # a whole game played by clicking: about 30 s
 async def test_quick_start_then_play(platform: Platform, browser: Any,
                                      artifacts: Path) -> None:
     """快速开始 in doudizhu seats the player at the fullest waiting room (two
