@@ -92,7 +92,9 @@ async def view(s: Session, args: dict[str, Any]) -> dict[str, Any]:
             raise ClientError("no_game", "the watched room has no running game")
         return {"view": found, "spectators": s.gw.spectator_count(s.watching, s.id)}
     resp = await s.table_call("GetView", s.view_request)
-    return {"view": json.loads(resp.json)}
+    seat = s.route.seat
+    return {"view": json.loads(resp.json),
+            "spectators": s.gw.spectator_count(seat.room) if seat else 0}
 
 
 @command("scores")

@@ -254,6 +254,12 @@ async def test_quick_chat_reaches_seats_and_spectators(platform: Platform) -> No
         watcher = await es.enter_async_context(Capture(platform.gateway_url))
         await watcher.login("chat-watcher")
         await watch_once_started(watcher, server, room)
+        # A seated player's view says how many watch (once presence told its gateway).
+        for _ in range(200):
+            if (await players[0].client.call("view"))["spectators"] == 1:
+                break
+            await asyncio.sleep(0.05)
+        assert (await players[0].client.call("view"))["spectators"] == 1
         assert (await players[2].client.call("chat", say="thumbs_up"))["kind"] == "emote"
         seen = await until(lambda: [e for e in watcher.events if e["type"] == "chat"],
                            "the emote at the spectator", 10)

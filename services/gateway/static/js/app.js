@@ -202,6 +202,8 @@ export const actions = {
   async sit(roomId, seat) {
     const r = await call("sit", { room: roomId, seat });
     if (!r.ok) { toast(errorText(r)); return; }
+    S.watch = null;
+    S.spectators = 0;
     S.room = r.room;
     S.game = null;
     S.result = null;

@@ -40,6 +40,7 @@ export function socialActions(openServer) {
       const r = await call("quick_start", { game });
       if (!r.ok) { toast(errorText(r)); return; }
       S.watch = null;
+      S.spectators = 0;
       S.room = r.room;
       S.server = r.room.server;
       S.game = null;
