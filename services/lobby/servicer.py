@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import grpc
 
+from paiju import operator
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from services.lobby.errors import METADATA_KEY, LobbyError
 from services.lobby.events import result_message, room_message
@@ -93,3 +94,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         """快速开始: the player sits at the best room of the game it can afford."""
         return room_message(await _guard(context, self.lobby.quick_start(
             request.player, request.name, request.game)))
+
+    async def Kick(self, request: lobby_pb2.KickRequest,
+                   context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
+        """An operator stands a player up from a waiting room."""
+        return room_message(await _guard(context, self.lobby.kick(
+            request.player, request.reason, operator.who(context))))

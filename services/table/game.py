@@ -87,13 +87,16 @@ class RunningGame:
         self.sent_hands: dict[int, list[str]] = {}
         self.timeouts = 0
         self.reason: str | None = None
+        #: Set when an operator voided the game: ``{"by", "why", "at"}`` (ms).
+        self.voided: dict[str, Any] | None = None
 
     # -- reading -------------------------------------------------------------------
 
     @property
     def finished(self) -> bool:
-        """True once the engine says the game ended (normal, escape or redeal)."""
-        return self.engine.finished
+        """True once the engine says the game ended (normal, escape or redeal),
+        or an operator voided it."""
+        return self.engine.finished or self.voided is not None
 
     @property
     def plan(self) -> DealPlan:
@@ -438,6 +441,21 @@ class RunningGame:
         else:
             self.reason = "normal"
 
+    def void(self, now: float, by: str, why: str) -> list[Outgoing]:
+        """An operator ends the game without a result (reason ``void``): no
+        clock runs any more, nothing is settled; ``by`` and ``why`` go into
+        its record. No event: ``game_finished`` follows from the ending.
+        ``GameError(game_over)`` once the game finished."""
+        if self.finished:
+            raise GameError("game_over", f"game {self.game_id} has finished already",
+                            "FAILED_PRECONDITION")
+        self.voided = {"by": by, "why": why, "at": ms(now)}
+        self.turns.clear()
+        self.paced.close()
+        self.finished_at = now
+        self.reason = "void"
+        return []
+
     def _turn_events(self, seat: int) -> list[Outgoing]:
         legal = self.engine.non_play_actions(seat)
         can_pass = any(a.type == "pass" for a in legal)
@@ -471,8 +489,9 @@ class RunningGame:
         return game_record(self)
 
     def finished_event(self, settlement: list[dict[str, Any]]) -> Outgoing:
-        """``game_finished`` with the reason, the result and the settlement table."""
-        result = self.engine.result().to_json()
+        """``game_finished`` with the reason, the result (None: voided) and the
+        settlement table."""
+        result = None if self.voided else self.engine.result().to_json()
         return self.numbers.public("game_finished", {
             "game_id": self.game_id, "reason": self.reason, "result": result,
             "settlement": settlement, "scores": self.scores(),

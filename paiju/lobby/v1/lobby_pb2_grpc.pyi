@@ -91,6 +91,12 @@ class LobbyServiceStub:
     the game is affordable), no_free_room (every affordable room is full or
     started); NOT_FOUND no_such_game_type for a game no server plays.
     """
+    Kick: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.KickRequest, _lobby_pb2.Room]
+    """Operator only (`paiju admin kick`): stand the player up from the room it
+    sits in, with a reason (logged with the operator's name, metadata
+    "x-paiju-operator"). not_seated; room_started while its game runs (then
+    the table's Kick: an escape, or end the game with EndGame first).
+    """
 
 @_typing.type_check_only
 class LobbyServiceAsyncStub(LobbyServiceStub):
@@ -142,6 +148,12 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     (FAILED_PRECONDITION): already_seated, not_enough_coins (no server of
     the game is affordable), no_free_room (every affordable room is full or
     started); NOT_FOUND no_such_game_type for a game no server plays.
+    """
+    Kick: _aio.UnaryUnaryMultiCallable[_lobby_pb2.KickRequest, _lobby_pb2.Room]  # type: ignore[assignment]
+    """Operator only (`paiju admin kick`): stand the player up from the room it
+    sits in, with a reason (logged with the operator's name, metadata
+    "x-paiju-operator"). not_seated; room_started while its game runs (then
+    the table's Kick: an escape, or end the game with EndGame first).
     """
 
 class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -251,6 +263,18 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         (FAILED_PRECONDITION): already_seated, not_enough_coins (no server of
         the game is affordable), no_free_room (every affordable room is full or
         started); NOT_FOUND no_such_game_type for a game no server plays.
+        """
+
+    @_abc_1.abstractmethod
+    def Kick(
+        self,
+        request: _lobby_pb2.KickRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
+        """Operator only (`paiju admin kick`): stand the player up from the room it
+        sits in, with a reason (logged with the operator's name, metadata
+        "x-paiju-operator"). not_seated; room_started while its game runs (then
+        the table's Kick: an escape, or end the game with EndGame first).
         """
 
 def add_LobbyServiceServicer_to_server(servicer: LobbyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
