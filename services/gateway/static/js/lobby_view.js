@@ -56,8 +56,8 @@ function roomTile(S, room) {
   }
   const short = room.room.slice(room.room.lastIndexOf("-") + 1);
   const srv = S.servers.find((x) => x.server === room.server);
-  const mine = S.room && S.room.room === room.room;
-  const watch = started && !mine && (!srv || srv.spectators !== false) ?
+  // A seated player watches no other game (the server refuses it: seated_elsewhere).
+  const watch = started && !S.room && (!srv || srv.spectators !== false) ?
     `<button class="watch-btn" data-act="watch" data-room="${esc(room.room)}">旁观</button>` : "";
   return `<div class="room state-${room.state}" data-room="${esc(room.room)}" data-state="${room.state}">` +
     `<div class="rhead"><span>${esc(short)} 号桌</span><span class="rstate">${STATE_NAMES[room.state] || room.state}</span></div>` +
