@@ -40,6 +40,20 @@ async def public_view(s: Session, room: lobby_pb2.Room) -> dict[str, Any] | None
     return view
 
 
+async def seat_of(s: Session) -> lobby_pb2.Room | None:
+    """The room the player sits in, or ``None``: the lobby's ``WhereIs``; its
+    failure (other than ``not_seated``) refuses the watch (``unavailable``), so
+    that a seated player never watches another game for want of an answer."""
+    try:
+        room: lobby_pb2.Room = await call(s.gw.backends.lobby.WhereIs,
+                                          lobby_pb2.PlayerRequest(player=s.player))
+    except ClientError as e:
+        if e.code == "not_seated":
+            return None
+        raise
+    return room if room.room else None
+
+
 @command("watch")
 async def watch(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     """旁观 ``room``: reply ``room``, ``view`` (the public view) and
@@ -59,8 +73,8 @@ async def watch(s: Session, args: dict[str, Any]) -> dict[str, Any]:
         raise ClientError("spectators_forbidden", f"watching is off in {room.server}")
     if room.state != "started":
         raise ClientError("room_not_started", f"room {room_id} has no game to watch")
-    seat = await s.route.where_is()
-    if seat is not None and seat.room:
+    seat = await seat_of(s)
+    if seat is not None:
         if seat.room != room_id:
             raise ClientError("seated_elsewhere", f"you sit in {seat.room}: a seated player "
                               "watches no other game")
