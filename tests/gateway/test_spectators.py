@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import signal
+import subprocess
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -65,15 +67,16 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
 
 
 @contextlib.contextmanager
-def second_gateway(p: Platform) -> Iterator[tuple[str, int]]:
-    """Another gateway process of the platform; its WebSocket URL and metrics port."""
+def second_gateway(p: Platform) -> Iterator[tuple[str, int, subprocess.Popen[bytes]]]:
+    """Another gateway process of the platform; its WebSocket URL, metrics
+    port and process."""
     port, metrics, grpc_port = free_port(), free_port(), free_port()
     env = p.env("gateway", {"GATEWAY_PORT": str(port), "METRICS_PORT": str(metrics),
                             "GRPC_PORT": str(grpc_port)})
     proc = start_service_process("gateway", env, p.data / "gateway2.log")
     try:
         wait_for_port(port, timeout=60)
-        yield f"ws://127.0.0.1:{port}/ws", metrics
+        yield f"ws://127.0.0.1:{port}/ws", metrics, proc
     finally:
         stop_process(proc, timeout=5)
 
@@ -169,13 +172,14 @@ async def test_spectator_rules_and_counts_across_gateways(platform: Platform) ->
     the first (``spectators`` events, presence), cannot act or chat, is not
     seated, leaves freely; a seated player cannot watch another room; a room
     whose server forbids watching is refused; the count drops when a
-    spectator's connection ends."""
+    spectator leaves, when its connection ends, and when its gateway is
+    killed."""
     server = "doudizhu-100"
     async with contextlib.AsyncExitStack() as es:
         probe = await es.enter_async_context(Capture(platform.gateway_url))
         await probe.login("rules-probe")
         room = idle_room((await probe.client.call("rooms", server=server))["rooms"])
-        url2, metrics2 = es.enter_context(second_gateway(platform))
+        url2, metrics2, gateway2 = es.enter_context(second_gateway(platform))
         bots = bots_for(platform, "doudizhu", room, (0.25, 0.35), "rules")
         playing = asyncio.gather(*(b.run() for b in bots))
         far = await es.enter_async_context(Capture(url2))
@@ -207,20 +211,26 @@ async def test_spectator_rules_and_counts_across_gateways(platform: Platform) ->
             "spectators_forbidden"
         other = idle_room((await probe.client.call("rooms", server=server))["rooms"])
         assert await refused(probe.client, "watch", room=other) == "room_not_started"
-        # A second spectator on the first gateway, gone by closing: 2, then 1.
+        # A second spectator on the first gateway leaves freely (`leave` ends
+        # the watch, no escape: it sits nowhere), watches again, and is gone
+        # by closing its connection: 2, 1, 2, 1.
         near = Capture(platform.gateway_url)
         await near.__aenter__()
         await near.login("near-watcher")
         assert (await near.client.call("watch", room=room))["spectators"] == 2
-        await until(lambda: any(e["type"] == "spectators" and e["count"] == 2
-                                for e in bots[0].events), "2 spectators", 20)
-        await near.__aexit__()
-        await until(lambda: counts(bots[0])[-1:] == [1], "back to 1 spectator", 20)
-        # Leaving freely: `leave` ends the watch (no escape: it sits nowhere).
-        left = await far.client.call("leave")
+        await until(lambda: counts(bots[0])[-1:] == [2], "2 spectators", 20)
+        left = await near.client.call("leave")
         assert left["escaped"] is False and left["watching"] is False
+        await until(lambda: counts(bots[0])[-1:] == [1], "back to 1 spectator", 20)
+        assert (await near.client.call("watch", room=room))["spectators"] == 2
+        await until(lambda: counts(bots[0])[-1:] == [2], "2 spectators again", 20)
+        await near.__aexit__()
+        await until(lambda: counts(bots[0])[-1:] == [1], "1 after a close", 20)
+        # The far spectator's gateway dies (SIGKILL, no goodbye): its spectator
+        # stops counting once presence has not heard that gateway for its
+        # timeout (6 s).
+        gateway2.send_signal(signal.SIGKILL)
         await until(lambda: counts(bots[0])[-1:] == [0], "no spectator", 20)
-        assert metric(metrics2, "paiju_gateway_spectators") == 0
         # Done: a seat escapes (退出), which ends the game and the bots.
         await bots[0].client.call("leave")
         await asyncio.wait_for(playing, 60)
