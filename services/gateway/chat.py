@@ -7,7 +7,7 @@ gateway publishes ``{"type": "chat", "room", "seat", "player", "name", "say",
 table ``seq``) for the sender, and every gateway hands it to the room's
 seated players and spectators. Only a seated player may send (spectators
 cannot: ``spectators_cannot_chat``; nobody seated: ``not_seated``); an id
-outside the set is ``no_such_phrase``; a player may send :data:`CHAT_BURST`
+outside the set is ``no_such_phrase``; a connection may send :data:`CHAT_BURST`
 at once and one more every :data:`CHAT_EVERY_SECONDS` (``chat_rate_limited``).
 The words and drawings are the client's (services/gateway/static/js/chat.js).
 """
