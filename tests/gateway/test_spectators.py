@@ -116,6 +116,28 @@ def bots_for(p: Platform, game: str, room: str, think: tuple[float, float],
                          random.Random(s)) for s in range(SEATS[game])]
 
 
+async def test_quick_start_through_the_gateway(platform: Platform) -> None:
+    """快速开始 (runs first: every room idle): an idle room of the richest
+    doudizhu server the player can afford, then the fullest waiting room;
+    refusals as the lobby gives them; the gateway's counter."""
+    before = metric(platform.metrics["gateway"], "paiju_gateway_quick_starts_total")
+    async with Capture(platform.gateway_url) as a, Capture(platform.gateway_url) as b:
+        await a.login("quick-a")
+        await b.login("quick-b")
+        first = (await a.client.call("quick_start", game="doudizhu"))["room"]
+        assert first["room"] == "doudizhu-100-01"
+        assert [s["name"] for s in first["seats"]] == ["quick-a"]
+        second = (await b.client.call("quick_start", game="doudizhu"))["room"]
+        assert second["room"] == "doudizhu-100-01"
+        assert {s["seat"]: s["name"] for s in second["seats"]} == {0: "quick-a", 1: "quick-b"}
+        assert await refused(b.client, "quick_start", game="doudizhu") == "already_seated"
+        assert await refused(b.client, "quick_start", game="mahjong") == "no_such_game_type"
+        assert metric(platform.metrics["gateway"], "paiju_gateway_quick_starts_total") == \
+            before + 2
+        for c in (a, b):
+            await c.client.call("stand")
+
+
 @pytest.mark.parametrize(("game", "server"), [
     ("doudizhu", "doudizhu-100"),
     # 25-40 s each (the paced deals of daa and shengji): CI's slow run.
