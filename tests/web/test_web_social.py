@@ -71,7 +71,8 @@ async def test_watch_a_game_to_its_end_on_a_phone(platform: Platform, browser: A
                                                   artifacts: Path) -> None:
     """On a 390-wide screen: 旁观 on a started room of the list; the table
     shows every seat, no hand and no play buttons; the seated players are told
-    one spectator; the settlement table at the end; 离开旁观 back to the list."""
+    one spectator; a dropped socket watches again; the settlement table at
+    the end; 离开旁观 back to the list."""
     page = await open_page(browser, platform, PHONE, f"看客{secrets.token_hex(2)}")
     bots = start_bots(platform, "doudizhu", "doudizhu-10-02", [0, 1, 2], think=(0.1, 0.2))
     try:
@@ -101,6 +102,17 @@ async def test_watch_a_game_to_its_end_on_a_phone(platform: Platform, browser: A
         await no_horizontal_overflow(page)
         await no_emoji(page, "watching")
         await page.screenshot(path=str(artifacts / "watch_phone_playing.png"))
+        # A dropped connection: the page signs in again and watches again.
+        await page.evaluate("() => window.paiju.actions.drop()")
+        await page.wait_for_function(
+            "() => { const S = window.paiju.S; return S.connected && S.watch &&"
+            " S.screen === 'table' && document.querySelector('#watching-note'); }",
+            timeout=20000)
+        for _ in range(200):
+            if counts_of(robots[0])[-2:] == [0, 1]:
+                break
+            await asyncio.sleep(0.05)
+        assert counts_of(robots[0])[-2:] == [0, 1], "gone with the socket, back with the page"
         await page.wait_for_selector("#settlement", timeout=180000)
         rows = await page.evaluate(
             "() => document.querySelectorAll('#settlement tbody tr').length")
@@ -113,6 +125,11 @@ async def test_watch_a_game_to_its_end_on_a_phone(platform: Platform, browser: A
         assert not page.errors, page.errors
     finally:
         await stop_bots(bots)
+
+
+def counts_of(bot: RecordingBot) -> list[int]:
+    """The spectator counts a seat was told, in order."""
+    return [e["count"] for e in bot.events if e["type"] == "spectators"]
 
 
 async def test_a_phrase_shows_at_the_seat_on_another_screen(platform: Platform, browser: Any,
