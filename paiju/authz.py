@@ -71,12 +71,15 @@ RULES: Mapping[str, Rule] = {
     _LOBBY + "GameOver": _rule(TABLE, why="the table reports a finished game"),
     _LOBBY + "LastResult": _rule(GATEWAY, OPERATOR, why="a returning player's last "
                                                          "settlement; paiju admin show"),
+    _LOBBY + "QuickStart": _rule(GATEWAY, why="a player's quick start (快速开始)"),
     # table: games are created by the lobby, played through the gateway
     _TABLE + "CreateGame": _rule(LOBBY, why="the lobby starts a full room's game"),
     _TABLE + "Act": _rule(GATEWAY, why="a seated player's move"),
     _TABLE + "Check": _rule(GATEWAY, why="a move checked without playing it"),
     _TABLE + "Hints": _rule(GATEWAY, why="a player's legal moves"),
     _TABLE + "GetView": _rule(GATEWAY, why="a seat's view (its own hand)"),
+    _TABLE + "GetPublicView": _rule(GATEWAY, OPERATOR,
+                                    why="a spectator's view (no hand, no hidden card)"),
     _TABLE + "GetScores": _rule(GATEWAY, why="the scores"),
     _TABLE + "GetLastTrick": _rule(GATEWAY, why="the last trick"),
     _TABLE + "PlayerDisconnected": _rule(GATEWAY, why="a player's connection dropped "

@@ -62,6 +62,7 @@ _TABLE = subjects.table_events("*")
 _PLAYER = subjects.player_events("*")
 _CONTROL = subjects.player_control("*")
 _PRESENCE = subjects.presence("*")
+_CHAT = subjects.chat("*")
 
 #: What each service may publish and subscribe (besides its inbox,
 #: ``_INBOX.<service>.>``, which every one subscribes). Who sends what is
@@ -80,8 +81,9 @@ PERMISSIONS: dict[str, Permissions] = {
                  "$JS.FC.>"),
         subscribe=(subjects.PRESENCE_ALL,)),
     "ledger": Permissions(publish=(_PLAYER,), subscribe=()),
-    "gateway": Permissions(publish=(_PRESENCE, _CONTROL),
-                           subscribe=(_ROOMS, _TABLE, _PLAYER, _CONTROL)),
+    "gateway": Permissions(publish=(_PRESENCE, _CONTROL, _CHAT),
+                           subscribe=(_ROOMS, _TABLE, _PLAYER, _CONTROL, _CHAT,
+                                      subjects.PRESENCE_ALL)),
 }
 
 

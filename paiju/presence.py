@@ -9,10 +9,14 @@ sessions is live on any gateway. Messages are JSON objects, each with
 
 - ``{"kind": "connect", "gateway", "at", "player", "session"}``: a session signed in;
 - ``{"kind": "disconnect", "gateway", "at", "player", "session"}``: a session closed;
-- ``{"kind": "heartbeat", "gateway", "at", "sessions": [{"player", "session"}, ...]}``:
+- ``{"kind": "heartbeat", "gateway", "at", "sessions": [{"player", "session", "watching"?}, ...]}``:
   every heartbeat interval (2 s), all the gateway's live sessions. It is
   authoritative for its gateway: sessions missing from it are gone (repairs a lost
   ``disconnect``), sessions in it are live (repairs a lost ``connect``);
+  ``watching`` is the room a spectator session watches (旁观), absent otherwise;
+- ``{"kind": "watch", "gateway", "at", "player", "session", "room"}``: a live
+  session starts watching ``room`` (a room id) or stops (``room`` null); the
+  spectator counts of :mod:`paiju.spectators` come from these and the heartbeats;
 - ``{"kind": "gateway_down", "gateway", "at"}``: the gateway stops cleanly.
 
 A gateway not heard from for longer than the timeout (6 s) is dead: its sessions
@@ -54,7 +58,7 @@ log = logging.getLogger("paiju.presence")
 HEARTBEAT_SECONDS = 2.0
 TIMEOUT_SECONDS = 6.0
 
-KINDS = ("connect", "disconnect", "heartbeat", "gateway_down")
+KINDS = ("connect", "disconnect", "heartbeat", "gateway_down", "watch")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -112,9 +116,11 @@ def check(message: Any) -> Mapping[str, Any]:
     at = message.get("at")
     if not isinstance(at, int) or isinstance(at, bool):
         raise PresenceError("presence message: 'at' must be unix milliseconds (integer)")
-    if kind in ("connect", "disconnect"):
+    if kind in ("connect", "disconnect", "watch"):
         _text(message, "player")
         _text(message, "session")
+    if kind == "watch" and message.get("room") is not None:
+        _text(message, "room")
     elif kind == "heartbeat":
         sessions = message.get("sessions")
         if not isinstance(sessions, list):
@@ -124,6 +130,8 @@ def check(message: Any) -> Mapping[str, Any]:
                 raise PresenceError(f"presence heartbeat: sessions[{i}] is not an object")
             _text(entry, "player", f" sessions[{i}]")
             _text(entry, "session", f" sessions[{i}]")
+            if entry.get("watching") is not None:
+                _text(entry, "watching", f" sessions[{i}]")
     return message
 
 
@@ -217,7 +225,7 @@ class PresenceBook:
         old = gateway.sessions
         if kind == "heartbeat":
             new = {e["session"]: e["player"] for e in message["sessions"]}
-        elif kind == "connect":
+        elif kind in ("connect", "watch"):  # a session that watches is live
             new = {**old, message["session"]: message["player"]}
         else:  # disconnect
             new = {k: v for k, v in old.items() if k != message["session"]}
@@ -381,6 +389,7 @@ class PresencePublisher:
                                   else heartbeat_seconds)
         self.clock = clock
         self._sessions: dict[str, str] = {}  # session id -> player
+        self._watching: dict[str, str] = {}  # session id -> the room it watches
         self._beater: asyncio.Task[None] | None = None
 
     def sessions(self) -> dict[str, str]:
@@ -399,12 +408,25 @@ class PresencePublisher:
     async def disconnect(self, player: str, session: str) -> None:
         """``session`` of ``player`` closed (published as ``disconnect``)."""
         self._sessions.pop(session, None)
+        self._watching.pop(session, None)
         await self._send({"kind": "disconnect", "player": player, "session": session})
+
+    async def watch(self, player: str, session: str, room: str | None) -> None:
+        """``session`` of ``player`` watches ``room`` from now (旁观), or
+        nothing (``None``); published as ``watch`` and kept in heartbeats."""
+        if room is None:
+            self._watching.pop(session, None)
+        else:
+            self._watching[session] = room
+        await self._send({"kind": "watch", "player": player, "session": session,
+                          "room": room})
 
     async def heartbeat(self) -> None:
         """Publish the full list of live sessions now."""
         await self._send({"kind": "heartbeat", "sessions": [
-            {"player": p, "session": s} for s, p in self._sessions.items()]})
+            {"player": p, "session": s,
+             **({"watching": self._watching[s]} if s in self._watching else {})}
+            for s, p in self._sessions.items()]})
 
     async def stop(self) -> None:
         """Stop the heartbeats and publish ``gateway_down`` (flushed, 2 s at most)."""
@@ -414,6 +436,7 @@ class PresencePublisher:
                 await self._beater
             self._beater = None
         self._sessions.clear()
+        self._watching.clear()
         await self._send({"kind": "gateway_down"})
         with contextlib.suppress(Exception):
             await self.nc.flush(timeout=2)

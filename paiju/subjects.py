@@ -31,6 +31,13 @@ def player_control(player: str) -> str:
     return f"paiju.player.{player}.control"
 
 
+def chat(room: str) -> str:
+    """``paiju.chat.<room>``: the quick chat (快捷聊天) of ``room``: fixed phrases
+    and emotes, published by the gateway for the sender, read by the gateways
+    of the room's seated players and spectators (no table ``seq``)."""
+    return f"paiju.chat.{room}"
+
+
 #: What presence watchers (lobby, table) subscribe: every gateway's presence.
 PRESENCE_ALL = "paiju.presence.*"
 

@@ -80,6 +80,19 @@ class Fanout:
             entry.listeners[handle[1]] = listener
         return handle
 
+    def inject(self, subject: str, event: dict[str, Any]) -> int:
+        """Hand ``event`` to this gateway's followers of ``subject`` as if NATS
+        had delivered it (the gateway's own notices, e.g. the spectator count
+        of a room's table); returns how many followers got it."""
+        entry = self._subjects.get(subject)
+        if entry is None:
+            return 0
+        text = to_text(event)
+        listeners = list(entry.listeners.values())
+        for fn in listeners:
+            fn(event, text)
+        return len(listeners)
+
     async def unfollow(self, handle: tuple[str, int]) -> None:
         """Stop calling the listener of ``handle``; the subject's subscription
         ends with its last follower."""

@@ -9,9 +9,11 @@ from urllib.parse import parse_qs, urlsplit
 from nats.aio.client import Client as NATS
 from websockets.asyncio.server import ServerConnection
 
+from paiju import subjects
 from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
-from paiju.presence import PresencePublisher
+from paiju.presence import PresencePublisher, wall_ms
+from paiju.spectators import SpectatorWatcher
 from services.gateway import auth
 from services.gateway.backends import Backends, call
 from services.gateway.fanout import Fanout
@@ -35,6 +37,8 @@ class Gateway:
     connections: Connections = field(init=False)
     session_rate: SessionRate = field(init=False)
     queue_budget: QueueBudget = field(init=False)
+    #: The spectator counts of every room, from all gateways' presence.
+    spectators: SpectatorWatcher = field(init=False)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -44,6 +48,26 @@ class Gateway:
                                        cfg.gateway_max_connections_per_address)
         self.session_rate = SessionRate(cfg.gateway_sessions_per_player_per_minute)
         self.queue_budget = QueueBudget(cfg.gateway_max_queued_bytes)
+        self.spectators = SpectatorWatcher(
+            self.nats, self.tell_spectators,
+            timeout_ms=int(cfg.presence_timeout_seconds * 1000))
+
+    async def tell_spectators(self, room: str, count: int) -> None:
+        """``room``'s spectator count changed: the event ``{"type":
+        "spectators", "room", "count", "ts"}`` to this gateway's followers of
+        the room's table (its seated players and spectators)."""
+        self.fanout.inject(subjects.table_events(room), {
+            "type": "spectators", "room": room, "count": count, "ts": wall_ms()})
+
+    def spectator_count(self, room: str, session: str | None = None) -> int:
+        """How many watch ``room`` on every gateway, counting ``session`` of
+        this gateway as a spectator of it (its own ``watch`` may not have come
+        back from NATS yet)."""
+        count = self.spectators.book.count(room)
+        if session is not None and self.spectators.book.watching(
+                self.presence.gateway_id, session) != room:
+            count += 1
+        return count
 
     @property
     def ping(self) -> tuple[float, float]:

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paiju.common.v1 import common_pb2
+from paiju.lobby.v1 import lobby_pb2
 from paiju.table.v1 import table_pb2
-from services.gateway import convert
+from services.gateway import convert, handlers_watch
+from services.gateway.backends import call
 from services.gateway.dispatch import command
 from services.gateway.protocol import ClientError
 
@@ -81,9 +83,18 @@ async def hints(s: Session, args: dict[str, Any]) -> dict[str, Any]:
 
 @command("view")
 async def view(s: Session, args: dict[str, Any]) -> dict[str, Any]:
-    """``view``: everything the player may see of its game."""
+    """``view``: everything the player may see of its game; a spectator's
+    (旁观) is the table's public view of the watched room's game."""
+    if s.watching is not None and s.route.seat is None:
+        room = await call(s.gw.backends.lobby.GetRoom, lobby_pb2.GetRoomRequest(room=s.watching))
+        found = await handlers_watch.public_view(s, room)
+        if found is None:
+            raise ClientError("no_game", "the watched room has no running game")
+        return {"view": found, "spectators": s.gw.spectator_count(s.watching, s.id)}
     resp = await s.table_call("GetView", s.view_request)
-    return {"view": json.loads(resp.json)}
+    seat = s.route.seat
+    return {"view": json.loads(resp.json),
+            "spectators": s.gw.spectator_count(seat.room) if seat else 0}
 
 
 @command("scores")

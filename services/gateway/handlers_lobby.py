@@ -58,6 +58,7 @@ async def sit(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     assert s.identity is not None
     room = await call(s.gw.backends.lobby.Sit, lobby_pb2.SitRequest(
         player=s.player, name=s.identity.name, room=room_id, seat=seat))
+    await s.stop_watching()
     await s.seated(room)
     return {"room": convert.room(room)}
 
@@ -90,7 +91,11 @@ async def leave(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     and the connection follows the table until ``game_finished``); reply
     ``escaped: true``. Outside one: stand up as ``stand`` does; reply
     ``escaped: false`` and ``room``. Refusals: ``not_seated``, and those of
-    ``stand``."""
+    ``stand``. A spectator (旁观) that sits nowhere stops watching: reply
+    ``escaped: false``, ``watching: false``."""
+    if s.watching is not None and s.route.seat is None:
+        await s.stop_watching()
+        return {"escaped": False, "watching": False}
     try:
         await s.table_call("Leave", s.player_request)
     except ClientError as e:

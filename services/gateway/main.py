@@ -30,6 +30,7 @@ async def setup(ctx: Context) -> Sequence[str]:
     await presence.start()
     # The client's files, gzip and ETags: computed once, here (issue 21).
     process_request = request_handler()
+    await gateway.spectators.start()
     ws_server = await serve(gateway.handler, cfg.host, cfg.gateway_port,
                             process_request=process_request, max_size=MAX_WS_FRAME,
                             # Pings are the session's own (services.gateway.keepalive).
@@ -43,6 +44,7 @@ async def setup(ctx: Context) -> Sequence[str]:
         ws_server.close()
         await ws_server.wait_closed()
         # Every session published its disconnect; then the gateway's end.
+        await gateway.spectators.stop()
         await presence.stop()
         await nc.drain()
         await gateway.backends.close()

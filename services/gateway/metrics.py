@@ -26,3 +26,12 @@ LIMIT_REFUSALS = Counter(
     "connections_per_address, sessions_per_player, queued_bytes, frame_size).", ["limit"])
 QUEUED_BYTES = Gauge("paiju_gateway_queued_bytes",
                      "Bytes waiting in the send queues of all connections.")
+SPECTATORS = Gauge("paiju_gateway_spectators",
+                   "Connections of this gateway watching a room's game (旁观).")
+WATCHES = Counter("paiju_gateway_watches_total", "Watches (旁观) started.")
+QUICK_STARTS = Counter("paiju_gateway_quick_starts_total",
+                       "Quick starts (快速开始) that seated the player.")
+CHAT_MESSAGES = Counter("paiju_gateway_chat_messages_total",
+                        "Quick chat messages sent, by kind (phrase, emote).", ["kind"])
+for _kind in ("phrase", "emote"):
+    CHAT_MESSAGES.labels(_kind)

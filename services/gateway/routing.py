@@ -69,6 +69,7 @@ class Router:
         if self.seat is None or self.seat.room != room.room:
             self.seat = Seat(room.room, room.server, table)
             await self.subs.follow("table", subjects.table_events(room.room), self.on_table)
+            await self.subs.follow("chat", subjects.chat(room.room))
         else:
             self.seat.table = table or self.seat.table
 
@@ -76,6 +77,7 @@ class Router:
         """The player sits nowhere now: stop following its old table."""
         self.seat = None
         await self.subs.drop("table")
+        await self.subs.drop("chat")
 
     def on_table(self, event: dict[str, Any]) -> None:
         """Follow the table instance of the player's room from its events: a new

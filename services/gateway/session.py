@@ -25,9 +25,11 @@ from paiju.table.v1 import table_pb2
 # The handler modules register the commands (dispatch.HANDLERS) on import.
 from services.gateway import (  # noqa: F401
     auth,
+    chat,
     handlers_account,
     handlers_game,
     handlers_lobby,
+    handlers_watch,
     limits,
     metrics,
     signin,
@@ -44,6 +46,9 @@ if TYPE_CHECKING:
 
 #: Close code: replaced by a newer connection of the same player.
 CLOSE_REPLACED = 4001
+#: The subscription keys of a spectator's table events and chat.
+WATCH_KEYS = ("watch", "watch_chat")
+
 #: Close code of a frame over protocol.MAX_WS_FRAME (sent by websockets itself).
 CLOSE_MESSAGE_TOO_BIG = 1009
 
@@ -62,6 +67,10 @@ class Session:
         self.outbox = Outbox(ws, self.id, budget=gateway.queue_budget)
         self.subs = Subscriptions(gateway.nats, gateway.fanout, self.outbox.put)
         self.route = Router(gateway.backends, self.subs, lambda: self.player)
+        #: The room this connection watches (旁观), or None.
+        self.watching: str | None = None
+        #: The quick chat's rate (services.gateway.chat).
+        self.chat_bucket = TokenBucket(1 / chat.CHAT_EVERY_SECONDS, chat.CHAT_BURST)
 
     # -- the connection's life -----------------------------------------------------
 
@@ -86,6 +95,9 @@ class Session:
             # that even a cancelled close leaves no session in its heartbeats.
             await signin.sign_out(self)
             await self.outbox.stop()
+            if self.watching is not None:
+                self.watching = None
+                metrics.SPECTATORS.dec()
             metrics.CONNECTIONS.dec()
             if self.identity:
                 metrics.PLAYERS.dec()
@@ -164,8 +176,24 @@ class Session:
 
     async def table_call(self, method: str, make: Callable[[str], Any]) -> Any:
         """Call ``method`` of the table hosting the player's game with the request
-        ``make(room)`` (:meth:`Router.table_call`; ``no_game`` without one)."""
+        ``make(room)`` (:meth:`Router.table_call`; ``no_game`` without one,
+        ``spectators_cannot_act`` for a spectator that sits nowhere)."""
+        if self.watching is not None and self.route.seat is None:
+            raise ClientError("spectators_cannot_act", "a spectator cannot act in the game")
         return await self.route.table_call(method, make)
+
+    async def stop_watching(self) -> bool:
+        """End this connection's watch (旁观), if any: its follows, and its
+        presence ``watch`` of nothing. True if it watched."""
+        if self.watching is None:
+            return False
+        self.watching = None
+        for key in WATCH_KEYS:
+            await self.unsubscribe(key)
+        metrics.SPECTATORS.dec()
+        if self.announced and self.identity is not None:
+            await self.gw.presence.watch(self.player, self.id, None)
+        return True
 
     def player_request(self, room: str) -> table_pb2.PlayerRequest:
         """The table's PlayerRequest of this player in ``room``."""

@@ -104,6 +104,7 @@ async def sign_out_connection(s: Session) -> None:
     presence ``disconnect``, nothing followed any more, no player."""
     if s.identity is None:
         return
+    await s.stop_watching()
     await sign_out(s)
     s.announced = False
     for key in list(s.subs.keys()):

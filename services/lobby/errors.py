@@ -7,7 +7,10 @@ FAILED_PRECONDITION), ``not_seated``, ``no_such_server``, ``no_such_game``
 ``ledger_unavailable`` / ``no_table_instance`` (UNAVAILABLE), ``busy`` (ABORTED:
 too many compare-and-set conflicts in a row), ``not_connected`` (FAILED_PRECONDITION:
 a start pressed by a player without a live session), ``no_result`` (NOT_FOUND: no
-finished game of that player).
+finished game of that player); a quick start refused: ``no_free_room``
+(FAILED_PRECONDITION: every affordable room of the game is full or started),
+``no_such_game_type`` (NOT_FOUND: no server plays that game), and
+``not_enough_coins`` / ``already_seated`` as for Sit.
 """
 
 from __future__ import annotations
@@ -29,10 +32,16 @@ NO_TABLE_INSTANCE = "no_table_instance"
 BUSY = "busy"
 NOT_CONNECTED = "not_connected"
 NO_RESULT = "no_result"
+NO_FREE_ROOM = "no_free_room"
+NO_SUCH_GAME_TYPE = "no_such_game_type"
 
 #: The reasons a Sit is refused (the label values of paiju_lobby_sits_refused_total).
 SIT_REFUSALS = (ROOM_STARTED, SEAT_TAKEN, NOT_ENOUGH_COINS, ALREADY_SEATED, NO_SUCH_ROOM,
                 NO_SUCH_SEAT)
+
+#: The results of a quick start (the label values of paiju_lobby_quick_starts_total).
+QUICK_START_RESULTS = ("seated", NOT_ENOUGH_COINS, NO_FREE_ROOM, ALREADY_SEATED,
+                       NO_SUCH_GAME_TYPE)
 
 #: Trailing metadata key that carries the reason code.
 METADATA_KEY = "paiju-error"

@@ -19,7 +19,7 @@ import grpc
 from nats.aio.client import Client as NATS
 
 from paiju.common.v1 import common_pb2
-from services.lobby import domain
+from services.lobby import domain, quick
 from services.lobby import errors as E
 from services.lobby import metrics as M
 from services.lobby.clock import Clock
@@ -200,6 +200,51 @@ class Lobby:
             r, seat, player, name, coins, now_ms=now, ready_seconds=server.ready_seconds,
             connected=connected))
         return saved
+
+    async def quick_start(self, player: str, name: str, game: str) -> Room:
+        """快速开始: seat ``player`` at the best room of ``game`` it can afford
+        (:mod:`services.lobby.quick`): the first of the ranked rooms whose
+        lowest free seat it gets (a seat taken meanwhile, or a room started,
+        moves on to the next room). Refusals (counted by result):
+        ``no_such_game_type`` (NOT_FOUND), ``already_seated``,
+        ``not_enough_coins`` (no server of the game is affordable),
+        ``no_free_room``; invalid_argument for an empty player."""
+        if not player:
+            raise E.invalid("player is required")
+        try:
+            room = await self._quick_start(player, name or player, game)
+        except E.LobbyError as e:
+            if e.code in E.QUICK_START_RESULTS:
+                M.QUICK_STARTS.labels(e.code).inc()
+            raise
+        M.QUICK_STARTS.labels("seated").inc()
+        return room
+
+    async def _quick_start(self, player: str, name: str, game: str) -> Room:
+        servers = [s for s in self.config.servers if s.game == game]
+        if not servers:
+            raise E.not_found(E.NO_SUCH_GAME_TYPE, f"no coin server plays {game!r}")
+        elsewhere = await self.store.find_player(player)
+        if elsewhere is not None:
+            raise E.LobbyError(E.ALREADY_SEATED, f"player {player} already sits in {elsewhere}")
+        coins = await self.ledger.balance(player)
+        usable = quick.affordable(servers, game, coins)
+        if not usable:
+            least = min(s.min_coins for s in servers)
+            raise E.LobbyError(E.NOT_ENOUGH_COINS, f"{game} needs {least} coins to sit; "
+                               f"{player} has {coins}")
+        rooms = await self.store.load_rooms([r for s in usable for r in s.room_ids()])
+        for room in quick.ranked(rooms, usable):
+            seat = quick.free_seat(room)
+            if seat is None:
+                continue
+            try:
+                return await self._sit(player, name, room.room, seat)
+            except E.LobbyError as e:
+                if e.code not in (E.SEAT_TAKEN, E.ROOM_STARTED):
+                    raise
+        raise E.LobbyError(E.NO_FREE_ROOM, f"every {game} room {player} can afford is full "
+                           "or playing; try again soon")
 
     async def _seated_room(self, player: str) -> str:
         if not player:

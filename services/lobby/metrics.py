@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge
 
-from services.lobby.errors import SIT_REFUSALS
+from services.lobby.errors import QUICK_START_RESULTS, SIT_REFUSALS
 
 ROOMS = Gauge("paiju_lobby_rooms", "Rooms by state (idle, waiting, started).", ["state"])
 SEATED = Gauge("paiju_lobby_seated_players", "Players sitting in a room.")
@@ -33,9 +33,14 @@ IDLE_STANDUPS = Counter(
     "paiju_lobby_idle_standups_total",
     "Seated players stood up because they were absent (no live session) outside a "
     "game for the room's idle_disconnect_seconds.")
+QUICK_STARTS = Counter(
+    "paiju_lobby_quick_starts_total",
+    "Quick starts (快速开始) by result: seated, or the refusal's reason.", ["result"])
 RECOVERY_REASONS = ("game_missing", "table_unreachable")
 
 for _reason in SIT_REFUSALS:
     SITS_REFUSED.labels(_reason)
+for _reason in QUICK_START_RESULTS:
+    QUICK_STARTS.labels(_reason)
 for _reason in RECOVERY_REASONS:
     ROOMS_RECOVERED.labels(_reason)

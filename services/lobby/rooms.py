@@ -37,7 +37,9 @@ class CoinServer:
     ``ready_seconds``: time the last unready player of a full room has;
     ``idle_disconnect_seconds``: how long a seated player may be absent outside a
     game before it is stood up (rulings.md "Shared by all games", 30 s);
-    ``options``: the game's rule options (rulings.md).
+    ``options``: the game's rule options (rulings.md); ``spectators``: the
+    room-wide option whether players may watch (旁观) a started room (default
+    true).
     """
 
     server: str
@@ -52,6 +54,7 @@ class CoinServer:
     ready_seconds: int
     idle_disconnect_seconds: int = 30
     options: dict[str, Any] = field(default_factory=dict)
+    spectators: bool = True
 
     def room_ids(self) -> list[str]:
         """The ids of this server's rooms: ``<server>-01``, ``<server>-02``, …"""
@@ -122,6 +125,9 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
         engine.check_options(options)
     except RulesError as e:
         raise RoomsConfigError(f"{where}: options: {e.message}") from e
+    spectators = merged.get("spectators", True)
+    if not isinstance(spectators, bool):
+        raise RoomsConfigError(f"{where}: spectators must be true or false, got {spectators!r}")
     merged.setdefault("unit", engine.points_unit)
     merged.setdefault("ready_seconds", 20)
     merged.setdefault("idle_disconnect_seconds", 30)
@@ -133,7 +139,7 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
         rooms=_int(merged, "rooms", where, 1), seats=engine.seats,
         ready_seconds=_int(merged, "ready_seconds", where, 1),
         idle_disconnect_seconds=_int(merged, "idle_disconnect_seconds", where, 1),
-        options=dict(options),
+        options=dict(options), spectators=spectators,
     )
 
 

@@ -41,7 +41,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                  min_coins=s.min_coins, fee_rate=s.fee_rate, unit=s.unit,
                                  options_json=s.options_json, rooms=s.rooms, seats=s.seats,
                                  ready_seconds=s.ready_seconds,
-                                 idle_disconnect_seconds=s.idle_disconnect_seconds)
+                                 idle_disconnect_seconds=s.idle_disconnect_seconds,
+                                 allow_spectators=s.spectators)
             for s in self.lobby.config.servers])
 
     async def ListRooms(self, request: lobby_pb2.ListRoomsRequest,
@@ -87,6 +88,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                          context: grpc.aio.ServicerContext) -> lobby_pb2.RoomResult:
         """The player's last finished game."""
         return result_message(await _guard(context, self.lobby.last_result(request.player)))
+
+    async def QuickStart(self, request: lobby_pb2.QuickStartRequest,
+                         context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
+        """快速开始: the player sits at the best room of the game it can afford."""
+        return room_message(await _guard(context, self.lobby.quick_start(
+            request.player, request.name, request.game)))
 
     async def Kick(self, request: lobby_pb2.KickRequest,
                    context: grpc.aio.ServicerContext) -> lobby_pb2.Room:

@@ -53,8 +53,7 @@ class RunningGame:
     (``bad_deal``, ``bad_options``) from the constructor where the engine
     refuses the options or the deal, ``GameError(wrong_seats)`` for a wrong
     number of seats. ``holds``: the sitting's disconnect budgets (a redeal
-    passes those of the game before it); a fresh sitting when None.
-    """
+    passes those of the game before it); a fresh sitting when None."""
 
     def __init__(self, *, game_id: str, room: str, server: str, game: str,
                  engine_options: Mapping[str, Any], table_options: TableOptions,
@@ -167,7 +166,7 @@ class RunningGame:
             "game": self.name,
             "phase": self.phase,
             "seat": seat,
-            "seats": [self._seat_state(s, now) for s in self.seats],
+            "seats": [self.seat_state(s, now) for s in self.seats],
             "to_act": self.engine.to_act(),
             "deadlines": {str(s): ms(t) for s, t in self.turns.deadlines.items()},
             "time_left_ms": ms(left) if left is not None else None,
@@ -185,7 +184,8 @@ class RunningGame:
         })
         return v
 
-    def _seat_state(self, s: Seat, now: float) -> dict[str, Any]:
+    def seat_state(self, s: Seat, now: float) -> dict[str, Any]:
+        """Seat ``s`` in a view: seat, player, name, disconnected, hold_until, budget_left_ms."""
         end = self.holds.end(s.seat)
         return {"seat": s.seat, "player": s.player, "name": s.name,
                 "disconnected": end is not None,

@@ -26,6 +26,7 @@ from paiju.rules import ENGINES, RulesError, load
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.game import Answer, GameError, RunningGame, Seat
 from services.table.options import DEFAULT_DEAL_INTERVAL_MS, OptionsError, split
+from services.table.public_view import public_view
 from services.table.runner import Table
 from services.table.spec import GameSpec, Terms
 
@@ -163,6 +164,15 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         async def body() -> table_pb2.ViewResponse:
             game = self.table.room(request.room).game
             view = game.view(request.player, self.table.clock.now())
+            return table_pb2.ViewResponse(json=json.dumps(view, ensure_ascii=False))
+        return await _guard(context, body)
+
+    async def GetPublicView(self, request: table_pb2.ViewRequest,
+                            context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
+        """A spectator's view as JSON (services/table/public_view.py)."""
+        async def body() -> table_pb2.ViewResponse:
+            game = self.table.room(request.room).game
+            view = public_view(game, self.table.clock.now())
             return table_pb2.ViewResponse(json=json.dumps(view, ensure_ascii=False))
         return await _guard(context, body)
 

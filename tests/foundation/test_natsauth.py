@@ -44,6 +44,7 @@ SUBJECTS = {
     "control": "paiju.player.p1.control",
     "presence": "paiju.presence.gw1",
     "gamelog": "paiju.gamelog.pool1.g1",
+    "chat": "paiju.chat.r1",
     "other": "paiju.unknown.subject",
 }
 #: What each service may publish (events.md "Subjects": who sends which event).
@@ -51,14 +52,16 @@ MAY_PUBLISH = {
     "lobby": {"rooms"},
     "table": {"table", "player", "gamelog"},
     "ledger": {"player"},
-    "gateway": {"presence", "control"},
+    "gateway": {"presence", "control", "chat"},
 }
 #: What each service may subscribe: clients' subjects only for the gateway.
 MAY_SUBSCRIBE = {
     "lobby": {"presence"},
     "table": {"presence"},
     "ledger": set(),
-    "gateway": {"rooms", "table", "player", "control"},
+    # Issue 22: the gateways read presence for the spectator counts and the
+    # quick chat they publish for the rooms' players.
+    "gateway": {"rooms", "table", "player", "control", "chat", "presence"},
 }
 
 
@@ -264,7 +267,7 @@ def test_every_subject_of_paiju_subjects_has_a_publisher_and_the_gateway_reads_i
     from paiju import subjects
 
     kinds = {"lobby_rooms": "rooms", "table_events": "table", "player_events": "player",
-             "player_control": "control", "presence": "presence"}
+             "player_control": "control", "presence": "presence", "chat": "chat"}
     made = {name for name, f in inspect.getmembers(subjects, inspect.isfunction)
             if f.__module__ == subjects.__name__}
     assert made == set(kinds), "a new subject needs its row in MAY_PUBLISH/MAY_SUBSCRIBE"

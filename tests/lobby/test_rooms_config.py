@@ -34,12 +34,14 @@ defaults: {rooms: 2, fee_rate: 0.05}
 servers:
   - {server: a, game: hunzhan, base: 100, min_coins: 0}
   - {server: b, game: daa, base: 5, min_coins: 50, unit: 2, rooms: 1, ready_seconds: 30,
-     fee_rate: 0, idle_disconnect_seconds: 2}
+     fee_rate: 0, idle_disconnect_seconds: 2, spectators: false}
 """)
     a, b = config.servers
     assert (a.unit, a.rooms, a.fee_rate, a.ready_seconds, a.name) == (5, 2, 0.05, 20, "a")
     assert (b.unit, b.rooms, b.fee_rate, b.ready_seconds, b.seats) == (2, 1, 0.0, 30, 5)
     assert (a.idle_disconnect_seconds, b.idle_disconnect_seconds) == (30, 2)
+    # The room-wide option of issue 22: watching is allowed unless it says no.
+    assert (a.spectators, b.spectators) == (True, False)
 
 
 @pytest.mark.parametrize("game", ["doudizhu", "hunzhan", "daa", "shengji"])
@@ -64,6 +66,8 @@ def test_room_wide_options_accepted_for_every_game(game: str) -> None:
      "idle_disconnect_seconds: 0}", "idle_disconnect_seconds must be"),
     ("servers:\n  - {server: a, game: shengji, base: 1, min_coins: 0, options: {decks: 5}}",
      "decks"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, spectators: yes please}",
+     "spectators must be true or false"),
     ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0}\n"
      "  - {server: a, game: daa, base: 1, min_coins: 0}", "twice"),
     # Every game's options are checked by its engine (issue 20), the same

@@ -72,6 +72,7 @@ class CoinServer(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     READY_SECONDS_FIELD_NUMBER: _builtins.int
     IDLE_DISCONNECT_SECONDS_FIELD_NUMBER: _builtins.int
+    ALLOW_SPECTATORS_FIELD_NUMBER: _builtins.int
     server: _builtins.str
     """Identifier, [a-z0-9_-]+ (used in NATS subjects)."""
     name: _builtins.str
@@ -98,6 +99,10 @@ class CoinServer(_message.Message):
     """Seconds a seated player may be absent outside a game before it is stood
     up (rulings.md "Shared by all games": 30 s).
     """
+    allow_spectators: _builtins.bool
+    """Whether players may watch (旁观) this server's started rooms: the room-wide
+    option `spectators` of the rooms file (default true).
+    """
     def __init__(
         self,
         *,
@@ -113,10 +118,11 @@ class CoinServer(_message.Message):
         seats: _builtins.int = ...,
         ready_seconds: _builtins.int = ...,
         idle_disconnect_seconds: _builtins.int = ...,
+        allow_spectators: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["base", b"base", "fee_rate", b"fee_rate", "game", b"game", "idle_disconnect_seconds", b"idle_disconnect_seconds", "min_coins", b"min_coins", "name", b"name", "options_json", b"options_json", "ready_seconds", b"ready_seconds", "rooms", b"rooms", "seats", b"seats", "server", b"server", "unit", b"unit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_spectators", b"allow_spectators", "base", b"base", "fee_rate", b"fee_rate", "game", b"game", "idle_disconnect_seconds", b"idle_disconnect_seconds", "min_coins", b"min_coins", "name", b"name", "options_json", b"options_json", "ready_seconds", b"ready_seconds", "rooms", b"rooms", "seats", b"seats", "server", b"server", "unit", b"unit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -405,6 +411,33 @@ class PlayerRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayerRequest: _TypeAlias = PlayerRequest  # noqa: Y015
+
+@_typing.final
+class QuickStartRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    name: _builtins.str
+    """The display name the player sits with."""
+    game: _builtins.str
+    """doudizhu, hunzhan, daa, shengji"""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        name: _builtins.str = ...,
+        game: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "name", b"name", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QuickStartRequest: _TypeAlias = QuickStartRequest  # noqa: Y015
 
 @_typing.final
 class GameOverRequest(_message.Message):

@@ -79,6 +79,11 @@ class LobbyServiceStub:
                 request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameOverRequest.SerializeToString,
                 response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
                 _registered_method=True)
+        self.QuickStart = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/QuickStart',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.QuickStartRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+                _registered_method=True)
         self.Kick = channel.unary_unary(
                 '/paiju.lobby.v1.LobbyService/Kick',
                 request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.KickRequest.SerializeToString,
@@ -165,6 +170,20 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def QuickStart(self, request, context):
+        """快速开始: seat the player at the best room of one game it can afford
+        (rooms of the game's servers whose min_coins its balance reaches: the
+        fullest waiting room with a free seat first, then an idle one; ties: the
+        server with the higher min_coins, then the room id), at the room's
+        lowest free seat (docs/lobby.md "Quick start"). Refusals
+        (FAILED_PRECONDITION): already_seated, not_enough_coins (no server of
+        the game is affordable), no_free_room (every affordable room is full or
+        started); NOT_FOUND no_such_game_type for a game no server plays.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Kick(self, request, context):
         """Operator only (`paiju admin kick`): stand the player up from the room it
         sits in, with a reason (logged with the operator's name, metadata
@@ -221,6 +240,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
             'GameOver': grpc.unary_unary_rpc_method_handler(
                     servicer.GameOver,
                     request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameOverRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
+            ),
+            'QuickStart': grpc.unary_unary_rpc_method_handler(
+                    servicer.QuickStart,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.QuickStartRequest.FromString,
                     response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
             ),
             'Kick': grpc.unary_unary_rpc_method_handler(
@@ -471,6 +495,33 @@ class LobbyService:
             target,
             '/paiju.lobby.v1.LobbyService/GameOver',
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameOverRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QuickStart(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/QuickStart',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.QuickStartRequest.SerializeToString,
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
             options,
             channel_credentials,

@@ -81,6 +81,16 @@ class LobbyServiceStub:
     """The table service reports a finished game; idempotent by game_id.
     NOT_FOUND no_such_game for a game the lobby never started.
     """
+    QuickStart: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.QuickStartRequest, _lobby_pb2.Room]
+    """快速开始: seat the player at the best room of one game it can afford
+    (rooms of the game's servers whose min_coins its balance reaches: the
+    fullest waiting room with a free seat first, then an idle one; ties: the
+    server with the higher min_coins, then the room id), at the room's
+    lowest free seat (docs/lobby.md "Quick start"). Refusals
+    (FAILED_PRECONDITION): already_seated, not_enough_coins (no server of
+    the game is affordable), no_free_room (every affordable room is full or
+    started); NOT_FOUND no_such_game_type for a game no server plays.
+    """
     Kick: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.KickRequest, _lobby_pb2.Room]
     """Operator only (`paiju admin kick`): stand the player up from the room it
     sits in, with a reason (logged with the operator's name, metadata
@@ -128,6 +138,16 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     GameOver: _aio.UnaryUnaryMultiCallable[_lobby_pb2.GameOverRequest, _lobby_pb2.Room]  # type: ignore[assignment]
     """The table service reports a finished game; idempotent by game_id.
     NOT_FOUND no_such_game for a game the lobby never started.
+    """
+    QuickStart: _aio.UnaryUnaryMultiCallable[_lobby_pb2.QuickStartRequest, _lobby_pb2.Room]  # type: ignore[assignment]
+    """快速开始: seat the player at the best room of one game it can afford
+    (rooms of the game's servers whose min_coins its balance reaches: the
+    fullest waiting room with a free seat first, then an idle one; ties: the
+    server with the higher min_coins, then the room id), at the room's
+    lowest free seat (docs/lobby.md "Quick start"). Refusals
+    (FAILED_PRECONDITION): already_seated, not_enough_coins (no server of
+    the game is affordable), no_free_room (every affordable room is full or
+    started); NOT_FOUND no_such_game_type for a game no server plays.
     """
     Kick: _aio.UnaryUnaryMultiCallable[_lobby_pb2.KickRequest, _lobby_pb2.Room]  # type: ignore[assignment]
     """Operator only (`paiju admin kick`): stand the player up from the room it
@@ -227,6 +247,22 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
         """The table service reports a finished game; idempotent by game_id.
         NOT_FOUND no_such_game for a game the lobby never started.
+        """
+
+    @_abc_1.abstractmethod
+    def QuickStart(
+        self,
+        request: _lobby_pb2.QuickStartRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
+        """快速开始: seat the player at the best room of one game it can afford
+        (rooms of the game's servers whose min_coins its balance reaches: the
+        fullest waiting room with a free seat first, then an idle one; ties: the
+        server with the higher min_coins, then the room id), at the room's
+        lowest free seat (docs/lobby.md "Quick start"). Refusals
+        (FAILED_PRECONDITION): already_seated, not_enough_coins (no server of
+        the game is affordable), no_free_room (every affordable room is full or
+        started); NOT_FOUND no_such_game_type for a game no server plays.
         """
 
     @_abc_1.abstractmethod

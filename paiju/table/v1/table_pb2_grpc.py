@@ -59,6 +59,11 @@ class TableServiceStub:
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
                 response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.FromString,
                 _registered_method=True)
+        self.GetPublicView = channel.unary_unary(
+                '/paiju.table.v1.TableService/GetPublicView',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.FromString,
+                _registered_method=True)
         self.GetScores = channel.unary_unary(
                 '/paiju.table.v1.TableService/GetScores',
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
@@ -139,6 +144,16 @@ class TableServiceServicer:
     def GetView(self, request, context):
         """The player's full view (reconnect, on request): JSON as docs/table.md
         "The view" gives it (its seq is the game's public seq).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPublicView(self, request, context):
+        """A spectator's view (旁观) of the room's running game, JSON: what every
+        seat sees alike (no hand, no card hidden from any seat), the seats, whose
+        turn, deadlines and the public seq (docs/table.md "The public view").
+        `player` is ignored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -238,6 +253,11 @@ def add_TableServiceServicer_to_server(servicer, server):
             ),
             'GetView': grpc.unary_unary_rpc_method_handler(
                     servicer.GetView,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.SerializeToString,
+            ),
+            'GetPublicView': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPublicView,
                     request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.FromString,
                     response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.SerializeToString,
             ),
@@ -415,6 +435,33 @@ class TableService:
             request,
             target,
             '/paiju.table.v1.TableService/GetView',
+            paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPublicView(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/GetPublicView',
             paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
             paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.FromString,
             options,

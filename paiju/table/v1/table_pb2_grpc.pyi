@@ -57,6 +57,12 @@ class TableServiceStub:
     """The player's full view (reconnect, on request): JSON as docs/table.md
     "The view" gives it (its seq is the game's public seq).
     """
+    GetPublicView: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
+    """A spectator's view (旁观) of the room's running game, JSON: what every
+    seat sees alike (no hand, no card hidden from any seat), the seats, whose
+    turn, deadlines and the public seq (docs/table.md "The public view").
+    `player` is ignored.
+    """
     GetScores: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
     """看分: each seat's captured points and cards."""
     GetLastTrick: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
@@ -111,6 +117,12 @@ class TableServiceAsyncStub(TableServiceStub):
     GetView: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
     """The player's full view (reconnect, on request): JSON as docs/table.md
     "The view" gives it (its seq is the game's public seq).
+    """
+    GetPublicView: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
+    """A spectator's view (旁观) of the room's running game, JSON: what every
+    seat sees alike (no hand, no card hidden from any seat), the seats, whose
+    turn, deadlines and the public seq (docs/table.md "The public view").
+    `player` is ignored.
     """
     GetScores: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
     """看分: each seat's captured points and cards."""
@@ -193,6 +205,18 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_table_pb2.ViewResponse, _abc.Awaitable[_table_pb2.ViewResponse]]:
         """The player's full view (reconnect, on request): JSON as docs/table.md
         "The view" gives it (its seq is the game's public seq).
+        """
+
+    @_abc_1.abstractmethod
+    def GetPublicView(
+        self,
+        request: _table_pb2.ViewRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.ViewResponse, _abc.Awaitable[_table_pb2.ViewResponse]]:
+        """A spectator's view (旁观) of the room's running game, JSON: what every
+        seat sees alike (no hand, no card hidden from any seat), the seats, whose
+        turn, deadlines and the public seq (docs/table.md "The public view").
+        `player` is ignored.
         """
 
     @_abc_1.abstractmethod

@@ -17,6 +17,7 @@ import { requestView, applyFreshView } from "./view.js";
 import { selectionAction, scheduleCheck, act } from "./play.js";
 import { bindKeys } from "./keys.js";
 import * as R from "./render.js";
+import { socialActions } from "./watch.js";
 
 export { S };
 
@@ -70,7 +71,16 @@ async function signedIn(r) {
   await S.conn.sync();
   const servers = await call("servers");
   if (servers.ok) S.servers = servers.servers;
+  if (S.watch && !r.room) {
+    // Watching before the socket dropped: watch again (a new connection).
+    const watching = S.watch.room.room;
+    S.watch = null;
+    await openServer(S.server || watching.slice(0, watching.lastIndexOf("-")));
+    await actions.watch(watching);
+    return;
+  }
   if (r.room) {
+    S.watch = null;
     // Seated (from this tab, another tab, browser or device): straight back to the table.
     await enterRoom(r.room, r.view, r.last_result);
   } else {
@@ -194,6 +204,8 @@ export const actions = {
   async sit(roomId, seat) {
     const r = await call("sit", { room: roomId, seat });
     if (!r.ok) { toast(errorText(r)); return; }
+    S.watch = null;
+    S.spectators = 0;
     S.room = r.room;
     S.game = null;
     S.result = null;
@@ -294,6 +306,7 @@ export const actions = {
     render();
   },
   closeModal() { S.modal = null; render(); },
+  ...socialActions(openServer),
   drop() { S.conn.drop(); },
 };
 

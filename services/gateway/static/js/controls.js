@@ -33,7 +33,10 @@ export function renderActions(S) {
   const el = $("#actions");
   if (!el) return;
   let html = "";
-  if (g && g.my && g.phase !== "finished") {
+  if (S.watch && !S.room) {
+    const who = g && g.turn && g.phase !== "finished" ? ` · 等待 <b>${esc(nameFromGame(g, g.turn.seat))}</b> ${PHASES[g.turn.phase] || ""}` : "";
+    html = `<div class="bar-btns wait" id="watching-note">旁观中${who}</div>`;
+  } else if (g && g.my && g.phase !== "finished") {
     const my = g.my;
     if (my.phase === "declaring") {
       const groups = declareGroups(my.declare_options || []);

@@ -8,6 +8,7 @@ import { newGame, seatOf, keepSelection, newCardOf } from "./state.js";
 import { requestView, applyViewEvent } from "./view.js";
 import { fetchHints, scheduleCheck } from "./play.js";
 import * as R from "./render.js";
+import { showBubble } from "./social.js";
 
 const PRIVATE = new Set(["hand", "your_turn", "kitty", "view"]);
 
@@ -18,6 +19,7 @@ function roomChanged(ev) {
   const old = S.rooms.get(key);
   if (old && ev.version !== undefined && old.version !== undefined && ev.version < old.version) return;
   if (ev.server === S.server) S.rooms.set(key, ev);
+  if (S.watch && S.watch.room.room === key) S.watch.room = ev;
   if (S.room && S.room.room === key) {
     if (ev.version !== undefined && S.room.version !== undefined && ev.version < S.room.version) return;
     const mine = ev.seats.some((s) => s.player === S.me.player);
@@ -66,11 +68,17 @@ export function onEvent(ev) {
     return;
   }
   if (t === "view") { applyViewEvent(ev); return; }
+  if (t === "chat") { showBubble(S, ev, render); render(); return; }
+  if (t === "spectators") {
+    const here = (S.room && S.room.room) || (S.watch && S.watch.room.room);
+    if (ev.room === here) { S.spectators = ev.count; render(); }
+    return;
+  }
   if (!ev.game_id) return;
   if (S.oldGames.has(ev.game_id) && t !== "game_finished") return;
   if (t === "game_started") {
     const mySeat = seatOf(ev.seats, S.me.player);
-    if (mySeat === null) return;
+    if (mySeat === null && !S.watch) return;
     // A new game (not a redeal of the last one) starts a fresh side log.
     if (!S.game || S.game.phase === "finished") S.log = [];
     S.game = newGame(ev, mySeat);
@@ -260,7 +268,7 @@ const HANDLERS = {
     S.lastGame = g;
     g.room = S.room ? S.room.room : null;
     say("本局结束");
-    if (!S.room) {
+    if (!S.room && !S.watch) {
       // I am out of the room (my escape): the table as a dialog over the room list.
       S.modal = { title: "本局结算表", html: R.settlementTable(S, S.result) };
       leaveTable();

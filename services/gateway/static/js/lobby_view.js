@@ -3,6 +3,7 @@
 import { $, setHtml, esc, avatar } from "./dom.js";
 import { icon } from "./icons.js";
 import { STATE_NAMES } from "./text.js";
+import { quickStartButton } from "./social.js";
 
 export function renderTop(S) {
   const me = S.me;
@@ -23,7 +24,7 @@ export function renderServers(S) {
   const byGame = {};
   for (const s of S.servers) (byGame[s.game] ||= []).push(s);
   setHtml($("#screen-servers"), `<h2>金币服务器</h2>` + Object.entries(byGame).map(([game, list]) =>
-    `<div class="game-group"><h3>${esc(list[0].game_title || game)}</h3><div class="servers">` +
+    `<div class="game-group"><h3>${esc(list[0].game_title || game)} ${quickStartButton(game)}</h3><div class="servers">` +
     list.map((s) => `<button class="server" data-act="openServer" data-server="${esc(s.server)}">` +
       `<span class="sname">${esc(s.name)}</span><span class="sterms">${esc(serverTerms(s))}</span>` +
       `<span class="srooms">${s.rooms} 个房间 · ${s.seats} 人</span></button>`).join("") +
@@ -54,9 +55,13 @@ function roomTile(S, room) {
       seats.push(`<div class="rseat free" style="${pos}" data-act="sit" data-room="${esc(room.room)}" data-seat="${i}" title="坐下" role="button" tabindex="0" aria-label="${esc(short)} 号桌 座位${i + 1} 坐下">坐下</div>`);
     }
   }
+  const srv = S.servers.find((x) => x.server === room.server);
+  // A seated player watches no other game (the server refuses it: seated_elsewhere).
+  const watch = started && !S.room && (!srv || srv.spectators !== false) ?
+    `<button class="watch-btn" data-act="watch" data-room="${esc(room.room)}">旁观</button>` : "";
   return `<div class="room state-${room.state}" data-room="${esc(room.room)}" data-state="${room.state}">` +
     `<div class="rhead"><span>${esc(short)} 号桌</span><span class="rstate">${STATE_NAMES[room.state] || room.state}</span></div>` +
-    `<div class="rtable"><div class="tabletop">${started ? `<span class="cardicon" title="游戏中">${icon("back")}</span>` : ""}</div>${seats.join("")}</div></div>`;
+    `<div class="rtable"><div class="tabletop">${started ? `<span class="cardicon" title="游戏中">${icon("back")}</span>` : ""}</div>${seats.join("")}</div>${watch}</div>`;
 }
 
 export function renderRooms(S) {
@@ -64,6 +69,7 @@ export function renderRooms(S) {
   const rooms = [...S.rooms.values()].filter((r) => r.server === S.server).sort((a, b) => a.room.localeCompare(b.room));
   setHtml($("#screen-rooms"), `<div class="bar"><button data-act="backToServers">← 服务器</button>` +
     `<h2>${esc(srv ? srv.name : S.server)}</h2><span class="terms">${srv ? esc(serverTerms(srv)) : ""}</span>` +
+    (srv ? quickStartButton(srv.game) : "") +
     `<span class="legend"><i class="lgd idle"></i>空闲 <i class="lgd waiting"></i>等待 <i class="lgd started"></i>已开始</span></div>` +
     `<div class="rooms">${rooms.map((r) => roomTile(S, r)).join("")}</div>`);
 }

@@ -25,6 +25,9 @@ export function bind(actions) {
     if (!el || el.disabled) return;
     const a = el.dataset.act;
     if (a === "sit") ACT.sit(el.dataset.room, Number(el.dataset.seat));
+    else if (a === "watch") ACT.watch(el.dataset.room);
+    else if (a === "quickStart") ACT.quickStart(el.dataset.game);
+    else if (a === "chat") ACT.chat(el.dataset.say);
     else if (a === "openServer") ACT.openServer(el.dataset.server);
     else if (a === "toggle") ACT.toggle(Number(el.dataset.i));
     else if (a === "bid") ACT.bid(el.dataset.kind);

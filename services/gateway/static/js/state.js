@@ -86,7 +86,9 @@ export function gameFromView(v) {
   if (turnSeat !== undefined) {
     g.turn = { seat: turnSeat, deadline: deadlines[String(turnSeat)] ?? null, phase: v.phase };
   }
-  if (toAct.includes(v.seat)) {
+  if (v.spectator) {
+    // A spectator (旁观) acts in nothing.
+  } else if (toAct.includes(v.seat)) {
     g.my = { phase: v.phase, deadline: deadlines[String(v.seat)] ?? null,
       can_pass: !!v.can_pass, declare_options: [...(v.declare_options || [])] };
   } else if ((v.declare_options || []).length || v.declaring_until ||

@@ -20,6 +20,10 @@ export const S = {
   log: [],
   modal: null,              // {title, html}
   viewPending: false,
+  watch: null,              // the room I watch (旁观): {room, count}, or null
+  spectators: 0,            // how many watch the room at the table
+  bubbles: {},              // seat -> {say, kind, until}: quick chat bubbles
+  chatOpen: false,
 };
 
 // -- helpers -----------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { BIDS, REASONS, phaseText } from "./text.js";
 import { nameFromGame } from "./state.js";
 import { roomSize } from "./lobby_view.js";
 import { renderActions, renderHand } from "./controls.js";
+import { renderBubbles, renderChat } from "./social.js";
 
 const POS = {
   2: ["bottom", "top"],
@@ -17,7 +18,13 @@ const POS = {
   5: ["bottom", "right", "topright", "topleft", "left"],
 };
 
+/** The room at the table: mine, or the one I watch (旁观). */
+function tableRoom(S) {
+  return S.room || (S.watch && S.watch.room) || null;
+}
+
 function mySeatOf(S) {
+  if (S.watch && !S.room) return 0; // a spectator sees seat 0 at the bottom
   if (S.game) return S.game.mySeat;
   const me = S.room && S.room.seats.find((s) => s.player === S.me.player);
   return me ? me.seat : 0;
@@ -25,7 +32,7 @@ function mySeatOf(S) {
 
 function seatCount(S) {
   if (S.game) return S.game.n;
-  return S.room ? roomSize(S, S.room) : 4;
+  return tableRoom(S) ? roomSize(S, tableRoom(S)) : 4;
 }
 
 function posOf(S, seat) {
@@ -52,7 +59,8 @@ function trumpText(g) {
 function playerSeats(S) {
   // Names and ids from the game, coins and ready marks from the room.
   const out = new Map();
-  if (S.room) for (const s of S.room.seats) out.set(s.seat, { ...s });
+  const room = tableRoom(S);
+  if (room) for (const s of room.seats) out.set(s.seat, { ...s });
   const g = S.game;
   if (g && g.phase !== "finished") {
     for (const s of g.seats) out.set(s.seat, { ...(out.get(s.seat) || {}), ...s, ready: false });
@@ -101,7 +109,7 @@ function renderSeats(S) {
     const pos = posOf(S, seat);
     if (g && g.phase !== "finished") html.push(playZone(S, g, seat, pos));
     else if (g && S.result) html.push(playZone(S, g, seat, pos));
-    if (seat === mine) continue;
+    if (seat === mine && !(S.watch && !S.room)) continue;
     const p = players.get(seat);
     if (!p) {
       html.push(`<div class="pbox empty pos-${pos}" data-seat="${seat}"><span class="avatar none">空</span><span class="pname">空位</span></div>`);
@@ -198,6 +206,10 @@ function readyCountdown(room, me) {
 }
 
 function settlementHtml(S) {
+  if (S.watch && !S.room) {
+    return `<div id="settlement" class="settle"><h3>本局结算表</h3>${settlementTable(S, S.result)}` +
+      `<div class="note" id="watch-next">旁观中，等待下一局…</div></div>`;
+  }
   const room = S.room;
   const me = room && room.seats.find((s) => s.player === S.me.player);
   return `<div id="settlement" class="settle"><h3>本局结算表</h3>${settlementTable(S, S.result)}` +
@@ -236,6 +248,8 @@ function renderCenter(S) {
       bits.push(`<div class="kitty"><span class="lbl">底牌</span><div class="cardrow">${backHtml("small").repeat(kitty.backs)}</div></div>`);
     }
     html = `<div class="center-info">${bits.join("")}</div>`;
+  } else if (S.watch && !S.room) {
+    html = `<div class="center-info"><div class="note" id="watch-next">旁观中，等待下一局…</div></div>`;
   } else if (room) {
     const me = room.seats.find((s) => s.player === S.me.player);
     if (me && !me.ready) {
@@ -250,7 +264,8 @@ function renderCenter(S) {
 
 function renderSide(S) {
   const me = S.me;
-  const room = S.room;
+  const room = tableRoom(S);
+  const watching = !!(S.watch && !S.room);
   const g = S.game;
   const srv = room && S.servers.find((x) => x.server === room.server);
   const mySeat = mySeatOf(S);
@@ -263,7 +278,7 @@ function renderSide(S) {
       const value = r.seat !== undefined && r.seat !== null ? nameFromGame(g, r.seat) : r.text;
       bits.push(`<div class="row"><span>${esc(r.label)}</span><b${r.id ? ` id="${esc(r.id)}"` : ""}>${esc(value ?? "")}</b></div>`);
     }
-    const mine = scoreText(S, g, mySeat);
+    const mine = watching ? "" : scoreText(S, g, mySeat);
     if (mine) bits.push(`<div class="row"><span>我的</span><span>${mine}</span></div>`);
     if (roleOf(g, mySeat)) bits.push(`<div class="row"><span>身份</span><b id="my-role">${esc(roleOf(g, mySeat))}</b></div>`);
     if (g.myKitty && g.myKitty.length && g.rules.own_kitty_shown) bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
@@ -277,9 +292,11 @@ function renderSide(S) {
       `<div class="row"><span>游戏</span><b>${esc((srv && srv.game_title) || room.game)}</b></div>` +
       (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") : "") +
     `</div><div class="ginfo">${bits.join("")}</div>` +
+    (watching ? `<div class="side-btns"><span class="badge watching" id="watching">旁观中</span>` +
+      `<button id="btn-unwatch" class="danger" data-act="unwatch">离开旁观</button></div>` :
     `<div class="side-btns"><button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>` +
     (!started && room ? `<button id="btn-stand" data-act="stand">站起</button>` : "") +
-    (room ? `<button id="btn-leave" class="danger" data-act="leave">退出</button>` : "") + `</div>` +
+    (room ? `<button id="btn-leave" class="danger" data-act="leave">退出</button>` : "") + `</div>`) +
     `<div class="log" id="log" aria-live="polite" aria-label="牌局记录">${S.log.slice(-12).map((l) => `<div>${withSuitIcons(esc(l))}</div>`).join("")}</div>`);
   const log = $("#log");
   log.scrollTop = log.scrollHeight;
@@ -291,8 +308,11 @@ export function renderTable(S) {
   renderActions(S);
   renderHand(S);
   renderSide(S);
+  renderBubbles(S, (seat) => posOf(S, seat));
+  renderChat(S, !!S.room);
   const felt = $("#felt");
-  felt.dataset.game = S.game ? S.game.game : (S.room ? S.room.game : "");
+  felt.dataset.game = S.game ? S.game.game : (tableRoom(S) ? tableRoom(S).game : "");
+  felt.dataset.watching = S.watch && !S.room ? "1" : "";
   felt.dataset.phase = S.game ? S.game.phase : "waiting";
 }
 

@@ -60,6 +60,16 @@ export const ERRORS = {
   bad_options: "规则选项有误",
   not_dealt_yet: "牌还没发到",
   wrong_count: "张数不对（扣底要扣够底牌的张数）",
+  // spectators, quick start, quick chat
+  spectators_cannot_act: "旁观中，不能操作",
+  spectators_cannot_chat: "旁观者不能发言",
+  spectators_forbidden: "这个房间不允许旁观",
+  room_not_started: "这桌还没开始，没有可旁观的牌局",
+  seated_elsewhere: "你已经坐在别的房间，不能旁观其他牌局",
+  no_free_room: "暂时没有空位，请稍后再试",
+  no_such_game_type: "没有这个游戏",
+  chat_rate_limited: "说话太快了，请稍等",
+  no_such_phrase: "只能发送快捷短语和表情",
 };
 
 /** The words for an error reply ({error, message}). */

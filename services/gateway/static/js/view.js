@@ -13,7 +13,10 @@ export async function requestView() {
   S.viewPending = true;
   const r = await call("view");
   S.viewPending = false;
-  if (r.ok) applyFreshView(r.view);
+  if (r.ok) {
+    if (typeof r.spectators === "number") S.spectators = r.spectators;
+    applyFreshView(r.view);
+  }
   else if (r.error === "no_game" && S.game && S.game.phase !== "finished") S.game = null;
   render();
 }
