@@ -26,3 +26,10 @@ LIMIT_REFUSALS = Counter(
     "connections_per_address, sessions_per_player, queued_bytes, frame_size).", ["limit"])
 QUEUED_BYTES = Gauge("paiju_gateway_queued_bytes",
                      "Bytes waiting in the send queues of all connections.")
+REPLAYS_OPENED = Counter("paiju_gateway_replays_opened_total",
+                         "Finished games opened in the replay viewer, by viewer "
+                         "(player: one of its players; operator: by a replay link).", ["viewer"])
+REPLAYS_REFUSED = Counter("paiju_gateway_replays_refused_total",
+                          "Replays refused to a player who did not play the game.")
+HISTORY_PAGES = Counter("paiju_gateway_history_pages_total", "History (战绩) pages served.")
+RANKINGS_VIEWED = Counter("paiju_gateway_rankings_viewed_total", "Rankings served.")

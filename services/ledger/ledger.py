@@ -9,13 +9,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.ledger.accounts import Accounts
 from services.ledger.audit import AuditReport, audit
+from services.ledger.games import Games
 from services.ledger.outbox import Outbox
 from services.ledger.postings import Postings
 from services.ledger.unit_of_work import UnitOfWork, now_ms
 
 
 class Ledger:
-    """Accounts, postings (grants, settlements, fees), the outbox and the audit
+    """Accounts, postings (grants, settlements, fees), the outbox, history and
+    rankings (``games``) and the audit
     on ``engine`` (an async engine whose schema is migrated). ``clock``: unix
     milliseconds (injectable); ``max_attempts``: tries of a retryable failure.
     Set ``uow.on_commit`` to hear of every committed change that wrote outbox
@@ -28,6 +30,7 @@ class Ledger:
         self.accounts = Accounts(self.uow)
         self.postings = Postings(self.uow)
         self.outbox = Outbox(self.uow)
+        self.games = Games(self.uow)
 
     async def audit(self) -> AuditReport:
         """The audit of the whole journal (services/ledger/audit.py)."""

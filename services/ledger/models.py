@@ -9,6 +9,14 @@
 - ``ledger_entries``: the double entries; a transaction's deltas sum to zero.
 - ``ledger_outbox``: ``balance_changed`` events written in the transaction that
   caused them and relayed to NATS afterwards (``sent_ms`` set once published).
+- ``ledger_seats``: one row per seat of each settlement (the player's points,
+  coins after the fee, fee; zero changes too, which have no entry): a
+  player's history (战绩) by ``(account, transaction_id)``.
+- ``ledger_wins_daily``: the rankings' materialised tally, kept in the
+  settlement's own transaction: per coin server, UTC day (unix ms // 86400000)
+  and player account, the net coins of that day's settlements (after fees)
+  and their number. Grants and room fees never enter it (docs/ledger.md
+  "Rankings").
 """
 
 from __future__ import annotations
@@ -62,6 +70,9 @@ transactions = Table(
     Column("reason", String(64), nullable=False, server_default=""),
     Column("result_json", Text, nullable=False, server_default=""),
     Column("created_ms", BigInteger, nullable=False),
+    # The coin server and room of a settlement ("" for other kinds).
+    Column("server", String(64), nullable=False, server_default=""),
+    Column("room", String(64), nullable=False, server_default=""),
     UniqueConstraint("kind", "reference", name="uq_ledger_transactions_kind_reference"),
 )
 
@@ -86,6 +97,29 @@ outbox = Table(
     Column("created_ms", BigInteger, nullable=False),
     Column("sent_ms", BigInteger, nullable=True),
     Index("ix_ledger_outbox_unsent", "sent_ms", "id"),
+)
+
+#: Milliseconds of one UTC day (the tally's ``day`` = unix ms // DAY_MS).
+DAY_MS = 86_400_000
+
+seats = Table(
+    "ledger_seats", metadata,
+    Column("account", String(160), primary_key=True),
+    Column("transaction_id", _ID, ForeignKey("ledger_transactions.id"), primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("points", BigInteger, nullable=False),
+    Column("coins", BigInteger, nullable=False),
+    Column("fee", BigInteger, nullable=False),
+    Index("ix_ledger_seats_transaction_id", "transaction_id"),
+)
+
+wins_daily = Table(
+    "ledger_wins_daily", metadata,
+    Column("server", String(64), primary_key=True),
+    Column("day", Integer, primary_key=True),
+    Column("account", String(160), primary_key=True),
+    Column("coins", BigInteger, nullable=False),
+    Column("games", Integer, nullable=False),
 )
 
 

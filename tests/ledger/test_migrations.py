@@ -33,6 +33,6 @@ async def test_migrations_match_models(tmp_path: Path) -> None:
             assert [tuple(r) for r in house] == [(a, 0) for a in HOUSE_ACCOUNTS]
             version = (await conn.execute(text(
                 "SELECT version_num FROM alembic_version_ledger"))).scalar_one()
-            assert version == "0001_ledger_initial"
+            assert version == "0002_ledger_games"
     finally:
         await engine.dispose()

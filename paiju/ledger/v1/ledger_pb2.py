@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from paiju.common.v1 import common_pb2 as paiju_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cpaiju/ledger/v1/ledger.proto\x12\x0fpaiju.ledger.v1\x1a\x1cpaiju/common/v1/common.proto\"6\n\x07\x41\x63\x63ount\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05\x63oins\x18\x03 \x01(\x03\"2\n\x12OpenAccountRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"#\n\x11GetBalanceRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"2\n\x11GetHistoryRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"|\n\x0cJournalEntry\x12\x16\n\x0etransaction_id\x18\x01 \x01(\x03\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\treference\x18\x03 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x04 \x01(\x03\x12\r\n\x05ts_ms\x18\x05 \x01(\x03\x12\x15\n\rbalance_after\x18\x06 \x01(\x03\"D\n\x12GetHistoryResponse\x12.\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1d.paiju.ledger.v1.JournalEntry\"O\n\x0cGrantRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05\x63oins\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x10\n\x08grant_id\x18\x04 \x01(\t\":\n\nSettleSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x03\"\x9b\x01\n\rSettleRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12/\n\x05terms\x18\x02 \x01(\x0b\x32 .paiju.common.v1.SettlementTerms\x12*\n\x05seats\x18\x03 \x03(\x0b\x32\x1b.paiju.ledger.v1.SettleSeat\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\"\x91\x01\n\x0eSettleResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12,\n\x04rows\x18\x02 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\r\n\x05house\x18\x03 \x01(\x03\x12\x10\n\x08repeated\x18\x04 \x01(\x08\x12\x0c\n\x04\x66\x65\x65s\x18\x05 \x01(\x03\x12\x11\n\tremainder\x18\x06 \x01(\x03\"f\n\x10\x43hargeFeeRequest\x12\x11\n\tcharge_id\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\r\n\x05\x63oins\x18\x03 \x01(\x03\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\"S\n\x11\x43hargeFeeResponse\x12,\n\x04rows\x18\x01 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\x10\n\x08repeated\x18\x02 \x01(\x08\"\x0e\n\x0c\x41uditRequest\"\x99\x02\n\rAuditResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x10\n\x08\x61\x63\x63ounts\x18\x02 \x01(\x03\x12\x14\n\x0ctransactions\x18\x03 \x01(\x03\x12\x13\n\x0bjournal_sum\x18\x04 \x01(\x03\x12\x1b\n\x13mismatched_accounts\x18\x05 \x03(\t\x12\x1f\n\x17unbalanced_transactions\x18\x06 \x03(\x03\x12\x19\n\x11negative_accounts\x18\x07 \x03(\t\x12\x38\n\x05house\x18\x08 \x03(\x0b\x32).paiju.ledger.v1.AuditResponse.HouseEntry\x1a,\n\nHouseEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32\xa9\x04\n\rLedgerService\x12L\n\x0bOpenAccount\x12#.paiju.ledger.v1.OpenAccountRequest\x1a\x18.paiju.ledger.v1.Account\x12J\n\nGetBalance\x12\".paiju.ledger.v1.GetBalanceRequest\x1a\x18.paiju.ledger.v1.Account\x12U\n\nGetHistory\x12\".paiju.ledger.v1.GetHistoryRequest\x1a#.paiju.ledger.v1.GetHistoryResponse\x12@\n\x05Grant\x12\x1d.paiju.ledger.v1.GrantRequest\x1a\x18.paiju.ledger.v1.Account\x12I\n\x06Settle\x12\x1e.paiju.ledger.v1.SettleRequest\x1a\x1f.paiju.ledger.v1.SettleResponse\x12R\n\tChargeFee\x12!.paiju.ledger.v1.ChargeFeeRequest\x1a\".paiju.ledger.v1.ChargeFeeResponse\x12\x46\n\x05\x41udit\x12\x1d.paiju.ledger.v1.AuditRequest\x1a\x1e.paiju.ledger.v1.AuditResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cpaiju/ledger/v1/ledger.proto\x12\x0fpaiju.ledger.v1\x1a\x1cpaiju/common/v1/common.proto\"6\n\x07\x41\x63\x63ount\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05\x63oins\x18\x03 \x01(\x03\"2\n\x12OpenAccountRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"#\n\x11GetBalanceRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"2\n\x11GetHistoryRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"|\n\x0cJournalEntry\x12\x16\n\x0etransaction_id\x18\x01 \x01(\x03\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\treference\x18\x03 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x04 \x01(\x03\x12\r\n\x05ts_ms\x18\x05 \x01(\x03\x12\x15\n\rbalance_after\x18\x06 \x01(\x03\"D\n\x12GetHistoryResponse\x12.\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1d.paiju.ledger.v1.JournalEntry\"O\n\x0cGrantRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05\x63oins\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x10\n\x08grant_id\x18\x04 \x01(\t\":\n\nSettleSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06points\x18\x03 \x01(\x03\"\xb9\x01\n\rSettleRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12/\n\x05terms\x18\x02 \x01(\x0b\x32 .paiju.common.v1.SettlementTerms\x12*\n\x05seats\x18\x03 \x03(\x0b\x32\x1b.paiju.ledger.v1.SettleSeat\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x0e\n\x06server\x18\x06 \x01(\t\x12\x0c\n\x04room\x18\x07 \x01(\t\"\x91\x01\n\x0eSettleResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12,\n\x04rows\x18\x02 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\r\n\x05house\x18\x03 \x01(\x03\x12\x10\n\x08repeated\x18\x04 \x01(\x08\x12\x0c\n\x04\x66\x65\x65s\x18\x05 \x01(\x03\x12\x11\n\tremainder\x18\x06 \x01(\x03\"f\n\x10\x43hargeFeeRequest\x12\x11\n\tcharge_id\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\r\n\x05\x63oins\x18\x03 \x01(\x03\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07game_id\x18\x05 \x01(\t\"S\n\x11\x43hargeFeeResponse\x12,\n\x04rows\x18\x01 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\x10\n\x08repeated\x18\x02 \x01(\x08\"\x0e\n\x0c\x41uditRequest\"\x99\x02\n\rAuditResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x10\n\x08\x61\x63\x63ounts\x18\x02 \x01(\x03\x12\x14\n\x0ctransactions\x18\x03 \x01(\x03\x12\x13\n\x0bjournal_sum\x18\x04 \x01(\x03\x12\x1b\n\x13mismatched_accounts\x18\x05 \x03(\t\x12\x1f\n\x17unbalanced_transactions\x18\x06 \x03(\x03\x12\x19\n\x11negative_accounts\x18\x07 \x03(\t\x12\x38\n\x05house\x18\x08 \x03(\x0b\x32).paiju.ledger.v1.AuditResponse.HouseEntry\x1a,\n\nHouseEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"@\n\x0fGetGamesRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x0e\n\x06\x62\x65\x66ore\x18\x03 \x01(\x03\"d\n\nGamePlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06points\x18\x04 \x01(\x03\x12\r\n\x05\x63oins\x18\x05 \x01(\x03\x12\x0b\n\x03\x66\x65\x65\x18\x06 \x01(\x03\"\xe7\x01\n\tGameEntry\x12\x16\n\x0etransaction_id\x18\x01 \x01(\x03\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\r\n\x05ts_ms\x18\x03 \x01(\x03\x12\x0e\n\x06server\x18\x04 \x01(\t\x12\x0c\n\x04room\x18\x05 \x01(\t\x12\x0c\n\x04game\x18\x06 \x01(\t\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\x0c\n\x04seat\x18\x08 \x01(\x05\x12\x0e\n\x06points\x18\t \x01(\x03\x12\r\n\x05\x63oins\x18\n \x01(\x03\x12\x0b\n\x03\x66\x65\x65\x18\x0b \x01(\x03\x12,\n\x07players\x18\x0c \x03(\x0b\x32\x1b.paiju.ledger.v1.GamePlayer\"R\n\x10GetGamesResponse\x12)\n\x05games\x18\x01 \x03(\x0b\x32\x1a.paiju.ledger.v1.GameEntry\x12\x13\n\x0bnext_before\x18\x02 \x01(\x03\"U\n\x12GetRankingsRequest\x12\x0e\n\x06server\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\x12\x10\n\x08until_ms\x18\x04 \x01(\x03\"S\n\x07RankRow\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05\x63oins\x18\x04 \x01(\x03\x12\r\n\x05games\x18\x05 \x01(\x03\"\xa4\x01\n\x13GetRankingsResponse\x12\x0e\n\x06server\x18\x01 \x01(\t\x12\x0f\n\x07\x66rom_ms\x18\x02 \x01(\x03\x12\r\n\x05to_ms\x18\x03 \x01(\x03\x12&\n\x04rows\x18\x04 \x03(\x0b\x32\x18.paiju.ledger.v1.RankRow\x12$\n\x02me\x18\x05 \x01(\x0b\x32\x18.paiju.ledger.v1.RankRow\x12\x0f\n\x07players\x18\x06 \x01(\x03\x32\xd4\x05\n\rLedgerService\x12L\n\x0bOpenAccount\x12#.paiju.ledger.v1.OpenAccountRequest\x1a\x18.paiju.ledger.v1.Account\x12J\n\nGetBalance\x12\".paiju.ledger.v1.GetBalanceRequest\x1a\x18.paiju.ledger.v1.Account\x12U\n\nGetHistory\x12\".paiju.ledger.v1.GetHistoryRequest\x1a#.paiju.ledger.v1.GetHistoryResponse\x12@\n\x05Grant\x12\x1d.paiju.ledger.v1.GrantRequest\x1a\x18.paiju.ledger.v1.Account\x12I\n\x06Settle\x12\x1e.paiju.ledger.v1.SettleRequest\x1a\x1f.paiju.ledger.v1.SettleResponse\x12R\n\tChargeFee\x12!.paiju.ledger.v1.ChargeFeeRequest\x1a\".paiju.ledger.v1.ChargeFeeResponse\x12\x46\n\x05\x41udit\x12\x1d.paiju.ledger.v1.AuditRequest\x1a\x1e.paiju.ledger.v1.AuditResponse\x12O\n\x08GetGames\x12 .paiju.ledger.v1.GetGamesRequest\x1a!.paiju.ledger.v1.GetGamesResponse\x12X\n\x0bGetRankings\x12#.paiju.ledger.v1.GetRankingsRequest\x1a$.paiju.ledger.v1.GetRankingsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -51,19 +51,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SETTLESEAT']._serialized_start=553
   _globals['_SETTLESEAT']._serialized_end=611
   _globals['_SETTLEREQUEST']._serialized_start=614
-  _globals['_SETTLEREQUEST']._serialized_end=769
-  _globals['_SETTLERESPONSE']._serialized_start=772
-  _globals['_SETTLERESPONSE']._serialized_end=917
-  _globals['_CHARGEFEEREQUEST']._serialized_start=919
-  _globals['_CHARGEFEEREQUEST']._serialized_end=1021
-  _globals['_CHARGEFEERESPONSE']._serialized_start=1023
-  _globals['_CHARGEFEERESPONSE']._serialized_end=1106
-  _globals['_AUDITREQUEST']._serialized_start=1108
-  _globals['_AUDITREQUEST']._serialized_end=1122
-  _globals['_AUDITRESPONSE']._serialized_start=1125
-  _globals['_AUDITRESPONSE']._serialized_end=1406
-  _globals['_AUDITRESPONSE_HOUSEENTRY']._serialized_start=1362
-  _globals['_AUDITRESPONSE_HOUSEENTRY']._serialized_end=1406
-  _globals['_LEDGERSERVICE']._serialized_start=1409
-  _globals['_LEDGERSERVICE']._serialized_end=1962
+  _globals['_SETTLEREQUEST']._serialized_end=799
+  _globals['_SETTLERESPONSE']._serialized_start=802
+  _globals['_SETTLERESPONSE']._serialized_end=947
+  _globals['_CHARGEFEEREQUEST']._serialized_start=949
+  _globals['_CHARGEFEEREQUEST']._serialized_end=1051
+  _globals['_CHARGEFEERESPONSE']._serialized_start=1053
+  _globals['_CHARGEFEERESPONSE']._serialized_end=1136
+  _globals['_AUDITREQUEST']._serialized_start=1138
+  _globals['_AUDITREQUEST']._serialized_end=1152
+  _globals['_AUDITRESPONSE']._serialized_start=1155
+  _globals['_AUDITRESPONSE']._serialized_end=1436
+  _globals['_AUDITRESPONSE_HOUSEENTRY']._serialized_start=1392
+  _globals['_AUDITRESPONSE_HOUSEENTRY']._serialized_end=1436
+  _globals['_GETGAMESREQUEST']._serialized_start=1438
+  _globals['_GETGAMESREQUEST']._serialized_end=1502
+  _globals['_GAMEPLAYER']._serialized_start=1504
+  _globals['_GAMEPLAYER']._serialized_end=1604
+  _globals['_GAMEENTRY']._serialized_start=1607
+  _globals['_GAMEENTRY']._serialized_end=1838
+  _globals['_GETGAMESRESPONSE']._serialized_start=1840
+  _globals['_GETGAMESRESPONSE']._serialized_end=1922
+  _globals['_GETRANKINGSREQUEST']._serialized_start=1924
+  _globals['_GETRANKINGSREQUEST']._serialized_end=2009
+  _globals['_RANKROW']._serialized_start=2011
+  _globals['_RANKROW']._serialized_end=2094
+  _globals['_GETRANKINGSRESPONSE']._serialized_start=2097
+  _globals['_GETRANKINGSRESPONSE']._serialized_end=2261
+  _globals['_LEDGERSERVICE']._serialized_start=2264
+  _globals['_LEDGERSERVICE']._serialized_end=2988
 # @@protoc_insertion_point(module_scope)

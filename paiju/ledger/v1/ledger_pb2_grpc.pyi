@@ -54,6 +54,18 @@ class LedgerServiceStub:
     """
     Audit: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AuditRequest, _ledger_pb2.AuditResponse]
     """Recompute every balance from the journal and check the zero sum."""
+    GetGames: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetGamesRequest, _ledger_pb2.GetGamesResponse]
+    """The player's settled games (战绩), newest first, paged: each with its
+    time, server, room, game, the player's points, coins and fee, and every
+    seat's player, name, points and coins (docs/ledger.md "History").
+    NOT_FOUND unknown_player; INVALID_ARGUMENT bad_limit.
+    """
+    GetRankings: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetRankingsRequest, _ledger_pb2.GetRankingsResponse]
+    """A coin server's rankings: coins won (the net change of game settlements
+    after fees; no grants, no room fees) over the 7 UTC days ending with the
+    day of until_ms, top `limit` and the asking player's own rank
+    (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+    """
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -81,6 +93,18 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """
     Audit: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AuditRequest, _ledger_pb2.AuditResponse]  # type: ignore[assignment]
     """Recompute every balance from the journal and check the zero sum."""
+    GetGames: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetGamesRequest, _ledger_pb2.GetGamesResponse]  # type: ignore[assignment]
+    """The player's settled games (战绩), newest first, paged: each with its
+    time, server, room, game, the player's points, coins and fee, and every
+    seat's player, name, points and coins (docs/ledger.md "History").
+    NOT_FOUND unknown_player; INVALID_ARGUMENT bad_limit.
+    """
+    GetRankings: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetRankingsRequest, _ledger_pb2.GetRankingsResponse]  # type: ignore[assignment]
+    """A coin server's rankings: coins won (the net change of game settlements
+    after fees; no grants, no room fees) over the 7 UTC days ending with the
+    day of until_ms, top `limit` and the asking player's own rank
+    (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+    """
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -147,5 +171,29 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.AuditResponse, _abc.Awaitable[_ledger_pb2.AuditResponse]]:
         """Recompute every balance from the journal and check the zero sum."""
+
+    @_abc_1.abstractmethod
+    def GetGames(
+        self,
+        request: _ledger_pb2.GetGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetGamesResponse, _abc.Awaitable[_ledger_pb2.GetGamesResponse]]:
+        """The player's settled games (战绩), newest first, paged: each with its
+        time, server, room, game, the player's points, coins and fee, and every
+        seat's player, name, points and coins (docs/ledger.md "History").
+        NOT_FOUND unknown_player; INVALID_ARGUMENT bad_limit.
+        """
+
+    @_abc_1.abstractmethod
+    def GetRankings(
+        self,
+        request: _ledger_pb2.GetRankingsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetRankingsResponse, _abc.Awaitable[_ledger_pb2.GetRankingsResponse]]:
+        """A coin server's rankings: coins won (the net change of game settlements
+        after fees; no grants, no room fees) over the 7 UTC days ending with the
+        day of until_ms, top `limit` and the asking player's own rank
+        (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+        """
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -76,6 +76,10 @@ class TableServiceStub:
     """The player leaves the game: an escape."""
     ListGames: _grpc.UnaryUnaryMultiCallable[_table_pb2.ListGamesRequest, _table_pb2.ListGamesResponse]
     """The games this instance runs."""
+    GetRecord: _grpc.UnaryUnaryMultiCallable[_table_pb2.GetRecordRequest, _table_pb2.GetRecordResponse]
+    """A stored game record (records.md; finished games and redealt deals) by
+    its game id, from the pool's record store. NOT_FOUND `no_record`.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -117,6 +121,10 @@ class TableServiceAsyncStub(TableServiceStub):
     """The player leaves the game: an escape."""
     ListGames: _aio.UnaryUnaryMultiCallable[_table_pb2.ListGamesRequest, _table_pb2.ListGamesResponse]  # type: ignore[assignment]
     """The games this instance runs."""
+    GetRecord: _aio.UnaryUnaryMultiCallable[_table_pb2.GetRecordRequest, _table_pb2.GetRecordResponse]  # type: ignore[assignment]
+    """A stored game record (records.md; finished games and redealt deals) by
+    its game id, from the pool's record store. NOT_FOUND `no_record`.
+    """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -221,5 +229,15 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.ListGamesResponse, _abc.Awaitable[_table_pb2.ListGamesResponse]]:
         """The games this instance runs."""
+
+    @_abc_1.abstractmethod
+    def GetRecord(
+        self,
+        request: _table_pb2.GetRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.GetRecordResponse, _abc.Awaitable[_table_pb2.GetRecordResponse]]:
+        """A stored game record (records.md; finished games and redealt deals) by
+        its game id, from the pool's record store. NOT_FOUND `no_record`.
+        """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

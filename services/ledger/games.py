@@ -1,0 +1,199 @@
+"""History (战绩) and rankings read from the journal (docs/ledger.md "History",
+"Rankings").
+
+- :meth:`Games.history`: a player's settled games, newest first, from
+  ``ledger_seats`` (one row per seat of each settlement, by account and
+  transaction id), with every seat's name from its account.
+- :meth:`Games.rankings`: a coin server's coins won over 7 UTC days from the
+  materialised tally ``ledger_wins_daily`` (per server, day and player, kept
+  in each settlement's own transaction): the window reads at most 7 rows per
+  player that played there, however long the journal is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import bindparam, select, text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from services.ledger import settlement as rules
+from services.ledger.errors import INVALID_ARGUMENT, LedgerError
+from services.ledger.models import DAY_MS, accounts, player_account, seats, transactions
+from services.ledger.unit_of_work import UnitOfWork
+
+#: Largest page of history and of rankings.
+MAX_GAMES, MAX_RANKS = 100, 100
+#: Days in the rankings' window (the day of ``until`` and the six before it).
+WINDOW_DAYS = 7
+_PREFIX = len("player:")
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    """One seat of a settled game: number, player, name, points, coins after
+    the fee, fee."""
+
+    seat: int
+    player: str
+    name: str
+    points: int
+    coins: int
+    fee: int
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One settled game of a player: its transaction (the paging cursor), the
+    record's game id, when (unix ms), where, which game and why it ended, the
+    player's own seat row and every seat."""
+
+    transaction_id: int
+    game_id: str
+    ts_ms: int
+    server: str
+    room: str
+    game: str
+    reason: str
+    mine: SeatRow
+    players: tuple[SeatRow, ...]
+
+
+@dataclass(frozen=True)
+class RankRow:
+    """A ranked player: rank (ties share one), id, name, coins won, games."""
+
+    rank: int
+    player: str
+    name: str
+    coins: int
+    games: int
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """A server's rankings over ``[from_ms, to_ms)``: the top rows, the asking
+    player's row (None without a game there) and how many players ranked."""
+
+    server: str
+    from_ms: int
+    to_ms: int
+    rows: tuple[RankRow, ...]
+    me: RankRow | None
+    players: int
+
+
+#: The window's totals once (a CTE read three times is materialised once):
+#: the top rows with their names, the asking player's totals and how many
+#: have more, and how many players there are.
+RANKINGS_SQL = text("""
+WITH totals AS (
+    SELECT account, SUM(coins) AS coins, SUM(games) AS games FROM ledger_wins_daily
+    WHERE server = :server AND day >= :first AND day <= :last
+    GROUP BY account),
+top AS (
+    SELECT account, coins, games FROM totals ORDER BY coins DESC, account LIMIT :n)
+SELECT 't' AS part, top.account, top.coins, top.games, a.name, 0 AS above
+FROM top JOIN ledger_accounts a ON a.account = top.account
+UNION ALL
+SELECT 'm', m.account, m.coins, m.games, a.name,
+       (SELECT COUNT(*) FROM totals o WHERE o.coins > m.coins)
+FROM totals m JOIN ledger_accounts a ON a.account = m.account
+WHERE m.account = :me
+UNION ALL
+SELECT 'n', '', 0, 0, '', COUNT(*) FROM totals
+""")
+
+
+class Games:
+    """History and rankings through ``uow``."""
+
+    def __init__(self, uow: UnitOfWork) -> None:
+        self.uow = uow
+
+    async def history(self, player: str, limit: int = 0, before: int = 0,
+                      ) -> tuple[list[GameRow], int]:
+        """``player``'s settled games older than transaction ``before`` (0:
+        the newest), newest first, at most ``limit`` (1–100; 0 means 20); and
+        the ``before`` of the next page (0 when none). Errors: ``bad_player_id``,
+        ``bad_limit`` (INVALID_ARGUMENT). A player without games (or account)
+        has an empty history."""
+        rules.check_player(player)
+        if not 0 <= limit <= MAX_GAMES or before < 0:
+            raise LedgerError(INVALID_ARGUMENT, "bad_limit",
+                              f"limit must be 0-{MAX_GAMES} and before >= 0")
+        want = limit or 20
+        key = player_account(player)
+
+        async def read(conn: AsyncConnection) -> tuple[list[GameRow], int]:
+            query = (select(seats.c.transaction_id, transactions.c.reference,
+                            transactions.c.created_ms, transactions.c.server,
+                            transactions.c.room, transactions.c.game, transactions.c.reason)
+                     .join(transactions, transactions.c.id == seats.c.transaction_id)
+                     .where(seats.c.account == key)
+                     .order_by(seats.c.transaction_id.desc()).limit(want + 1))
+            if before:
+                query = query.where(seats.c.transaction_id < before)
+            found = list(await conn.execute(query))
+            page, more = found[:want], len(found) > want
+            ids = [int(r.transaction_id) for r in page]
+            by_tx: dict[int, list[SeatRow]] = {i: [] for i in ids}
+            if ids:
+                rows = await conn.execute(
+                    select(seats.c.transaction_id, seats.c.account, seats.c.seat,
+                           seats.c.points, seats.c.coins, seats.c.fee, accounts.c.name)
+                    .join(accounts, accounts.c.account == seats.c.account)
+                    .where(seats.c.transaction_id.in_(bindparam("ids", expanding=True)))
+                    .order_by(seats.c.transaction_id, seats.c.seat), {"ids": ids})
+                for r in rows:
+                    by_tx[int(r.transaction_id)].append(SeatRow(
+                        int(r.seat), str(r.account)[_PREFIX:], str(r.name), int(r.points),
+                        int(r.coins), int(r.fee)))
+            games = []
+            for r in page:
+                players = tuple(by_tx[int(r.transaction_id)])
+                mine = next(s for s in players if s.player == player)
+                games.append(GameRow(int(r.transaction_id), str(r.reference),
+                                     int(r.created_ms), str(r.server), str(r.room),
+                                     str(r.game), str(r.reason), mine, players))
+            return games, (ids[-1] if more else 0)
+
+        return await self.uow.query("games", read, snapshot=True)
+
+    async def rankings(self, server: str, player: str = "", limit: int = 0,
+                       until_ms: int = 0) -> Rankings:
+        """Coins won on ``server`` over the UTC day of ``until_ms`` (0: now)
+        and the six days before it: the top ``limit`` (1–100; 0 means 50),
+        ``player``'s own row where it played there, and the number of players.
+        Coins won are the net change of settlements after fees (no grants, no
+        room fees); equal coins share a rank. Errors: ``bad_limit``,
+        ``bad_server``, ``bad_player_id`` (INVALID_ARGUMENT)."""
+        if not 0 <= limit <= MAX_RANKS or until_ms < 0:
+            raise LedgerError(INVALID_ARGUMENT, "bad_limit",
+                              f"limit must be 0-{MAX_RANKS} and until_ms >= 0")
+        if not 0 < len(server) <= 64:
+            raise LedgerError(INVALID_ARGUMENT, "bad_server", "a server id has 1-64 characters")
+        if player:
+            rules.check_player(player)
+        last = (until_ms or self.uow.clock()) // DAY_MS
+        first = last - WINDOW_DAYS + 1
+        params = {"server": server, "first": first, "last": last, "n": limit or 50,
+                  "me": player_account(player) if player else ""}
+
+        async def read(conn: AsyncConnection) -> Rankings:
+            rows = list(await conn.execute(RANKINGS_SQL, params))
+            top = sorted((r for r in rows if r.part == "t"),
+                         key=lambda r: (-int(r.coins), str(r.account)))
+            ranked: list[RankRow] = []
+            for i, r in enumerate(top):
+                tied = bool(ranked) and ranked[-1].coins == int(r.coins)
+                ranked.append(RankRow(ranked[-1].rank if tied else i + 1,
+                                      str(r.account)[_PREFIX:], str(r.name), int(r.coins),
+                                      int(r.games)))
+            me = next((RankRow(int(r.above) + 1, str(r.account)[_PREFIX:], str(r.name),
+                               int(r.coins), int(r.games)) for r in rows if r.part == "m"), None)
+            count = next(int(r.above) for r in rows if r.part == "n")
+            return Rankings(server, first * DAY_MS, (last + 1) * DAY_MS, tuple(ranked), me,
+                            count)
+
+        return await self.uow.query("rankings", read)
