@@ -137,9 +137,9 @@ def replay_link(
 ) -> None:
     """Print an operator's replay link of a finished game, signed with a key
     derived from PAIJU_TOKEN_SECRET (docs/operations.md "Replay links")."""
-    from paiju.config import load
     from urllib.parse import quote
 
+    from paiju.config import load
     from services.gateway.replay_links import issue
 
     cfg = load("gateway")

@@ -4,22 +4,36 @@
 - :meth:`Games.history`: a player's settled games, newest first, from
   ``ledger_seats`` (one row per seat of each settlement, by account and
   transaction id), with every seat's name from its account.
-- :meth:`Games.rankings`: a coin server's coins won over 7 UTC days from the
-  materialised tally ``ledger_wins_daily`` (per server, day and player, kept
-  in each settlement's own transaction): the window reads at most 7 rows per
-  player that played there, however long the journal is.
+- :meth:`Games.rankings`: a coin server's coins won over 7 UTC days. Two
+  materialisations keep it fast however long the journal is: the daily tally
+  ``ledger_wins_daily`` (per server, day and player, kept in each
+  settlement's own transaction: a window sums at most 7 rows per player that
+  played there) and, for the current window, the ranked table
+  ``ledger_rankings`` computed from the tally (:meth:`Games.refresh`) when
+  the one there is older than ``max_age_ms`` or of another window: a read is
+  then an index range of ``limit`` rows and one key lookup. Other windows
+  (``until_ms`` on another day) sum the tally at each read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import bindparam, delete, func, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.ledger import settlement as rules
 from services.ledger.errors import INVALID_ARGUMENT, LedgerError
-from services.ledger.models import DAY_MS, accounts, player_account, seats, transactions
+from services.ledger.models import (
+    DAY_MS,
+    accounts,
+    player_account,
+    rankings_meta,
+    seats,
+    transactions,
+)
+from services.ledger.models import rankings as ranked_table
 from services.ledger.unit_of_work import UnitOfWork
 
 #: Largest page of history and of rankings.
@@ -105,15 +119,41 @@ SELECT 'n', '', 0, 0, '', COUNT(*) FROM totals
 """)
 
 
+#: A server's materialised rankings: the top rows, the asking player's row,
+#: the number of players (one round trip).
+RANKED_SQL = text("""
+SELECT 't' AS part, r.rank, r.account, r.coins, r.games, a.name
+FROM (SELECT account, rank, coins, games FROM ledger_rankings WHERE server = :server
+      ORDER BY rank, account LIMIT :n) r
+JOIN ledger_accounts a ON a.account = r.account
+UNION ALL
+SELECT 'm', r.rank, r.account, r.coins, r.games, a.name
+FROM ledger_rankings r JOIN ledger_accounts a ON a.account = r.account
+WHERE r.server = :server AND r.account = :me
+UNION ALL
+SELECT 'n', players, '', 0, 0, '' FROM ledger_rankings_meta WHERE server = :server
+""")
+
+#: The window's totals ranked into ``ledger_rankings`` (equal coins, equal rank).
+RANK_SQL = text("""
+INSERT INTO ledger_rankings (server, account, rank, coins, games)
+SELECT :server, account, RANK() OVER (ORDER BY coins DESC), coins, games
+FROM (SELECT account, SUM(coins) AS coins, SUM(games) AS games FROM ledger_wins_daily
+      WHERE server = :server AND day >= :first AND day <= :last GROUP BY account) t
+""")
+
+
 class Games:
-    """History and rankings through ``uow``; ``rankings_sql`` is the rankings'
-    statement (:data:`RANKINGS_SQL`; bench/rankings.py reads the journal
-    itself instead, as its baseline)."""
+    """History and rankings through ``uow``. ``max_age_ms``: how old the
+    materialised rankings of the current window may be when read (0: computed
+    at every read). ``rankings_sql`` sums a window's totals (:data:`RANKINGS_SQL`;
+    bench/rankings.py sums the journal itself instead, as its baseline)."""
 
     rankings_sql = RANKINGS_SQL
 
-    def __init__(self, uow: UnitOfWork) -> None:
+    def __init__(self, uow: UnitOfWork, max_age_ms: int = 30_000) -> None:
         self.uow = uow
+        self.max_age_ms = max_age_ms
 
     async def history(self, player: str, limit: int = 0, before: int = 0,
                       ) -> tuple[list[GameRow], int]:
@@ -179,9 +219,33 @@ class Games:
             raise LedgerError(INVALID_ARGUMENT, "bad_server", "a server id has 1-64 characters")
         if player:
             rules.check_player(player)
-        last = (until_ms or self.uow.clock()) // DAY_MS
+        now = self.uow.clock()
+        last = (until_ms or now) // DAY_MS
         first = last - WINDOW_DAYS + 1
         params = {"server": server, "first": first, "last": last, "n": limit or 50,
+                  "me": player_account(player) if player else ""}
+        if last == now // DAY_MS:
+            await self.refresh(server, now, only_if_stale=True)
+
+            async def ranked(conn: AsyncConnection) -> Rankings:
+                rows = list(await conn.execute(RANKED_SQL, params))
+                top = sorted((r for r in rows if r.part == "t"),
+                             key=lambda r: (int(r.rank), str(r.account)))
+                me = next((self._row(r, int(r.rank)) for r in rows if r.part == "m"), None)
+                count = next((int(r.rank) for r in rows if r.part == "n"), 0)
+                return Rankings(server, first * DAY_MS, (last + 1) * DAY_MS,
+                                tuple(self._row(r, int(r.rank)) for r in top), me, count)
+
+            return await self.uow.query("rankings", ranked)
+
+        return await self.summed(server, player, limit or 50, first, last)
+
+    async def summed(self, server: str, player: str, limit: int, first: int, last: int,
+                     ) -> Rankings:
+        """The rankings of days ``first``..``last`` (UTC day numbers) summed at
+        this read with :attr:`rankings_sql` (no materialisation): the top
+        ``limit``, ``player``'s row (or None), the number of players."""
+        params = {"server": server, "first": first, "last": last, "n": limit,
                   "me": player_account(player) if player else ""}
 
         async def read(conn: AsyncConnection) -> Rankings:
@@ -191,13 +255,56 @@ class Games:
             ranked: list[RankRow] = []
             for i, r in enumerate(top):
                 tied = bool(ranked) and ranked[-1].coins == int(r.coins)
-                ranked.append(RankRow(ranked[-1].rank if tied else i + 1,
-                                      str(r.account)[_PREFIX:], str(r.name), int(r.coins),
-                                      int(r.games)))
-            me = next((RankRow(int(r.above) + 1, str(r.account)[_PREFIX:], str(r.name),
-                               int(r.coins), int(r.games)) for r in rows if r.part == "m"), None)
+                ranked.append(self._row(r, ranked[-1].rank if tied else i + 1))
+            me = next((self._row(r, int(r.above) + 1) for r in rows if r.part == "m"), None)
             count = next(int(r.above) for r in rows if r.part == "n")
             return Rankings(server, first * DAY_MS, (last + 1) * DAY_MS, tuple(ranked), me,
                             count)
 
         return await self.uow.query("rankings", read)
+
+    @staticmethod
+    def _row(r: Any, rank: int) -> RankRow:
+        return RankRow(rank, str(r.account)[_PREFIX:], str(r.name), int(r.coins), int(r.games))
+
+    async def refresh(self, server: str, now: int | None = None,
+                      only_if_stale: bool = False) -> bool:
+        """Compute ``server``'s materialised rankings of the window ending on
+        the UTC day of ``now`` (unix ms; default the clock) from the tally, in
+        one write transaction; with ``only_if_stale``, only where the stored
+        ones are of another window or older than ``max_age_ms``. Concurrent
+        refreshes of one server wait for each other (PostgreSQL: an advisory
+        lock; SQLite: the one writer) and the later one finds them fresh.
+        Returns whether it computed them."""
+        at = self.uow.clock() if now is None else now
+        last = at // DAY_MS
+
+        def fresh(row: Any) -> bool:
+            return (row is not None and int(row.last_day) == last
+                    and at - int(row.computed_ms) <= self.max_age_ms)
+
+        async def stored(conn: AsyncConnection) -> Any:
+            return (await conn.execute(select(rankings_meta.c.last_day, rankings_meta.c.computed_ms)
+                                       .where(rankings_meta.c.server == server))).one_or_none()
+
+        if only_if_stale and fresh(await self.uow.query("rankings", stored)):
+            return False
+
+        async def work(conn: AsyncConnection) -> bool:
+            if not self.uow.sqlite:
+                await conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"),
+                                   {"key": f"ledger_rankings:{server}"})
+            if only_if_stale and fresh(await stored(conn)):
+                return False
+            await conn.execute(delete(ranked_table).where(ranked_table.c.server == server))
+            await conn.execute(RANK_SQL, {"server": server, "first": last - WINDOW_DAYS + 1,
+                                          "last": last})
+            players = int((await conn.execute(
+                select(func.count()).select_from(ranked_table)
+                .where(ranked_table.c.server == server))).scalar_one())
+            await conn.execute(delete(rankings_meta).where(rankings_meta.c.server == server))
+            await conn.execute(insert(rankings_meta).values(
+                server=server, last_day=last, computed_ms=at, players=players))
+            return True
+
+        return await self.uow.run("rankings_refresh", work)

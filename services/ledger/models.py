@@ -17,6 +17,10 @@
   and player account, the net coins of that day's settlements (after fees)
   and their number. Grants and room fees never enter it (docs/ledger.md
   "Rankings").
+- ``ledger_rankings`` / ``ledger_rankings_meta``: the materialised rankings of
+  each coin server's current 7-day window (rank, coins, games per player;
+  the window's last day, when computed, how many players), computed again
+  from the tally when older than ``PAIJU_LEDGER_RANKINGS_MAX_AGE_SECONDS``.
 """
 
 from __future__ import annotations
@@ -120,6 +124,25 @@ wins_daily = Table(
     Column("account", String(160), primary_key=True),
     Column("coins", BigInteger, nullable=False),
     Column("games", Integer, nullable=False),
+)
+
+
+rankings = Table(
+    "ledger_rankings", metadata,
+    Column("server", String(64), primary_key=True),
+    Column("account", String(160), primary_key=True),
+    Column("rank", Integer, nullable=False),
+    Column("coins", BigInteger, nullable=False),
+    Column("games", Integer, nullable=False),
+    Index("ix_ledger_rankings_server_rank", "server", "rank"),
+)
+
+rankings_meta = Table(
+    "ledger_rankings_meta", metadata,
+    Column("server", String(64), primary_key=True),
+    Column("last_day", Integer, nullable=False),
+    Column("computed_ms", BigInteger, nullable=False),
+    Column("players", Integer, nullable=False),
 )
 
 

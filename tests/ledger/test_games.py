@@ -137,3 +137,48 @@ async def test_bad_history_request(ledger: LedgerUnderTest) -> None:
         await ledger.stub.GetGames(ledger_pb2.GetGamesRequest(player="A", limit=101))
     assert (err.value.code(), (err.value.details() or "").split(":")[0]) == (
         grpc.StatusCode.INVALID_ARGUMENT, "bad_limit")
+
+
+async def test_materialised_rankings_are_computed_again_when_old(db_url: str) -> None:
+    """The current window's rankings are kept materialised: a read within
+    ``max_age`` of the last computation sees the same rows, a later one sees
+    the settlements since (clock injected; a real database)."""
+    import asyncio as aio
+
+    from paiju import db
+    from services.ledger import settlement as rules
+    from services.ledger.ledger import Ledger
+    from services.ledger.main import MIGRATIONS
+
+    await aio.to_thread(db.migrate, db_url, MIGRATIONS)
+    engine = db.make_engine(db_url)
+    clock = [10 * DAY_MS + 1000]
+    led = Ledger(engine, clock=lambda: clock[0], rankings_max_age_ms=30_000)
+    terms = rules.Terms(base=100, unit=1, fee_rate=0.0)
+    try:
+        for p in "AB":
+            await led.accounts.open(p, p)
+            await led.postings.grant(p, 1000, "test", f"start:{p}")
+        await led.postings.settle("m1", terms, [rules.Seat(0, "A", 1), rules.Seat(1, "B", -1)],
+                                  "doudizhu", "normal", "s1", "s1-1")
+        first = await led.games.rankings("s1", "B")
+        assert [(r.player, r.coins) for r in first.rows] == [("A", 100), ("B", -100)]
+        await led.postings.settle("m2", terms, [rules.Seat(0, "A", -3), rules.Seat(1, "B", 3)],
+                                  "doudizhu", "normal", "s1", "s1-1")
+        clock[0] += 29_000
+        stale = await led.games.rankings("s1", "B")
+        assert [(r.player, r.coins) for r in stale.rows] == [("A", 100), ("B", -100)]
+        clock[0] += 2_000
+        fresh = await led.games.rankings("s1", "B")
+        assert [(r.rank, r.player, r.coins, r.games) for r in fresh.rows] == [
+            (1, "B", 200, 2), (2, "A", -200, 2)]
+        assert fresh.me is not None and fresh.me.rank == 1
+        # the next UTC day is another window: computed again at once
+        clock[0] += DAY_MS
+        await led.postings.settle("m3", terms, [rules.Seat(0, "A", 5), rules.Seat(1, "B", -5)],
+                                  "doudizhu", "normal", "s1", "s1-1")
+        day = await led.games.rankings("s1")
+        assert [(r.player, r.coins) for r in day.rows] == [("A", 300), ("B", -300)]
+    finally:
+        await led.uow.close()
+        await engine.dispose()

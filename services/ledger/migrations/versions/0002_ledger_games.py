@@ -1,7 +1,8 @@
 """History and rankings: a settlement's server and room, its seats
 (``ledger_seats``) and the daily tally of coins won per server and player
 (``ledger_wins_daily``), both filled from the settlements already in the
-journal (their server and room are "").
+journal (their server and room are ""), and the materialised rankings
+(``ledger_rankings``, ``ledger_rankings_meta``; computed when first read).
 
 Revision ID: 0002_ledger_games
 Revises: 0001_ledger_initial
@@ -51,6 +52,22 @@ def upgrade() -> None:
         sa.Column("coins", sa.BigInteger, nullable=False),
         sa.Column("games", sa.Integer, nullable=False),
     )
+    op.create_table(
+        "ledger_rankings",
+        sa.Column("server", sa.String(64), primary_key=True),
+        sa.Column("account", sa.String(160), primary_key=True),
+        sa.Column("rank", sa.Integer, nullable=False),
+        sa.Column("coins", sa.BigInteger, nullable=False),
+        sa.Column("games", sa.Integer, nullable=False),
+    )
+    op.create_index("ix_ledger_rankings_server_rank", "ledger_rankings", ["server", "rank"])
+    op.create_table(
+        "ledger_rankings_meta",
+        sa.Column("server", sa.String(64), primary_key=True),
+        sa.Column("last_day", sa.Integer, nullable=False),
+        sa.Column("computed_ms", sa.BigInteger, nullable=False),
+        sa.Column("players", sa.Integer, nullable=False),
+    )
     _backfill(seats, wins)
 
 
@@ -78,6 +95,8 @@ def _backfill(seats: sa.Table, wins: sa.Table) -> None:
 
 
 def downgrade() -> None:
+    op.drop_table("ledger_rankings_meta")
+    op.drop_table("ledger_rankings")
     op.drop_table("ledger_wins_daily")
     op.drop_table("ledger_seats")
     with op.batch_alter_table("ledger_transactions") as batch:
