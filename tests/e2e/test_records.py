@@ -32,7 +32,8 @@ import pytest
 from paiju.bots import Bot, BotError, Client, Stats
 from tests.platform_procs import Platform, running_platform
 
-pytestmark = pytest.mark.timeout(300)
+#: The platform starts and bots play a game first: about 25 s.
+pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 
 SERVER = "doudizhu-10"
 
