@@ -9,14 +9,18 @@
   ``ledger_wins_daily`` (per server, day and player, kept in each
   settlement's own transaction: a window sums at most 7 rows per player that
   played there) and, for the current window, the ranked table
-  ``ledger_rankings`` computed from the tally (:meth:`Games.refresh`) when
-  the one there is older than ``max_age_ms`` or of another window: a read is
-  then an index range of ``limit`` rows and one key lookup. Other windows
+  ``ledger_rankings`` computed from the tally (:meth:`Games.refresh`): a read
+  is an index range of ``limit`` rows and one key lookup, one round trip.
+  Where none are there yet, or yesterday's window, the read computes them
+  first; where they are older than ``max_age_ms``, the read answers with
+  them and they are computed again in the background. Other windows
   (``until_ms`` on another day) sum the tally at each read.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +39,8 @@ from services.ledger.models import (
 )
 from services.ledger.models import rankings as ranked_table
 from services.ledger.unit_of_work import UnitOfWork
+
+log = logging.getLogger("paiju.ledger")
 
 #: Largest page of history and of rankings.
 MAX_GAMES, MAX_RANKS = 100, 100
@@ -120,7 +126,8 @@ SELECT 'n', '', 0, 0, '', COUNT(*) FROM totals
 
 
 #: A server's materialised rankings: the top rows, the asking player's row,
-#: the number of players (one round trip).
+#: and (part ``n``) the number of players, when they were computed and the
+#: window's last day (one round trip).
 RANKED_SQL = text("""
 SELECT 't' AS part, r.rank, r.account, r.coins, r.games, a.name
 FROM (SELECT account, rank, coins, games FROM ledger_rankings WHERE server = :server
@@ -131,7 +138,8 @@ SELECT 'm', r.rank, r.account, r.coins, r.games, a.name
 FROM ledger_rankings r JOIN ledger_accounts a ON a.account = r.account
 WHERE r.server = :server AND r.account = :me
 UNION ALL
-SELECT 'n', players, '', 0, 0, '' FROM ledger_rankings_meta WHERE server = :server
+SELECT 'n', players, '', computed_ms, last_day, '' FROM ledger_rankings_meta
+WHERE server = :server
 """)
 
 #: The window's totals ranked into ``ledger_rankings`` (equal coins, equal rank).
@@ -154,6 +162,25 @@ class Games:
     def __init__(self, uow: UnitOfWork, max_age_ms: int = 30_000) -> None:
         self.uow = uow
         self.max_age_ms = max_age_ms
+        self._refreshing: dict[str, asyncio.Task[bool]] = {}
+
+    def _refresh_later(self, server: str) -> None:
+        """Compute ``server``'s rankings again in the background (one task per
+        server at a time); a failure is logged, the next read tries again."""
+        if server in self._refreshing:
+            return
+        task = asyncio.create_task(self.refresh(server, only_if_stale=True))
+        self._refreshing[server] = task
+
+        def done(t: asyncio.Task[bool]) -> None:
+            self._refreshing.pop(server, None)
+            if not t.cancelled() and t.exception() is not None:
+                log.warning("rankings of %s not computed: %s", server, t.exception())
+        task.add_done_callback(done)
+
+    async def refreshed(self) -> None:
+        """Wait for the background computations running now (tests, shutdown)."""
+        await asyncio.gather(*self._refreshing.values(), return_exceptions=True)
 
     async def history(self, player: str, limit: int = 0, before: int = 0,
                       ) -> tuple[list[GameRow], int]:
@@ -224,21 +251,27 @@ class Games:
         first = last - WINDOW_DAYS + 1
         params = {"server": server, "first": first, "last": last, "n": limit or 50,
                   "me": player_account(player) if player else ""}
-        if last == now // DAY_MS:
+        if last != now // DAY_MS:
+            return await self.summed(server, player, limit or 50, first, last)
+
+        async def ranked(conn: AsyncConnection) -> tuple[Rankings, int, int]:
+            rows = list(await conn.execute(RANKED_SQL, params))
+            top = sorted((r for r in rows if r.part == "t"),
+                         key=lambda r: (int(r.rank), str(r.account)))
+            me = next((self._row(r, int(r.rank)) for r in rows if r.part == "m"), None)
+            meta = next((r for r in rows if r.part == "n"), None)
+            found = Rankings(server, first * DAY_MS, (last + 1) * DAY_MS,
+                             tuple(self._row(r, int(r.rank)) for r in top), me,
+                             int(meta.rank) if meta else 0)
+            return (found, int(meta.games) if meta else -1, int(meta.coins) if meta else 0)
+
+        found, window_day, computed_ms = await self.uow.query("rankings", ranked)
+        if window_day != last:  # none yet, or yesterday's window: computed now
             await self.refresh(server, now, only_if_stale=True)
-
-            async def ranked(conn: AsyncConnection) -> Rankings:
-                rows = list(await conn.execute(RANKED_SQL, params))
-                top = sorted((r for r in rows if r.part == "t"),
-                             key=lambda r: (int(r.rank), str(r.account)))
-                me = next((self._row(r, int(r.rank)) for r in rows if r.part == "m"), None)
-                count = next((int(r.rank) for r in rows if r.part == "n"), 0)
-                return Rankings(server, first * DAY_MS, (last + 1) * DAY_MS,
-                                tuple(self._row(r, int(r.rank)) for r in top), me, count)
-
-            return await self.uow.query("rankings", ranked)
-
-        return await self.summed(server, player, limit or 50, first, last)
+            found, _, _ = await self.uow.query("rankings", ranked)
+        elif now - computed_ms > self.max_age_ms:  # old: computed again meanwhile
+            self._refresh_later(server)
+        return found
 
     async def summed(self, server: str, player: str, limit: int, first: int, last: int,
                      ) -> Rankings:

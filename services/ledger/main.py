@@ -58,6 +58,7 @@ async def setup(ctx: Context) -> list[str]:
                 await relay.drain()
             finally:
                 await conn[0].drain()
+        await ledger.games.refreshed()
         await ledger.uow.close()
         await engine.dispose()
 

@@ -87,4 +87,7 @@ export function bindRecords() {
   document.addEventListener("input", (e) => {
     if (e.target.id === "rp-range" && S.replay) replayStep(S.replay.game_id, Number(e.target.value));
   });
+  document.addEventListener("change", (e) => {
+    if (e.target.id === "rk-server") openRankings(e.target.value);
+  });
 }

@@ -2,7 +2,7 @@
 // server's replies (records.js asks for them).
 
 import { $, setHtml, esc, avatar } from "./dom.js";
-import { rowHtml, cardsText } from "./cards.js";
+import { rowHtml, suitIcon } from "./cards.js";
 import { GAME_NAMES, BIDS, PHASES } from "./text.js";
 
 const RESULT = { win: "胜", loss: "负", draw: "平" };
@@ -44,7 +44,7 @@ export function renderHistory(S) {
 function actionText(rp, a) {
   if (!a) return "发牌";
   const who = a.seat === null || a.seat === undefined ? "" : `${esc(seatName(rp, a.seat))} `;
-  const cards = a.cards && a.cards.length ? ` ${esc(cardsText(a.cards))}` : "";
+  const cards = a.cards && a.cards.length ? rowHtml(a.cards, "small") : "";
   return `${who}${esc(ACTIONS[a.type] || a.type)}${cards}`;
 }
 
@@ -77,7 +77,8 @@ export function renderReplay(S) {
   const played = new Map(trick.map((e) => [e.seat, e]));
   const seats = rp.players.map((p) => {
     const e = played.get(p.seat);
-    const out = e ? (e.type === "pass" ? `<span class="rp-pass">不出</span>` : rowHtml(e.cards, "small")) : "";
+    const out = e ? `<span class="rp-label">本墩</span>` +
+      (e.type === "pass" ? `<span class="rp-pass">不出</span>` : rowHtml(e.cards, "small")) : "";
     const role = roleOf(rp, p.seat);
     return `<div class="rp-seat ${(f.to_act || []).includes(p.seat) ? "to-act" : ""}" data-seat="${p.seat}">` +
       `<div class="rp-who">${avatar(p.player, p.name, "sm")}<b>${esc(p.name)}</b>${role ? `<i class="rp-role">${role}</i>` : ""}` +
@@ -86,8 +87,9 @@ export function renderReplay(S) {
       `<div class="rp-out">${out}</div></div>`;
   }).join("");
   const t = f.table || {};
-  const extra = [t.kitty ? `底牌 ${esc(cardsText(t.kitty))}` : "", t.trump ? `主 ${esc(JSON.stringify(t.trump).replace(/"/g, ""))}` : "",
-    t.multiplier ? `倍数 ${t.multiplier}` : ""].filter(Boolean).join(" · ");
+  const extra = [t.kitty ? `底牌 ${rowHtml(t.kitty, "small")}` : "",
+    typeof t.trump === "string" ? `主 ${suitIcon(t.trump) || esc(t.trump)}` : t.no_trump ? "无主" : "",
+    t.multiplier ? `倍数 ${t.multiplier}` : ""].filter(Boolean).map((x) => `<span class="rp-extra">${x}</span>`).join("");
   const end = f.result ? `<div class="rp-end"><b>结束</b> ` + rp.players.map((p) =>
     `${esc(p.name)} ${signed(f.result.points[p.seat])} 分`).join("，") +
     (rp.settlement.length ? `<div class="rp-settle">` + rp.settlement.map((r) =>
@@ -97,29 +99,34 @@ export function renderReplay(S) {
   setHtml($("#screen-replay"), bar(`回放 · ${esc(GAME_NAMES[rp.game] || rp.game)}`,
     `<span class="terms">${esc(rp.room)}${rp.finished_at ? ` · ${when(rp.finished_at)}` : ""}${rp.viewer === "operator" ? " · 管理员" : ""}</span>`) +
     `<div class="rp-controls">` +
-    `<button id="rp-first" data-rec="step" data-to="first" ${rp.step === 0 ? "disabled" : ""}>⏮</button>` +
+    `<button id="rp-first" data-rec="step" data-to="first" ${rp.step === 0 ? "disabled" : ""}>开始</button>` +
     `<button id="rp-prev-trick" data-rec="step" data-to="prevTrick" ${rp.step === 0 ? "disabled" : ""}>上一墩</button>` +
     `<button id="rp-prev" data-rec="step" data-to="prev" ${rp.step === 0 ? "disabled" : ""}>上一步</button>` +
     `<span id="rp-step" data-step="${rp.step}" data-steps="${rp.steps}">${rp.step} / ${last}</span>` +
     `<button id="rp-next" data-rec="step" data-to="next" ${rp.step === last ? "disabled" : ""}>下一步</button>` +
     `<button id="rp-next-trick" data-rec="step" data-to="nextTrick" ${rp.step === last ? "disabled" : ""}>下一墩</button>` +
-    `<button id="rp-last" data-rec="step" data-to="last" ${rp.step === last ? "disabled" : ""}>⏭</button>` +
+    `<button id="rp-last" data-rec="step" data-to="last" ${rp.step === last ? "disabled" : ""}>结束</button>` +
     `<input id="rp-range" type="range" min="0" max="${last}" value="${rp.step}" aria-label="步骤"></div>` +
     `<div class="rp-info"><span id="rp-action">${actionText(rp, f.action)}</span>` +
-    `<span>${esc(PHASES[f.phase] || f.phase)} · 第 ${trickNo} 墩 / ${rp.tricks.length}</span>${extra ? `<span>${extra}</span>` : ""}</div>` +
+    `<span>${esc(PHASES[f.phase] || f.phase)} · 第 ${trickNo} 墩 / ${rp.tricks.length}</span>${extra}</div>` +
     `<div class="rp-seats">${seats}</div>${end}`);
 }
 
 export function renderRankings(S) {
   const r = S.rankings;
   if (!r) return;
-  const tabs = S.servers.map((s) => `<button class="rk-tab ${s.server === r.server ? "on" : ""}" data-rec="rankings" data-server="${esc(s.server)}">${esc(s.name)}</button>`).join("");
+  const byGame = {};
+  for (const s of S.servers) (byGame[s.game] ||= []).push(s);
+  const pick = `<label class="rk-pick">服务器 <select id="rk-server">` + Object.entries(byGame).map(([game, list]) =>
+    `<optgroup label="${esc(GAME_NAMES[game] || game)}">` + list.map((s) =>
+      `<option value="${esc(s.server)}" ${s.server === r.server ? "selected" : ""}>${esc(s.name)}</option>`).join("") +
+    `</optgroup>`).join("") + `</select></label>`;
   const row = (x, mine) => `<tr class="${mine ? "mine" : ""}" data-player="${esc(x.player)}"><td>${x.rank}</td>` +
-    `<td>${avatar(x.player, x.name, "sm")} ${esc(x.name)}</td><td class="num">${signed(x.coins)}</td><td class="num">${x.games}</td></tr>`;
+    `<td>${avatar(x.player, x.name, "sm")} <span class="rk-name">${esc(x.name)}</span></td><td class="num">${signed(x.coins)}</td><td class="num">${x.games}</td></tr>`;
   const me = S.me ? S.me.player : "";
   const body = r.rows.map((x) => row(x, x.player === me)).join("");
-  setHtml($("#screen-rankings"), bar(`排行榜 · ${esc(serverName(S, r.server))}`, `<button data-rec="history">我的战绩</button>`) +
-    `<div class="rk-tabs">${tabs}</div>` +
+  setHtml($("#screen-rankings"), bar(`排行榜 · <span id="rk-title" data-server="${esc(r.server)}">${esc(serverName(S, r.server))}</span>`, `<button data-rec="history">我的战绩</button>`) +
+    `<div class="rk-tabs">${pick}</div>` +
     `<p class="note">近 7 天赢得的金币（结算后，不含赠送）· ${r.players} 人上榜</p>` +
     `<div id="rk-me" class="rk-me">${r.me ? `我的排名：第 <b>${r.me.rank}</b> 名，${signed(r.me.coins)} 金币，${r.me.games} 局` : "我在这里近 7 天没有结算过的牌局"}</div>` +
     (body ? `<table class="rk"><thead><tr><th>名次</th><th>玩家</th><th>金币</th><th>局数</th></tr></thead><tbody>${body}</tbody></table>` : `<p class="note">还没有人上榜</p>`));
