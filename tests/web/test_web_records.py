@@ -7,7 +7,8 @@ the game's replay from it and steps with the buttons: 下一墩 to the end of
 the last trick, where every hand shown is the deal (the landlord with the
 kitty) less every card that seat played in the record; 上一步 back, where
 the last player has its last cards in hand again; 上一墩 back to an earlier
-trick; 开始 back to the deal. Then the rankings page of the server: the
+trick; 开始 back to the deal. An operator's replay link (``paiju
+replay-link``) opens the same viewer without a sign-in. Then the rankings page of the server: the
 three players in order of the coins the record's settlement gives them. The
 same at 390 px wide, with nothing wider than the screen.
 
@@ -16,7 +17,7 @@ file) and the rules (records.md: a play takes its cards from the hand; the
 landlord takes the kitty), not from the page's code.
 
 Screenshots (artifacts/web/): history.png, replay_deal.png,
-replay_last_trick.png, rankings.png, history_phone.png, replay_phone.png,
+replay_last_trick.png, replay_operator.png, rankings.png, history_phone.png, replay_phone.png,
 rankings_phone.png.
 """
 
@@ -24,9 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import secrets
 import sqlite3
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -222,3 +226,28 @@ async def test_history_replay_and_rankings_at_390px(
     await no_horizontal_overflow(page)
     await page.screenshot(path=str(artifacts / "rankings_phone.png"), full_page=True)
     assert page.errors == []
+
+
+async def test_an_operator_link_opens_the_viewer_without_a_sign_in(
+        browser: Any, platform: tuple[Platform, list[str]], artifacts: Path) -> None:
+    p, _ = platform
+    record = settled_record(p)
+    url = subprocess.run(
+        [sys.executable, "-m", "paiju.cli", "replay-link", record["game_id"],
+         "--base", f"http://127.0.0.1:{p.gateway_port}/", "--ttl", "600"],
+        check=True, capture_output=True, text=True,
+        env={**os.environ, "PAIJU_DEV_MODE": "1"}).stdout.strip()
+    ctx = await browser.new_context(viewport=DESKTOP, device_scale_factor=1)
+    page = await ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(url)
+    await page.wait_for_function("() => { const s = document.querySelector('#rp-step');"
+                                 " return s && s.dataset.step === '0'; }")
+    assert await page.evaluate("() => document.body.dataset.screen") == "replay"
+    shown = await click_to(page, "#rp-next", 0)
+    assert shown["step"] == 1
+    assert await page.inner_text("#rp-action") != "发牌"
+    assert counters(shown) == hands_after(record, 1)
+    await page.screenshot(path=str(artifacts / "replay_operator.png"), full_page=True)
+    assert errors == []
