@@ -84,10 +84,9 @@ export function bindRecords() {
     else if (a === "rankings") openRankings(el.dataset.server);
     else if (a === "back") back();
   });
-  document.addEventListener("input", (e) => {
-    if (e.target.id === "rp-range" && S.replay) replayStep(S.replay.game_id, Number(e.target.value));
-  });
+  // The slider asks for its step once let go (``change``), not at every pixel.
   document.addEventListener("change", (e) => {
-    if (e.target.id === "rk-server") openRankings(e.target.value);
+    if (e.target.id === "rp-range" && S.replay) replayStep(S.replay.game_id, Number(e.target.value));
+    else if (e.target.id === "rk-server") openRankings(e.target.value);
   });
 }
