@@ -27,8 +27,10 @@ times, alternating call by call over random servers and players:
   ``(kind, server, created_ms)``), the same SQL shape otherwise;
 
 checks that all three give the same rows, and prints the median and 95th
-percentile milliseconds of each, the ratio (baseline / ledger), then one JSON
-line. The goal (issue 22): the ledger's read under 50 ms over 1 million rows.
+percentile milliseconds of each, the ratio (baseline / ledger), the
+database's own execution time of each statement (EXPLAIN ANALYZE, which a
+loaded machine's client scheduling does not inflate), then one JSON line.
+The goal (issue 22): the ledger's read under 50 ms over 1 million rows.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from paiju import db
-from services.ledger.games import RANKINGS_SQL, WINDOW_DAYS, Games, Rankings
+from services.ledger.games import RANKED_SQL, RANKINGS_SQL, WINDOW_DAYS, Games, Rankings
 from services.ledger.main import MIGRATIONS
 from services.ledger.models import DAY_MS
 from services.ledger.unit_of_work import UnitOfWork
@@ -189,6 +191,30 @@ async def measure(url: str, calls: int, players: int, servers: int, now_ms: int,
         out[kind] = {"median_ms": round(statistics.median(ms), 2),
                      "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 2)}
     out["ratio"] = round(out["journal"]["median_ms"] / out["ledger"]["median_ms"], 1)
+    out["database_ms"] = await explained(url, now_ms, first, last)
+    return out
+
+
+async def explained(url: str, now_ms: int, first: int, last: int) -> dict[str, float]:
+    """The database's own execution time (EXPLAIN ANALYZE) of each kind's
+    statement for server s0 and player p1, median of 5: the work of the query
+    itself, without the client's scheduling on a loaded machine."""
+    engine = db.make_engine(url)
+    params = {"server": "s0", "first": first, "last": last, "n": 50, "me": "player:p1"}
+    out: dict[str, float] = {}
+    try:
+        async with engine.connect() as conn:
+            for kind, sql in (("ledger", RANKED_SQL), ("tally", RANKINGS_SQL),
+                              ("journal", BASELINE_SQL)):
+                runs = []
+                for _ in range(5):
+                    plan = (await conn.execute(text("EXPLAIN (ANALYZE, FORMAT JSON) " + str(sql)),
+                                               params)).scalar_one()
+                    plan = json.loads(plan) if isinstance(plan, str) else plan
+                    runs.append(float(plan[0]["Execution Time"]))
+                out[kind] = round(statistics.median(runs), 2)
+    finally:
+        await engine.dispose()
     return out
 
 
@@ -236,6 +262,9 @@ def main() -> None:
           f"{base['median_ms']} ms ({base['p95_ms']} ms p95); ratio baseline/ledger "
           f"{r['ratio']}x; computing a server's materialised rankings "
           f"{min(r['refresh_ms'])}-{max(r['refresh_ms'])} ms")
+    d = r["database_ms"]
+    print(f"database execution time (EXPLAIN ANALYZE): ledger {d['ledger']} ms, tally "
+          f"{d['tally']} ms, journal {d['journal']} ms")
     print(json.dumps(r))
 
 
