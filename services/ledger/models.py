@@ -134,7 +134,7 @@ rankings = Table(
     Column("rank", Integer, nullable=False),
     Column("coins", BigInteger, nullable=False),
     Column("games", Integer, nullable=False),
-    Index("ix_ledger_rankings_server_rank", "server", "rank"),
+    Index("ix_ledger_rankings_server_rank", "server", "rank", "account"),
 )
 
 rankings_meta = Table(

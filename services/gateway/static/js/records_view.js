@@ -22,8 +22,8 @@ function serverName(S, id) {
   return s ? s.name : id;
 }
 
-function bar(title, extra = "") {
-  return `<div class="bar"><button data-rec="back">← 返回</button><h2>${title}</h2>${extra}</div>`;
+function bar(title, extra = "", back = true) {
+  return `<div class="bar">${back ? `<button data-rec="back">← 返回</button>` : ""}<h2>${title}</h2>${extra}</div>`;
 }
 
 export function renderHistory(S) {
@@ -97,7 +97,8 @@ export function renderReplay(S) {
   const last = rp.steps - 1;
   const trickNo = rp.tricks.filter((x) => x <= rp.step).length;
   setHtml($("#screen-replay"), bar(`回放 · ${esc(GAME_NAMES[rp.game] || rp.game)}`,
-    `<span class="terms">${esc(rp.room)}${rp.finished_at ? ` · ${when(rp.finished_at)}` : ""}${rp.viewer === "operator" ? " · 管理员" : ""}</span>`) +
+    `<span class="terms">${esc(rp.room)}${rp.finished_at ? ` · ${when(rp.finished_at)}` : ""}${rp.viewer === "operator" ? " · 管理员" : ""}</span>`,
+    !!S.me) +
     `<div class="rp-controls">` +
     `<button id="rp-first" data-rec="step" data-to="first" ${rp.step === 0 ? "disabled" : ""}>开始</button>` +
     `<button id="rp-prev-trick" data-rec="step" data-to="prevTrick" ${rp.step === 0 ? "disabled" : ""}>上一墩</button>` +

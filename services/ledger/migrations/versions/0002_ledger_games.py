@@ -60,7 +60,8 @@ def upgrade() -> None:
         sa.Column("coins", sa.BigInteger, nullable=False),
         sa.Column("games", sa.Integer, nullable=False),
     )
-    op.create_index("ix_ledger_rankings_server_rank", "ledger_rankings", ["server", "rank"])
+    op.create_index("ix_ledger_rankings_server_rank", "ledger_rankings",
+                    ["server", "rank", "account"])
     op.create_table(
         "ledger_rankings_meta",
         sa.Column("server", sa.String(64), primary_key=True),
