@@ -154,13 +154,13 @@ class Postings:
         _check_reference(game_id, reason, game, server, room)
         rules.check_terms(terms)
         rules.check_seats(terms, seats)
-        content = {
+        # server and room are where it was played, not what is settled: a
+        # repeat is the same settlement with or without them (a retry that
+        # crosses a rollout of the ledger is a repeat, not a conflict).
+        digest = journal.content_hash({
             "terms": [terms.base, terms.unit, repr(float(terms.fee_rate))],
             "seats": sorted([s.seat, s.player, s.points] for s in seats),
-            "game": game, "reason": reason}
-        if server or room:  # settlements from before server and room hash as they did
-            content |= {"server": server, "room": room}
-        digest = journal.content_hash(content)
+            "game": game, "reason": reason})
         uow = self.uow
 
         async def work(w: journal.Writer) -> SettleOutcome:

@@ -186,3 +186,18 @@ async def test_materialised_rankings_are_computed_again_when_old(db_url: str) ->
     finally:
         await led.uow.close()
         await engine.dispose()
+
+
+async def test_a_repeat_without_server_and_room_is_a_repeat(ledger: LedgerUnderTest) -> None:
+    """Where a game was played is not what is settled: the same settlement
+    sent again without server and room (a table of the old version, a retry
+    across a rollout) is a repeat, and counts once."""
+    for p in "AB":
+        await ledger.account(p, 1000)
+    first = await ledger.stub.Settle(settle("r1", "s1", "s1-1", DOUDIZHU, [("A", 1), ("B", -1)],
+                                            "doudizhu"))
+    again = await ledger.stub.Settle(settle("r1", "", "", DOUDIZHU, [("A", 1), ("B", -1)],
+                                            "doudizhu"))
+    assert (first.repeated, again.repeated) == (False, True)
+    ranked = await ledger.stub.GetRankings(ledger_pb2.GetRankingsRequest(server="s1"))
+    assert rows(ranked) == [(1, "A", 98, 1), (2, "B", -100, 1)]
