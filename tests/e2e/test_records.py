@@ -75,6 +75,7 @@ async def signed_in(p: Platform, name: str) -> Client:
 async def refusal(c: Client, cmd: str, **args: Any) -> str:
     with pytest.raises(BotError) as err:
         await c.call(cmd, **args)
+    print(f"{cmd} refused: {err.value}")  # shown where a test fails
     return err.value.code
 
 
