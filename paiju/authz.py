@@ -8,7 +8,8 @@ or called by an identity its rule does not name, is refused with
 <method>``) before the servicer runs. ``dev`` callers are allowed only when
 the server runs in development mode (``PAIJU_DEV_MODE``). On an insecure
 development server (no ``PAIJU_TLS_DIR``) there is no caller identity and
-nothing is checked.
+nothing is checked. Every call by the ``operator`` identity (``paiju admin``)
+is logged and counted with its outcome (:func:`paiju.operator.observed`).
 
 tests/foundation/test_authz.py checks that RULES names every RPC of every
 proto and nothing else, and that docs/operations.md shows :func:`markdown`.
@@ -25,6 +26,7 @@ from typing import Any
 import grpc
 from prometheus_client import Counter
 
+from paiju import operator
 from paiju.identity import IDENTITIES, peer_identity
 
 log = logging.getLogger("paiju.authz")
@@ -64,9 +66,11 @@ RULES: Mapping[str, Rule] = {
     _LOBBY + "Sit": _rule(GATEWAY, why="a player sits"),
     _LOBBY + "Stand": _rule(GATEWAY, why="a player stands up"),
     _LOBBY + "Ready": _rule(GATEWAY, why="a player is ready"),
-    _LOBBY + "WhereIs": _rule(GATEWAY, why="a player's seat on (re)connect"),
+    _LOBBY + "WhereIs": _rule(GATEWAY, OPERATOR, why="a player's seat on (re)connect; "
+                                                      "paiju admin find"),
     _LOBBY + "GameOver": _rule(TABLE, why="the table reports a finished game"),
-    _LOBBY + "LastResult": _rule(GATEWAY, why="a returning player's last settlement"),
+    _LOBBY + "LastResult": _rule(GATEWAY, OPERATOR, why="a returning player's last "
+                                                         "settlement; paiju admin show"),
     # table: games are created by the lobby, played through the gateway
     _TABLE + "CreateGame": _rule(LOBBY, why="the lobby starts a full room's game"),
     _TABLE + "Act": _rule(GATEWAY, why="a seated player's move"),
@@ -95,6 +99,14 @@ RULES: Mapping[str, Rule] = {
     _LEDGER + "Audit": _rule(OPERATOR, why="the books' consistency check"),
     _LEDGER + "GetGames": _rule(GATEWAY, OPERATOR, why="a player's settled games (战绩)"),
     _LEDGER + "GetRankings": _rule(GATEWAY, OPERATOR, why="a coin server's rankings"),
+    # the operator's console (paiju admin, issue 23): only the operator
+    _LEDGER + "FindAccounts": _rule(OPERATOR, why="paiju admin find: players by id or name"),
+    _LEDGER + "Adjust": _rule(OPERATOR, why="paiju admin adjust: coins with a reason, "
+                                            "against house:adjustments"),
+    _LOBBY + "Kick": _rule(OPERATOR, why="paiju admin kick: a player out of a waiting room"),
+    _TABLE + "Kick": _rule(OPERATOR, why="paiju admin kick: a player out of a running game "
+                                         "(its escape)"),
+    _TABLE + "EndGame": _rule(OPERATOR, why="paiju admin end-game: a stuck game voided"),
     # every authenticated caller: health and reflection on the main port
     "/grpc.health.v1.Health/Check": Rule(EVERY, why="health (also on the plain port)"),
     "/grpc.health.v1.Health/Watch": Rule(EVERY, why="health (also on the plain port)"),
@@ -128,21 +140,35 @@ class AuthzInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler is None:
             return handler
         method = str(details.method)
-        return _guarded(handler, lambda ctx: self._check(method, ctx))
+        return _guarded(handler, lambda ctx: self._check(method, ctx),
+                        lambda ctx, outcome: operator.observed(method, ctx, outcome))
 
-    def _check(self, method: str, context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    def _check(self, method: str, context: grpc.aio.ServicerContext[Any, Any]
+               ) -> tuple[str | None, bool]:
+        """(the refusal or None, whether the caller is the operator)."""
         caller = peer_identity(context)
+        by_operator = caller == OPERATOR
         if caller is None or allowed(self.rules, method, caller, self.dev_mode):
-            return None
+            return None, by_operator
         DENIED.labels(caller if caller in EVERY else "other").inc()
         log.warning("call refused", extra={"caller": caller, "method": method})
-        return f"permission_denied: {caller} may not call {method}"
+        return f"permission_denied: {caller} may not call {method}", by_operator
 
 
-def _guarded(handler: grpc.RpcMethodHandler,
-             check: Callable[[grpc.aio.ServicerContext[Any, Any]], str | None],
+Check = Callable[[grpc.aio.ServicerContext[Any, Any]], tuple[str | None, bool]]
+Done = Callable[[grpc.aio.ServicerContext[Any, Any], str], None]
+
+
+def _outcome(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    code = context.code()
+    return "ok" if code in (None, grpc.StatusCode.OK) else "error"
+
+
+def _guarded(handler: grpc.RpcMethodHandler, check: Check, done: Done,
              ) -> grpc.RpcMethodHandler:
-    """``handler`` with ``check`` run first: a refusal aborts the call."""
+    """``handler`` with ``check`` run first: a refusal aborts the call. Calls
+    by the operator are reported to ``done`` with their outcome (``ok``,
+    ``error``, ``denied``; paiju/operator.py)."""
     kinds = {
         (False, False): ("unary_unary", grpc.unary_unary_rpc_method_handler),
         (False, True): ("unary_stream", grpc.unary_stream_rpc_method_handler),
@@ -153,19 +179,38 @@ def _guarded(handler: grpc.RpcMethodHandler,
     behaviour = getattr(handler, attr)
     if inspect.isasyncgenfunction(behaviour):
         async def generator(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            refusal = check(context)
+            refusal, by_operator = check(context)
             if refusal is not None:
+                if by_operator:
+                    done(context, "denied")
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal)
-            async for reply in behaviour(request, context):
-                yield reply
+            try:
+                async for reply in behaviour(request, context):
+                    yield reply
+            except BaseException:
+                if by_operator:
+                    done(context, "error")
+                raise
+            if by_operator:
+                done(context, _outcome(context))
         wrapped: Any = generator
     else:  # a coroutine (or plain function) returning the reply or using context.write
         async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            refusal = check(context)
+            refusal, by_operator = check(context)
             if refusal is not None:
+                if by_operator:
+                    done(context, "denied")
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal)
-            result = behaviour(request, context)
-            return await result if inspect.isawaitable(result) else result
+            try:
+                result = behaviour(request, context)
+                reply = await result if inspect.isawaitable(result) else result
+            except BaseException:
+                if by_operator:
+                    done(context, "error")
+                raise
+            if by_operator:
+                done(context, _outcome(context))
+            return reply
         wrapped = call
     return make(wrapped, request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer)

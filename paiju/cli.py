@@ -5,7 +5,8 @@
 ``paiju replay FILE|-`` checks a game record (shared/spec/records.md);
 ``paiju bots`` plays games through a gateway; ``paiju certs`` issues the
 services' certificates (paiju.identity); ``paiju nats-config DIR`` makes the
-services' NATS credentials (:mod:`paiju.natsauth`).
+services' NATS credentials (:mod:`paiju.natsauth`); ``paiju admin`` is the
+operator's console (:mod:`paiju.admin`).
 """
 
 from __future__ import annotations
@@ -192,6 +193,15 @@ def bots(
     print(json.dumps(summary, ensure_ascii=False))
     if summary["errors"].get("internal"):
         raise typer.Exit(1)
+
+
+def _admin() -> None:
+    from paiju.admin import app as admin_app
+
+    app.add_typer(admin_app, name="admin")
+
+
+_admin()
 
 
 def main() -> None:

@@ -45,6 +45,10 @@ log = logging.getLogger("paiju.identity")
 #: Every identity a certificate may carry: the four services and the operator
 #: (``paiju admin``-style tools run by a person).
 IDENTITIES = ("lobby", "table", "ledger", "gateway", "operator")
+#: Servers that are not paiju services but get a certificate from the same CA
+#: (:func:`issue`): the NATS servers, which clients verify as ``nats`` (and the
+#: host names the certificate adds). Never a caller identity of paiju/authz.py.
+SERVERS = ("nats",)
 #: Validity of an issued certificate (days); the CA's is CA_DAYS.
 CERT_DAYS = 365
 CA_DAYS = 3650
@@ -198,9 +202,10 @@ def issue(tls_dir: Path, name: str, hosts: Sequence[str] = (), days: int = CERT_
     """Write ``<name>.pem`` and ``<name>-key.pem`` into ``tls_dir``, signed by
     the CA there (``ca.pem``, ``ca-key.pem``). The certificate names ``name``
     (common name and DNS name) and ``hosts`` (more DNS names or IP addresses),
-    for both server and client use. Raises :class:`IdentityError` for an
-    unknown identity or a missing CA."""
-    if name not in IDENTITIES:
+    for both server and client use; ``name`` is an identity or one of
+    :data:`SERVERS`. Raises :class:`IdentityError` for an unknown name or a
+    missing CA."""
+    if name not in IDENTITIES + SERVERS:
         raise IdentityError(f"no such identity {name!r} (one of {', '.join(IDENTITIES)})")
     try:
         ca_cert = x509.load_pem_x509_certificate((tls_dir / "ca.pem").read_bytes())

@@ -92,15 +92,22 @@ class NatsServer:
     :meth:`seed_file`), plus a test observer allowed everything: ``url`` then
     carries the observer's user and password, ``address`` is the bare URL
     (what the services get, with their seed).
+
+    ``tls`` (a folder holding ``ca.pem``, ``nats.pem`` and ``nats-key.pem``, as
+    :func:`paiju.identity.issue` writes them for ``nats``) makes it serve TLS
+    only, as the production overlay's NATS does: its ``tls {}`` block with
+    ``verify`` (a client certificate from that CA required) as given.
     """
 
     def __init__(self, port: int | None = None, auth: bool = False,
-                 creds: Path | None = None) -> None:
+                 creds: Path | None = None, tls: Path | None = None,
+                 verify: bool = True) -> None:
         self.port = port or 0
         self.store = Path(tempfile.mkdtemp(prefix="paiju-nats-"))
         self.proc: subprocess.Popen[bytes] | None = None
         self.creds: Path | None = None
         self.observer = ""
+        self.tls, self.verify = tls, verify
         if auth or creds:  # ``creds``: a folder whose seeds to use (kept; auth.conf remade)
             self.creds = creds or self.store / "creds"
             self.observer = "observer:" + secrets.token_hex(16)
@@ -142,7 +149,7 @@ class NatsServer:
         self.proc = subprocess.Popen(
             [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(self.port or -1),
              "-sd", str(self.store / "data"), "--ports_file_dir", str(ports_dir),
-             *(["-c", str(self.creds / natsauth.AUTH_CONF)] if self.creds else [])],
+             *self._config()],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             preexec_fn=die_with_parent(os.getpid()),
         )
@@ -164,6 +171,22 @@ class NatsServer:
             time.sleep(0.02)
         self.port = int(url.rsplit(":", 1)[1])
         wait_for_port(self.port)
+
+    def _config(self) -> list[str]:
+        """``-c FILE`` where the server has users or TLS: the users' block
+        (``auth.conf``) and the ``tls {}`` block (in the credentials folder,
+        where NATS resolves the ``include``), or nothing."""
+        if self.tls is None:
+            return ["-c", str(self.creds / natsauth.AUTH_CONF)] if self.creds else []
+        folder = self.creds or self.store
+        lines = [f'include "{natsauth.AUTH_CONF}"'] if self.creds else []
+        lines += ["tls {", f"  cert_file: {json.dumps(str(self.tls / 'nats.pem'))}",
+                  f"  key_file: {json.dumps(str(self.tls / 'nats-key.pem'))}",
+                  f"  ca_file: {json.dumps(str(self.tls / 'ca.pem'))}",
+                  f"  verify: {'true' if self.verify else 'false'}", "  timeout: 2", "}", ""]
+        conf = folder / "tls-server.conf"
+        conf.write_text("\n".join(lines), encoding="utf-8")
+        return ["-c", str(conf)]
 
     def stop(self) -> None:
         """Kill the server and wait for it to be gone (no-op if not running)."""

@@ -42,6 +42,7 @@ from paiju.rules.daa_combos import (
     sort_cards,
 )
 from paiju.rules.daa_deal import SEATS, parse_deal, parse_options, random_deal
+from paiju.rules.daa_display import Display
 from paiju.rules.daa_moves import HandInfo, generate, generate_split
 from paiju.rules.daa_scoring import end_points, escape_points
 from paiju.rules.daa_teams import DEFAULT_BIG_SUIT, Teams
@@ -77,7 +78,7 @@ _RANK_PLAYS: list[dict[tuple[Card, ...], Action]] = [_rank_plays(s) for s in ran
 _REVEAL: list[Action] = [Action(s, "reveal") for s in range(SEATS)]
 
 
-class Daa(Teams, Game):
+class Daa(Teams, Display, Game):
     """The 大A engine (see the module docstring and docs/rules/daa.md).
 
     ``deal``: ``hands`` (5 lists: 22 cards for the 3 seats from ``first``, 21

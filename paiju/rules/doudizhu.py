@@ -31,6 +31,7 @@ from paiju.rules import doudizhu_combos as dc
 from paiju.rules.cards import deck
 from paiju.rules.doudizhu_bidding import Bidding
 from paiju.rules.doudizhu_deal import SEATS, parse_deal, parse_options, random_deal
+from paiju.rules.doudizhu_display import Display
 from paiju.rules.doudizhu_scoring import Scoring
 from paiju.rules.engine import Action, Event, Game
 from paiju.rules.errors import RulesError
@@ -108,7 +109,7 @@ def _main(reading: dc.Reading) -> int:
     return reading[1]
 
 
-class Doudizhu(Bidding, Scoring, Game):
+class Doudizhu(Bidding, Scoring, Display, Game):
     """斗地主 for 3 seats (seed 002).
 
     ``options``: see :data:`DEFAULT_OPTIONS` (unknown keys or bad values raise
@@ -419,6 +420,10 @@ class Doudizhu(Bidding, Scoring, Game):
         kickers = _KICKERS.get(kind)
         if kickers:
             data["kickers"] = kickers
+        if kind == dc.BOMB or kind == dc.ROCKET or self._sizes[seat] == 1:
+            # 炸弹 / 王炸 / 报单, and the multiplier a bomb doubled (issue 21)
+            data["announce"] = self.play_announcements(kind, self._sizes[seat])
+            data["multiplier"] = self.multiplier
         new, set_type, set_data, set_to = _new, _set_e_type, _set_e_data, _set_e_to
         played_event = new(Event)
         set_type(played_event, "played")

@@ -236,6 +236,24 @@ class Game(ABC):
         views give them once the rules do. Default: none."""
         return frozenset()
 
+    # -- what the client displays (issue 21: the server sends display data) --------
+
+    def result_lines(self) -> list[dict[str, Any]]:
+        """The settlement screen's lines of a finished game, in order, each
+        ``{"label": str, "value": str (optional), "seats": [int] (optional)}``:
+        the client shows the label, the seats' names and the value as given
+        (e.g. ``{"label": "地主胜", "seats": [1]}``, ``{"label": "倍数",
+        "value": "×8"}``). Words are the seeds' terms. Default: no lines.
+        Raises ``wrong_phase`` before the game has finished."""
+        self.result()
+        return []
+
+    def public_roles(self) -> list[str | None]:
+        """Per seat, the role everyone at the table knows it has now (daa
+        ``主方`` / ``次方``), else ``None``; never a role only its own seat
+        knows. Default: none known."""
+        return [None] * self.seats
+
     # -- shared behaviour ---------------------------------------------------------
 
     @property

@@ -54,6 +54,7 @@ from paiju.rules.shengji_cards import (
 )
 from paiju.rules.shengji_deal import Options, parse_deal, parse_options
 from paiju.rules.shengji_deal import random_deal as _random_deal
+from paiju.rules.shengji_display import Display
 from paiju.rules.shengji_follow import (
     iter_follows,
     multiset_combinations,
@@ -72,7 +73,7 @@ __all__ = [
 ]
 
 
-class Shengji(ShengjiPlay):
+class Shengji(Display, ShengjiPlay):
     """升级 with 3s declaring trump (seed 004). See the module docstring.
 
     Options (rulings.md "shengji"): ``decks`` 1..4 (default 2); ``dealer``
@@ -288,7 +289,10 @@ class Shengji(ShengjiPlay):
         self._phase = "play"
         self.leader = self.dealer
         self.trick_no = 1
-        return [Event("hand", {"cards": self._hand_sorted(self.dealer)}, to=self.dealer)]
+        # who buried how many, and every seat's count after it (issue 21)
+        return [Event("buried", {"seat": self.dealer, "count": len(a.cards),
+                                 "hand_counts": [sum(h.values()) for h in self._hands]}),
+                Event("hand", {"cards": self._hand_sorted(self.dealer)}, to=self.dealer)]
 
     def default_bury(self) -> tuple[Card, ...]:
         """The lowest ``kitty_size`` cards of the dealer's hand (rulings.md "Settlement":
@@ -390,7 +394,7 @@ class Shengji(ShengjiPlay):
         return self._default_play(seat)
 
     def view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may see (JSON-able): its own hand (highest first), counts,
+        """What ``seat`` may see (JSON-able): its own hand (trumps, then each suit), counts,
         the declaration, trump, dealer, the shown kitty, the trick and the last
         trick, captured points; the buried kitty only for the dealer."""
         v: dict[str, Any] = {

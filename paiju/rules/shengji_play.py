@@ -119,7 +119,7 @@ class ShengjiPlay(ShengjiState):
                 combo = SHAPE_NAMES[len(cards)]
         trick.append((seat, cards))
         if listed is None:
-            listed = self._hand_lists[seat] = self._sorted(hand.elements())
+            listed = self._hand_lists[seat] = self.hand_in_order(hand.elements())
         events = [
             event("played", {"seat": seat, "cards": list(cards), "combination": combo,
                              "trick": self.trick_no}, None),

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from paiju.rules.cards import Card, Hand
 from paiju.rules.engine import Game
 from paiju.rules.shengji_cards import SEATS, low_key, trump_tables
+from paiju.rules.shengji_display import in_hand_order
 from paiju.rules.shengji_scoring import defenders
 
 #: A trick: ``(seat, cards)`` per play, in playing order.
@@ -131,11 +132,17 @@ class ShengjiState(Game):
         self.power, self.cls, self.key = dict(power), dict(cls), dict(key)
 
     def _hand_sorted(self, seat: int) -> list[Card]:
-        """``seat``'s hand, highest first (:meth:`_sorted`), a fresh list."""
+        """``seat``'s hand in the order players hold it (:meth:`hand_in_order`), a fresh list."""
         cached = self._hand_lists[seat]
         if cached is None:
-            cached = self._hand_lists[seat] = self._sorted(self._hands[seat].elements())
+            cached = self._hand_lists[seat] = self.hand_in_order(self._hands[seat].elements())
         return list(cached)
+
+    def hand_in_order(self, cards: Iterable[Card]) -> list[Card]:
+        """``cards`` as a hand is shown (hand events, views; issue 21): the
+        trumps together, then each side suit, high to low
+        (:func:`~paiju.rules.shengji_display.in_hand_order`)."""
+        return in_hand_order(cards, (self.trump or "") if self.key else "")
 
     def _sorted(self, cards: Iterable[Card]) -> list[Card]:
         """``cards`` highest first: by the trump's order, or before a trump by

@@ -17,7 +17,7 @@ from paiju.service import Context, run
 from services.gateway.backends import Backends
 from services.gateway.gateway import Gateway
 from services.gateway.protocol import MAX_WS_FRAME
-from services.gateway.static import process_request
+from services.gateway.static import request_handler
 
 
 async def setup(ctx: Context) -> Sequence[str]:
@@ -28,6 +28,8 @@ async def setup(ctx: Context) -> Sequence[str]:
     presence = PresencePublisher(nc, new_gateway_id(), cfg.presence_heartbeat_seconds)
     gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr, ctx.identity), presence)
     await presence.start()
+    # The client's files, gzip and ETags: computed once, here (issue 21).
+    process_request = request_handler()
     ws_server = await serve(gateway.handler, cfg.host, cfg.gateway_port,
                             process_request=process_request, max_size=MAX_WS_FRAME,
                             # Pings are the session's own (services.gateway.keepalive).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -19,6 +19,8 @@ from services.ledger.models import accounts, entries, player_account, transactio
 from services.ledger.unit_of_work import UnitOfWork
 
 MAX_HISTORY = 500
+#: FindAccounts: at most this many accounts (and 20 by default).
+MAX_FOUND = 100
 
 
 @dataclass(frozen=True)
@@ -102,3 +104,34 @@ class Accounts:
                     for r in result]
 
         return await self.uow.query("history", read)
+
+
+def _like(text: str) -> str:
+    """``text`` as a literal LIKE pattern (escape character ``\\``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+async def find(uow: UnitOfWork, query: str, limit: int = 0) -> list[AccountView]:
+    """Player accounts whose id is ``query`` or starts with it, or whose name
+    contains it (case-insensitive), by id; at most ``limit`` (0: 20; at most
+    :data:`MAX_FOUND`). Errors: ``bad_query`` (empty, or over 128
+    characters), ``bad_limit`` (INVALID_ARGUMENT)."""
+    query = query.strip()
+    if not query or len(query) > 128:
+        raise LedgerError(INVALID_ARGUMENT, "bad_query", "query must be 1-128 characters")
+    if limit < 0 or limit > MAX_FOUND:
+        raise LedgerError(INVALID_ARGUMENT, "bad_limit", f"limit must be 0-{MAX_FOUND}")
+    literal = _like(query)
+
+    async def read(conn: AsyncConnection) -> list[AccountView]:
+        rows = await conn.execute(
+            select(accounts.c.account, accounts.c.name, accounts.c.balance)
+            .where(accounts.c.kind == "player",
+                   or_(accounts.c.account.like(player_account(literal) + "%", escape="\\"),
+                       func.lower(accounts.c.name).like(f"%{literal.lower()}%",
+                                                        escape="\\")))
+            .order_by(accounts.c.account).limit(limit or 20))
+        return [AccountView(str(r.account).removeprefix("player:"), str(r.name),
+                            int(r.balance)) for r in rows]
+
+    return await uow.query("find", read)

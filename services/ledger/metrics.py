@@ -19,6 +19,9 @@ COINS_MOVED = Counter("paiju_ledger_coins_moved_total",
 #: (what was left of what losers paid), ``room`` (no-call fee).
 FEES = Counter("paiju_ledger_fees_total", "Coins taken by the house, by kind.", ["kind"])
 GRANTED = Counter("paiju_ledger_granted_coins_total", "Coins granted to players.")
+#: Coins operators adjusted (paiju admin adjust), by direction: ``given``, ``taken``.
+ADJUSTED = Counter("paiju_ledger_adjusted_coins_total",
+                   "Coins operators gave or took (paiju admin adjust).", ["direction"])
 #: Transactions retried after a deadlock, serialization failure or busy database.
 RETRIES = Counter("paiju_ledger_retries_total",
                   "Database transactions retried (deadlock, serialization, busy).", ["operation"])

@@ -3,8 +3,9 @@
 - ``ledger_accounts``: one row per account, ``account`` = ``player:<id>`` or
   ``house:<name>``; ``balance`` in coins, always the sum of its entries.
 - ``ledger_transactions``: the append-only journal's transactions; the unique
-  key (``kind``, ``reference``) makes settlements (game id), grants (grant id)
-  and fee charges (charge id) idempotent. ``content_hash`` identifies the
+  key (``kind``, ``reference``) makes settlements (game id), grants (grant id),
+  fee charges (charge id) and operators' adjustments (adjustment id)
+  idempotent. ``content_hash`` identifies the
   request, ``result_json`` is the answer returned to repeats.
 - ``ledger_entries``: the double entries; a transaction's deltas sum to zero.
 - ``ledger_outbox``: ``balance_changed`` events written in the transaction that
@@ -43,12 +44,14 @@ metadata = MetaData()
 
 #: House accounts: the fee on winnings, what is left of what losers paid
 #: (escape penalties beyond the claims, floor remainders), room fees (the
-#: doudizhu no-call fee) and the issuer of granted coins (goes negative).
+#: doudizhu no-call fee), the issuer of granted coins (goes negative) and the
+#: other side of operators' adjustments (``paiju admin adjust``).
+HOUSE_ADJUSTMENTS = "house:adjustments"
 HOUSE_FEES = "house:fees"
 HOUSE_PENALTIES = "house:penalties"
 HOUSE_ROOM_FEES = "house:room_fees"
 HOUSE_GRANTS = "house:grants"
-HOUSE_ACCOUNTS = (HOUSE_FEES, HOUSE_GRANTS, HOUSE_PENALTIES, HOUSE_ROOM_FEES)
+HOUSE_ACCOUNTS = (HOUSE_ADJUSTMENTS, HOUSE_FEES, HOUSE_GRANTS, HOUSE_PENALTIES, HOUSE_ROOM_FEES)
 
 # An integer primary key that autoincrements on SQLite too.
 _ID = BigInteger().with_variant(Integer(), "sqlite")
@@ -67,7 +70,7 @@ accounts = Table(
 transactions = Table(
     "ledger_transactions", metadata,
     Column("id", _ID, primary_key=True, autoincrement=True),
-    Column("kind", String(16), nullable=False),  # settle | grant | fee
+    Column("kind", String(16), nullable=False),  # settle | grant | fee | adjust
     Column("reference", String(160), nullable=False),
     Column("content_hash", String(64), nullable=False),
     Column("game", String(64), nullable=False, server_default=""),

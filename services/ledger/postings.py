@@ -1,4 +1,5 @@
-"""The ledger's money movements: grants, settlements and room fees.
+"""The ledger's money movements: grants, settlements, room fees and
+operators' adjustments.
 
 Each is one idempotent unit of work (services/ledger/journal.py): the
 transaction row and the players' locks (``Writer.open``), the rule
@@ -20,11 +21,17 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from services.ledger import journal
 from services.ledger import settlement as rules
 from services.ledger.accounts import Accounts, AccountView
-from services.ledger.errors import ALREADY_EXISTS, INVALID_ARGUMENT, LedgerError
+from services.ledger.errors import (
+    ALREADY_EXISTS,
+    FAILED_PRECONDITION,
+    INVALID_ARGUMENT,
+    LedgerError,
+)
 from services.ledger.journal_pg import PgWriter
 from services.ledger.journal_sql import SqlWriter
 from services.ledger.models import (
     DAY_MS,
+    HOUSE_ADJUSTMENTS,
     HOUSE_FEES,
     HOUSE_GRANTS,
     HOUSE_PENALTIES,
@@ -38,7 +45,8 @@ T = TypeVar("T")
 #: Transaction kind → the refusal of a repeated key with other content.
 CONFLICTS = {"grant": ("grant_id_conflict", "grant {} was made with other content"),
              "settle": ("game_id_conflict", "game {} was settled with other content"),
-             "fee": ("charge_id_conflict", "charge {} was made with other content")}
+             "fee": ("charge_id_conflict", "charge {} was made with other content"),
+             "adjust": ("adjustment_id_conflict", "adjustment {} was made with other content")}
 
 
 @dataclass(frozen=True)
@@ -220,6 +228,48 @@ class Postings:
 
         return await _once(uow, "fee", charge_id, digest, work,
                                   lambda stored: _outcome(charge_id, stored, True))
+
+
+async def adjust(postings: Postings, player: str, coins: int, reason: str,
+                 adjustment_id: str, by: str) -> tuple[AccountView, bool]:
+    """An operator's adjustment (``paiju admin adjust``): ``coins`` (> 0 given,
+    < 0 taken) to ``player`` against ``house:adjustments``, one transaction
+    of kind ``adjust`` whose reason is ``reason`` (mandatory) and whose stored
+    result names the operator ``by``; idempotent by ``adjustment_id``.
+    Returns the account and whether it was a repeat. Errors:
+    ``reason_required``, ``bad_amount``, ``bad_reference``, ``bad_player_id``
+    (INVALID_ARGUMENT), ``unknown_player`` (NOT_FOUND), ``not_enough_coins``
+    (FAILED_PRECONDITION: a take beyond the balance), ``adjustment_id_conflict``
+    (ALREADY_EXISTS)."""
+    rules.check_player(player)
+    if not reason.strip():
+        raise LedgerError(INVALID_ARGUMENT, "reason_required",
+                          "an adjustment needs a reason")
+    if isinstance(coins, bool) or not isinstance(coins, int) or coins == 0:
+        raise LedgerError(INVALID_ARGUMENT, "bad_amount",
+                          f"coins must be a non-zero whole number, got {coins!r}")
+    _check_amount(abs(coins))
+    _check_reference(adjustment_id, reason)
+    digest = journal.content_hash({"player": player, "coins": coins, "reason": reason})
+    uow = postings.uow
+
+    async def work(w: journal.Writer) -> bool:
+        now = uow.clock()
+        txid, balances = await w.open("adjust", adjustment_id, digest, now, [player],
+                                      reason=reason)
+        if balances[player] + coins < 0:
+            raise LedgerError(FAILED_PRECONDITION, "not_enough_coins",
+                              f"{player} has {balances[player]} coins; cannot take "
+                              f"{-coins}")
+        await w.close(
+            txid, balances, {player: coins}, {HOUSE_ADJUSTMENTS: -coins},
+            json.dumps({"coins": coins, "by": by, "reason": reason}),
+            [{"player": player, "coins": balances[player] + coins, "delta": coins,
+              "reason": "adjustment", "game_id": ""}], now)
+        return False
+
+    repeated = await _once(uow, "adjust", adjustment_id, digest, work, lambda _: True)
+    return await postings.accounts.balance(player), repeated
 
 
 def _check_amount(coins: int) -> None:

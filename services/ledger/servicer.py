@@ -18,14 +18,17 @@ from google.protobuf import unknown_fields
 from google.protobuf.message import Message
 from sqlalchemy.exc import DBAPIError
 
+from paiju import operator
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from services.ledger import accounts as account_search
 from services.ledger import settlement as rules
 from services.ledger.accounts import AccountView
 from services.ledger.errors import INVALID_ARGUMENT, PERMISSION_DENIED, UNAVAILABLE, LedgerError
 from services.ledger.games import RankRow
 from services.ledger.ledger import Ledger
 from services.ledger.metrics import (
+    ADJUSTED,
     COINS_MOVED,
     FEES,
     GRANTED,
@@ -35,7 +38,7 @@ from services.ledger.metrics import (
     SETTLEMENT_SECONDS,
     SETTLEMENTS,
 )
-from services.ledger.postings import SettleOutcome
+from services.ledger.postings import SettleOutcome, adjust
 
 T = TypeVar("T")
 GRANT_KEY_HEADER = "x-paiju-grant-key"
@@ -231,3 +234,25 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             journal_sum=report.journal_sum, mismatched_accounts=report.mismatched_accounts,
             unbalanced_transactions=report.unbalanced_transactions,
             negative_accounts=report.negative_accounts, house=dict(report.house))
+
+    async def FindAccounts(self, request: ledger_pb2.FindAccountsRequest,
+                           context: grpc.aio.ServicerContext
+                           ) -> ledger_pb2.FindAccountsResponse:
+        """Player accounts by id prefix or name (the operator's search)."""
+        found = await self._call(context, request, lambda: account_search.find(
+            self.ledger.uow, request.query, request.limit))
+        return ledger_pb2.FindAccountsResponse(accounts=[_account(a) for a in found])
+
+    async def Adjust(self, request: ledger_pb2.AdjustRequest,
+                     context: grpc.aio.ServicerContext) -> ledger_pb2.AdjustResponse:
+        """An operator's adjustment with a reason (journal kind ``adjust``)."""
+        by = operator.who(context)
+        account, repeated = await self._call(context, request, lambda: adjust(
+            self.ledger.postings, request.player, request.coins, request.reason,
+            request.adjustment_id, by))
+        if not repeated:
+            ADJUSTED.labels("given" if request.coins > 0 else "taken").inc(abs(request.coins))
+            log.warning("coins adjusted by an operator", extra={
+                "operator": by, "player": request.player, "coins": request.coins,
+                "reason": request.reason, "adjustment_id": request.adjustment_id})
+        return ledger_pb2.AdjustResponse(account=_account(account), repeated=repeated)

@@ -218,6 +218,18 @@ class Lobby:
             r, player, now_ms=now, ready_seconds=server.ready_seconds))
         return saved
 
+    async def kick(self, player: str, reason: str, by: str) -> Room:
+        """An operator stands ``player`` up (``paiju admin kick``), with a
+        reason, logged. ``invalid_argument`` without a reason; ``not_seated``;
+        ``room_started`` while its game runs (the table's Kick removes it from
+        a game)."""
+        if not reason.strip():
+            raise E.invalid("a kick needs a reason")
+        saved = await self.stand(player)
+        log.warning("player kicked by an operator", extra={
+            "operator": by, "player": player, "room": saved.room, "reason": reason})
+        return saved
+
     async def ready(self, player: str) -> Room:
         """``player`` presses start. When that makes the full room all ready, the
         game starts: a new game id, the least loaded table instance that answers,

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import grpc
 
+from paiju import operator
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from services.lobby.errors import METADATA_KEY, LobbyError
 from services.lobby.events import result_message, room_message
@@ -86,3 +87,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                          context: grpc.aio.ServicerContext) -> lobby_pb2.RoomResult:
         """The player's last finished game."""
         return result_message(await _guard(context, self.lobby.last_result(request.player)))
+
+    async def Kick(self, request: lobby_pb2.KickRequest,
+                   context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
+        """An operator stands a player up from a waiting room."""
+        return room_message(await _guard(context, self.lobby.kick(
+            request.player, request.reason, operator.who(context))))

@@ -1,6 +1,11 @@
 """The end of a game: settlement, record, ``game_finished``, then a redeal or
 the lobby's ``GameOver`` (docs/table.md "Behaviour").
 
+A game an operator voided (reason ``void``, ``paiju admin end-game``) is not
+settled: its record (reason ``void``, who and why), the lobby's GameOver with
+no settlement and the room's carry-over as the voided game had it, then
+``game_finished`` with reason ``void`` and no result.
+
 A finished game (not a redeal) is settled by the ledger (``Settle``,
 idempotent by game id); its record is stored; the lobby hears ``GameOver``
 (the escapees, the carry-over for the room's next game, the settlement table)
@@ -72,7 +77,16 @@ async def charge_no_call_fee(ledger: Ledger, game: RunningGame, fee: int) -> Non
 def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
     """What the room's next game needs (lobby GameOver carry_json): hunzhan
     ``first`` (the last trick's winner), shengji ``dealer``, doudizhu
-    ``no_call_streak``."""
+    ``no_call_streak``. A voided game passes on what it was started with."""
+    if game.voided is not None:
+        kept: dict[str, Any] = {}
+        if game.name == "hunzhan" and game.topts.first is not None:
+            kept["first"] = game.topts.first
+        if game.name == "shengji" and game.engine_options.get("dealer") is not None:
+            kept["dealer"] = game.engine_options["dealer"]
+        if game.name == "doudizhu":
+            kept["no_call_streak"] = no_call_streak
+        return kept
     detail = game.engine.result().detail
     if game.name == "hunzhan" and detail.get("last_trick_winner") is not None:
         return {"first": detail["last_trick_winner"]}
@@ -111,7 +125,7 @@ async def finish(runner: RoomRunner, game: RunningGame) -> None:
             metrics.ESCAPES.labels(game.name).inc()
         rows: list[dict[str, Any]] = []
         settlement_error = ""
-        if reason != "redeal":
+        if reason not in ("redeal", "void"):
             rows, settlement_error = await settle(table.ledger, game, runner.spec.terms)
         record = game.record()
         if rows:
@@ -120,8 +134,10 @@ async def finish(runner: RoomRunner, game: RunningGame) -> None:
         if reason != "redeal":
             runner.over = True
             if table.lobby is not None:
-                # A finished doudizhu game starts the room's no-call streak anew.
-                req = game_over_request(runner, game, rows, 0)
+                # A finished doudizhu game starts the room's no-call streak anew
+                # (a voided one keeps it).
+                streak = runner.sitting.no_call_streak if reason == "void" else 0
+                req = game_over_request(runner, game, rows, streak)
                 try:
                     await table.lobby.game_over(req)
                 except Refused as e:

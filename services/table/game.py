@@ -85,15 +85,20 @@ class RunningGame:
                                table_options.deal_interval_ms,
                                table_options.declare_grace_seconds)
         self.sent_hands: dict[int, list[str]] = {}
+        #: the engine's public roles as last sent (a ``roles`` event on change)
+        self.sent_roles: list[str | None] = self.engine.public_roles()
         self.timeouts = 0
         self.reason: str | None = None
+        #: Set when an operator voided the game: ``{"by", "why", "at"}`` (ms).
+        self.voided: dict[str, Any] | None = None
 
     # -- reading -------------------------------------------------------------------
 
     @property
     def finished(self) -> bool:
-        """True once the engine says the game ended (normal, escape or redeal)."""
-        return self.engine.finished
+        """True once the engine says the game ended (normal, escape or redeal),
+        or an operator voided it."""
+        return self.engine.finished or self.voided is not None
 
     @property
     def plan(self) -> DealPlan:
@@ -172,6 +177,7 @@ class RunningGame:
             "public_seq": self.numbers.public_seq,
             "player_seq": self.numbers.player_seq[player],
             "escape_points": self.engine.escape_points(seat)[seat],
+            "roles": self.engine.public_roles(),
         })
         return v
 
@@ -413,6 +419,10 @@ class RunningGame:
                 self.sent_hands[s] = hand
                 out.append(self.numbers.private(self.player_of(s), "hand",
                                                 {"game_id": self.game_id, "cards": hand}))
+        roles = self.engine.public_roles()
+        if roles != self.sent_roles:
+            self.sent_roles = roles
+            out.append(self.numbers.public("roles", {"roles": roles}))
         if self.finished:
             self._ended(now)
             scores = self.scores()
@@ -435,6 +445,21 @@ class RunningGame:
             self.reason = "redeal"
         else:
             self.reason = "normal"
+
+    def void(self, now: float, by: str, why: str) -> list[Outgoing]:
+        """An operator ends the game without a result (reason ``void``): no
+        clock runs any more, nothing is settled; ``by`` and ``why`` go into
+        its record. No event: ``game_finished`` follows from the ending.
+        ``GameError(game_over)`` once the game finished."""
+        if self.finished:
+            raise GameError("game_over", f"game {self.game_id} has finished already",
+                            "FAILED_PRECONDITION")
+        self.voided = {"by": by, "why": why, "at": ms(now)}
+        self.turns.clear()
+        self.paced.close()
+        self.finished_at = now
+        self.reason = "void"
+        return []
 
     def _turn_events(self, seat: int) -> list[Outgoing]:
         legal = self.engine.non_play_actions(seat)
@@ -469,9 +494,11 @@ class RunningGame:
         return game_record(self)
 
     def finished_event(self, settlement: list[dict[str, Any]]) -> Outgoing:
-        """``game_finished`` with the reason, the result and the settlement table."""
-        result = self.engine.result().to_json()
+        """``game_finished`` with the reason, the result (None: voided) and the
+        settlement table (``lines``: the engine's result lines; none when voided)."""
+        result = None if self.voided else self.engine.result().to_json()
         return self.numbers.public("game_finished", {
             "game_id": self.game_id, "reason": self.reason, "result": result,
             "settlement": settlement, "scores": self.scores(),
+            "lines": [] if self.voided else self.engine.result_lines(),
         })

@@ -14,6 +14,8 @@ def game_record(game: RunningGame) -> dict[str, Any]:
     """The record (records.md): game, options, deal, actions as applied (system
     ones too), plus game_id, room, server, players, table_options, and once the
     game finished reason, result, finished_at; started_at / finished_at in unix ms.
+    A game an operator voided has reason ``void``, no result, and ``void``:
+    ``{"by", "why", "at"}`` (who, why, when in unix ms; docs/table.md).
     ``paiju replay`` plays ``options``, ``deal`` and ``actions`` again."""
     topts = game.topts
     rec: dict[str, Any] = {
@@ -34,7 +36,11 @@ def game_record(game: RunningGame) -> dict[str, Any]:
         },
         "started_at": ms(game.started_at),
     }
-    if game.finished:
+    if game.voided is not None:
+        rec["reason"] = "void"
+        rec["void"] = dict(game.voided)
+        rec["finished_at"] = ms(game.finished_at or game.started_at)
+    elif game.finished:
         rec["reason"] = game.reason
         rec["result"] = game.engine.result().to_json()
         rec["finished_at"] = ms(game.finished_at or game.started_at)

@@ -231,6 +231,20 @@ class RoomRunner:
             self.game.seat_of(player)
             await self._do({"type": "leave", "at": self._now(), "player": player})
 
+    async def void(self, by: str, why: str) -> str:
+        """An operator ends the current deal without a result (a ``void``
+        entry; the ending then stores its record, tells the lobby and
+        publishes ``game_finished`` with reason ``void``). Returns its game id.
+        ``GameError``: ``game_over`` once it finished, ``game_moved``,
+        ``unavailable``."""
+        async with self.lock:
+            game = self.game
+            if game.finished:
+                raise GameError("game_over", f"game {game.game_id} has finished already",
+                                "FAILED_PRECONDITION")
+            await self._do({"type": "void", "at": self._now(), "by": by, "why": why})
+            return game.game_id
+
     async def when_live(self, make: Callable[[], dict[str, Any]]) -> None:
         """Apply, log and publish the entry ``make()`` gives, waiting out pauses
         (the end of a game: ``finished``, ``redeal``). ``GameError(game_moved)``

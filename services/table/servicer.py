@@ -6,18 +6,21 @@ Codes: ``no_game`` (NOT_FOUND: no game in that room here), ``not_seated``
 (FAILED_PRECONDITION: the player has no seat in it), ``draining``
 (UNAVAILABLE: the instance takes no new games), ``room_busy`` (ALREADY_EXISTS),
 ``unknown_game``, ``bad_options``, ``bad_deal``, ``wrong_seats``,
-``fixed_deal_not_allowed``, ``invalid_argument`` (INVALID_ARGUMENT). Rules
+``fixed_deal_not_allowed``, ``invalid_argument`` (INVALID_ARGUMENT),
+``game_over`` (FAILED_PRECONDITION: EndGame of a game that finished). Rules
 errors of an action are no gRPC error: ``ActResponse.ok`` false with the code.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, TypeVar
 
 import grpc
 
+from paiju import operator
 from paiju.common.v1 import common_pb2
 from paiju.rules import ENGINES, RulesError, load
 from paiju.table.v1 import table_pb2, table_pb2_grpc
@@ -27,6 +30,8 @@ from services.table.runner import Table
 from services.table.spec import GameSpec, Terms
 
 METADATA_KEY = "paiju-error"
+
+log = logging.getLogger("paiju.table")
 
 R = TypeVar("R")
 
@@ -230,3 +235,34 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             await _abort(context, grpc.StatusCode.NOT_FOUND, "no_record",
                          f"no record of game {request.game_id!r}")
         return table_pb2.GetRecordResponse(json=json.dumps(record, ensure_ascii=False))
+    async def Kick(self, request: table_pb2.KickRequest,
+                   context: grpc.aio.ServicerContext) -> table_pb2.PlayerResponse:
+        """An operator removes a player from the room's game: its escape."""
+        async def body() -> table_pb2.PlayerResponse:
+            _reason_given(request.reason)
+            by = operator.who(context)
+            await self.table.room(request.room).leave(request.player)
+            log.warning("player kicked from a game by an operator", extra={
+                "operator": by, "player": request.player, "room": request.room,
+                "reason": request.reason})
+            return table_pb2.PlayerResponse(ok=True)
+        return await _guard(context, body)
+
+    async def EndGame(self, request: table_pb2.EndGameRequest,
+                      context: grpc.aio.ServicerContext) -> table_pb2.EndGameResponse:
+        """An operator voids the room's game (no settlement; record reason ``void``)."""
+        async def body() -> table_pb2.EndGameResponse:
+            _reason_given(request.reason)
+            by = operator.who(context)
+            game_id = await self.table.room(request.room).void(by, request.reason)
+            log.warning("game voided by an operator", extra={
+                "operator": by, "game_id": game_id, "room": request.room,
+                "reason": request.reason})
+            return table_pb2.EndGameResponse(game_id=game_id, room=request.room)
+        return await _guard(context, body)
+
+
+def _reason_given(reason: str) -> None:
+    if not reason.strip() or len(reason) > 200:
+        raise GameError("invalid_argument", "an operator's action needs a reason "
+                        "(1-200 characters)", "INVALID_ARGUMENT")

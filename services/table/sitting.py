@@ -22,6 +22,8 @@ its log (:func:`restore`). Entries (``type``):
   (``stopped_at``): an instance goes on with the game after it stood still
   (:func:`services.table.level.level`); ``takeover`` also publishes ``game_moved``.
 - ``handover`` (``instance``): the owner gave the game up (SIGTERM); nothing moves.
+- ``void`` (``by``, ``why``): an operator ended the current deal without a
+  result (``paiju admin end-game``); its ending follows.
 
 After :meth:`Sitting.apply` the entry carries ``seq`` (the public seq after
 it), ``player_seq`` (each player's seq after it) and ``actions`` (the
@@ -136,6 +138,8 @@ class Sitting:
             self.handed_over_at = None
             out = level(game, entry["stopped_at"] / 1000.0, at,
                         moved_to=entry["address"] if kind == "takeover" else None)
+        elif kind == "void":
+            out = game.void(at, str(entry["by"]), str(entry["why"]))
         elif kind == "handover":
             self.handed_over_at = at
             out = []

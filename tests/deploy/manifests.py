@@ -167,7 +167,7 @@ def secret_mounts(workload: Doc) -> dict[str, tuple[str, dict[str, str]]]:
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
     mounts: dict[str, tuple[str, dict[str, str]]] = {}
     for m in pod["containers"][0].get("volumeMounts", []):
-        secret = volumes[m["name"]].get("secret")
+        secret = volumes.get(m["name"], {}).get("secret")  # (claims: not volumes)
         if secret is not None:
             files = {item["path"]: item["key"] for item in secret.get("items", [])}
             mounts[m["mountPath"]] = (str(secret["secretName"]), files)

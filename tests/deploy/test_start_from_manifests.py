@@ -79,7 +79,8 @@ def cert_manager_secrets(docs: list[Doc], ca_dir: Path) -> dict[str, dict[str, b
     if not MUTUAL_TLS:
         return {}
     identity: Any = importlib.import_module("paiju.identity")
-    identity.make_ca(ca_dir)
+    if not (ca_dir / "ca.pem").exists():  # the NATS server's CA (nats_for) is the same
+        identity.make_ca(ca_dir)
     made: dict[str, dict[str, bytes]] = {}
     for cert in (d for d in docs if d["kind"] == "Certificate"
                  and d["apiVersion"] == "cert-manager.io/v1" and not d["spec"].get("isCA")):
@@ -141,7 +142,11 @@ def nats_for(overlay: str, tmp_path: Path) -> Iterator[NatsServer]:
     """A NATS server with the users the overlay's pods connect as: the dev
     overlay's own seeds (whose rendered ConfigMap nats-auth must be what
     ``paiju nats-config`` makes of them), or in production seeds made as the
-    operator makes them."""
+    operator makes them. Where the overlay's NATS serves TLS (its nats.conf
+    has a ``tls {}`` block: production), so does this one, with a certificate
+    of the rendered Certificate's names (and 127.0.0.1, where the pods reach
+    it here) from the CA the services' certificates come from (``tmp_path/ca``,
+    :func:`cert_manager_secrets`), verifying clients as the overlay says."""
     creds = tmp_path / "nats-credentials"
     if overlay == "dev":
         committed = REPO / "deploy" / "overlays" / "dev" / "nats-credentials"
@@ -156,7 +161,22 @@ def nats_for(overlay: str, tmp_path: Path) -> Iterator[NatsServer]:
         rendered = config_map_data(docs, auth)["auth.conf"]
         assert rendered == natsauth.authorization(keys), \
             "remake deploy/overlays/dev/nats-credentials with paiju nats-config"
-    server = NatsServer(creds=creds)
+    docs = render(overlay)
+    conf = config_map_data(docs, "nats-config")["nats.conf"]
+    tls_block = re.search(r"(?m)^tls \{(.*?)^\}", conf, re.S)
+    tls = None
+    if tls_block is not None:
+        identity: Any = importlib.import_module("paiju.identity")
+        ca_dir, tls = tmp_path / "ca", tmp_path / "nats-tls"
+        identity.make_ca(ca_dir)
+        names = next(d["spec"]["dnsNames"] for d in docs if d["kind"] == "Certificate"
+                     and d["spec"].get("commonName") == "nats")
+        identity.issue(ca_dir, "nats", hosts=[*names[1:], "127.0.0.1"])
+        tls.mkdir()
+        for name in ("ca.pem", "nats.pem", "nats-key.pem"):
+            shutil.copy(ca_dir / name, tls / name)
+    server = NatsServer(creds=creds, tls=tls,
+                        verify=tls_block is not None and "verify: true" in tls_block.group(1))
     server.start()
     try:
         yield server

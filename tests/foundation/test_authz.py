@@ -62,6 +62,10 @@ def test_the_decided_callers() -> None:
     assert allowed(RULES, ledger + "Grant", "gateway", dev_mode=True)
     assert not allowed(RULES, ledger + "Settle", "gateway", dev_mode=True)
     assert not allowed(RULES, "/paiju.ledger.v1.LedgerService/Mint", "operator", dev_mode=True)
+    # the operator's console (issue 23): its actions only the operator, in any mode
+    for method in (ledger + "Adjust", ledger + "FindAccounts", lobby + "Kick",
+                   table + "Kick", table + "EndGame"):
+        assert RULES[method].callers == {"operator"} and not RULES[method].dev, method
 
 
 def test_operations_doc_shows_the_table() -> None:

@@ -33,14 +33,14 @@ async def test_migrations_match_models(tmp_path: Path) -> None:
             assert [tuple(r) for r in house] == [(a, 0) for a in HOUSE_ACCOUNTS]
             version = (await conn.execute(text(
                 "SELECT version_num FROM alembic_version_ledger"))).scalar_one()
-            assert version == "0002_ledger_games"
+            assert version == "0003_ledger_games"
     finally:
         await engine.dispose()
 
 
-async def test_0002_fills_seats_and_tally_from_settlements_journalled_before(
+async def test_0003_fills_seats_and_tally_from_settlements_journalled_before(
         tmp_path: Path) -> None:
-    """A journal of 0001 with one settlement: 0002 gives it its seats and its
+    """A journal of 0001 with one settlement: 0003 gives it its seats and its
     tally row per player (server ""), from its stored result."""
     from alembic import command
     from alembic.config import Config as AlembicConfig

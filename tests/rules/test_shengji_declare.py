@@ -178,8 +178,10 @@ def test_bury_errors_and_hidden_kitty() -> None:
     rejects(g, act(0, "bury", "3S", "5S", "AS", "KS", "QS", "JS"), "not_your_turn")
     rejects(g, act(1, "play", "AH"), "wrong_phase")
     ev = g.apply(act(1, "bury", "TH", "4H", "6H", "7H", "8H", "9H"))
-    assert [(e.type, e.to) for e in ev] == [("hand", 1)]
-    assert sorted(ev[0].data["cards"]) == sorted(
+    assert [(e.type, e.to) for e in ev] == [("buried", None), ("hand", 1)]
+    # every seat holds 12 again after the bury (seed 底牌: one deck, 12 each)
+    assert ev[0].data == {"seat": 1, "count": 6, "hand_counts": [12, 12, 12, 12]}
+    assert sorted(ev[1].data["cards"]) == sorted(
         ["3C", "5H", "AH", "KH", "QH", "JH", "4S", "4D", "2S", "2H", "2C", "2D"])
     assert g.phase == "play" and g.to_act() == [1]
     assert g.view(1)["buried"] == ["TH", "9H", "8H", "7H", "6H", "4H"]

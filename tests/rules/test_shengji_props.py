@@ -99,7 +99,10 @@ def _check_events(game: Shengji, events: list[Event], hands_before: list[Counter
     for e in events:
         if e.to is None:
             assert e.type in {"declared", "declaring_closed", "kitty_shown", "played",
-                              "trick_won", "scores", "timed_out", "escaped"}, e.type
+                              "trick_won", "scores", "timed_out", "escaped", "buried"}, e.type
+            if e.type == "buried":  # who buried and the counts, never the cards
+                assert set(e.data) == {"seat", "count", "hand_counts"}
+                assert e.data["hand_counts"] == [sum(h.values()) for h in game.hands]
             if e.type == "kitty_shown":
                 assert e.data["cards"] == game.kitty
             if e.type == "played":

@@ -118,3 +118,22 @@ def test_the_time_away_counts_across_a_takeover() -> None:
     s.apply({"type": "timer", "at": ms(now)})
     assert s.game.finished and s.game.reason == "escape"
     assert s.game.engine.escaped == seat
+
+
+def test_a_voided_sitting_stays_voided_when_rebuilt_and_takes_no_more_moves() -> None:
+    """An operator's ``void`` (paiju admin end-game) is a log entry: an
+    instance that takes the game over finds it ended, with no clock running,
+    no action taken and who and why in its record (reason ``void``, no result)."""
+    first = created()
+    entries = [first, {"type": "void", "at": ms(T0 + 5), "by": "ops-ann", "why": "stuck"}]
+    again = restore(entries)
+    game = again.game
+    assert game.finished and game.reason == "void" and game.next_deadline() is None
+    record = game.record()
+    assert record["reason"] == "void" and "result" not in record
+    assert record["void"] == {"by": "ops-ann", "why": "stuck", "at": ms(T0 + 5)}
+    player = game.player_of(game.engine.to_act()[0])
+    answer, out = game.act(player, "call", [], 1, T0 + 6)
+    assert not answer.ok and not out
+    event = game.finished_event([])
+    assert event.data["reason"] == "void" and event.data["result"] is None

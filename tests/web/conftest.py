@@ -38,7 +38,8 @@ def _apt_install() -> str | None:
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env,
                        capture_output=True, timeout=300)
-        subprocess.run(["apt-get", "install", "-y", "-qq", *APT_PACKAGES], check=True,
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends",
+                        *APT_PACKAGES], check=True,
                        env=env, capture_output=True, timeout=600)
     except (OSError, subprocess.SubprocessError) as e:
         return f"apt-get install {' '.join(APT_PACKAGES)} failed: {e}"

@@ -20,6 +20,104 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
+class FindAccountsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    QUERY_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    query: _builtins.str
+    limit: _builtins.int
+    """At most this many accounts (0: 20; at most 100)."""
+    def __init__(
+        self,
+        *,
+        query: _builtins.str = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "query", b"query"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindAccountsRequest: _TypeAlias = FindAccountsRequest  # noqa: Y015
+
+@_typing.final
+class FindAccountsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def accounts(self) -> _containers.RepeatedCompositeFieldContainer[Global___Account]: ...
+    def __init__(
+        self,
+        *,
+        accounts: _abc.Iterable[Global___Account] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindAccountsResponse: _TypeAlias = FindAccountsResponse  # noqa: Y015
+
+@_typing.final
+class AdjustRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    ADJUSTMENT_ID_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    coins: _builtins.int
+    """Coins to add (> 0) or take (< 0); never 0."""
+    reason: _builtins.str
+    """Why (1-64 characters; shown in the player's history as the transaction's reason)."""
+    adjustment_id: _builtins.str
+    """Idempotency key (1-160 characters): a repeat returns the account as is."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        coins: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        adjustment_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["adjustment_id", b"adjustment_id", "coins", b"coins", "player", b"player", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AdjustRequest: _TypeAlias = AdjustRequest  # noqa: Y015
+
+@_typing.final
+class AdjustResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    REPEATED_FIELD_NUMBER: _builtins.int
+    repeated: _builtins.bool
+    """True when this adjustment had already been applied (a repeat)."""
+    @_builtins.property
+    def account(self) -> Global___Account: ...
+    def __init__(
+        self,
+        *,
+        account: Global___Account | None = ...,
+        repeated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["account", b"account"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "repeated", b"repeated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AdjustResponse: _TypeAlias = AdjustResponse  # noqa: Y015
+
+@_typing.final
 class Account(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -79,6 +79,16 @@ class LedgerServiceStub:
                 request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsRequest.SerializeToString,
                 response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsResponse.FromString,
                 _registered_method=True)
+        self.FindAccounts = channel.unary_unary(
+                '/paiju.ledger.v1.LedgerService/FindAccounts',
+                request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsRequest.SerializeToString,
+                response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsResponse.FromString,
+                _registered_method=True)
+        self.Adjust = channel.unary_unary(
+                '/paiju.ledger.v1.LedgerService/Adjust',
+                request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustRequest.SerializeToString,
+                response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -159,6 +169,28 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FindAccounts(self, request, context):
+        """Operator only (`paiju admin find`): player accounts whose id is `query`
+        or starts with it, or whose name contains it (case-insensitive), by id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Adjust(self, request, context):
+        """Operator only (`paiju admin adjust`): add (coins > 0) or take (coins < 0)
+        coins with a mandatory reason: a journal transaction of kind "adjust"
+        against the house account house:adjustments (the journal still sums to
+        zero), the operator's name (metadata "x-paiju-operator") and reason kept
+        with it. Idempotent by adjustment_id. Errors (details "<reason>: ..."):
+        INVALID_ARGUMENT reason_required, bad_amount, bad_reference; NOT_FOUND
+        unknown_player; FAILED_PRECONDITION not_enough_coins (a take beyond the
+        balance); ALREADY_EXISTS adjustment_id_conflict.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -206,6 +238,16 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.GetRankings,
                     request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsRequest.FromString,
                     response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsResponse.SerializeToString,
+            ),
+            'FindAccounts': grpc.unary_unary_rpc_method_handler(
+                    servicer.FindAccounts,
+                    request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsRequest.FromString,
+                    response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsResponse.SerializeToString,
+            ),
+            'Adjust': grpc.unary_unary_rpc_method_handler(
+                    servicer.Adjust,
+                    request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustRequest.FromString,
+                    response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -451,6 +493,60 @@ class LedgerService:
             '/paiju.ledger.v1.LedgerService/GetRankings',
             paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsRequest.SerializeToString,
             paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FindAccounts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.ledger.v1.LedgerService/FindAccounts',
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsRequest.SerializeToString,
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Adjust(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.ledger.v1.LedgerService/Adjust',
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustRequest.SerializeToString,
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustResponse.FromString,
             options,
             channel_credentials,
             insecure,

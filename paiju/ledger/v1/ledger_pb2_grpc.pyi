@@ -66,6 +66,20 @@ class LedgerServiceStub:
     day of until_ms, top `limit` and the asking player's own rank
     (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
     """
+    FindAccounts: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.FindAccountsRequest, _ledger_pb2.FindAccountsResponse]
+    """Operator only (`paiju admin find`): player accounts whose id is `query`
+    or starts with it, or whose name contains it (case-insensitive), by id.
+    """
+    Adjust: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AdjustRequest, _ledger_pb2.AdjustResponse]
+    """Operator only (`paiju admin adjust`): add (coins > 0) or take (coins < 0)
+    coins with a mandatory reason: a journal transaction of kind "adjust"
+    against the house account house:adjustments (the journal still sums to
+    zero), the operator's name (metadata "x-paiju-operator") and reason kept
+    with it. Idempotent by adjustment_id. Errors (details "<reason>: ..."):
+    INVALID_ARGUMENT reason_required, bad_amount, bad_reference; NOT_FOUND
+    unknown_player; FAILED_PRECONDITION not_enough_coins (a take beyond the
+    balance); ALREADY_EXISTS adjustment_id_conflict.
+    """
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -104,6 +118,20 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     after fees; no grants, no room fees) over the 7 UTC days ending with the
     day of until_ms, top `limit` and the asking player's own rank
     (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+    """
+    FindAccounts: _aio.UnaryUnaryMultiCallable[_ledger_pb2.FindAccountsRequest, _ledger_pb2.FindAccountsResponse]  # type: ignore[assignment]
+    """Operator only (`paiju admin find`): player accounts whose id is `query`
+    or starts with it, or whose name contains it (case-insensitive), by id.
+    """
+    Adjust: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AdjustRequest, _ledger_pb2.AdjustResponse]  # type: ignore[assignment]
+    """Operator only (`paiju admin adjust`): add (coins > 0) or take (coins < 0)
+    coins with a mandatory reason: a journal transaction of kind "adjust"
+    against the house account house:adjustments (the journal still sums to
+    zero), the operator's name (metadata "x-paiju-operator") and reason kept
+    with it. Idempotent by adjustment_id. Errors (details "<reason>: ..."):
+    INVALID_ARGUMENT reason_required, bad_amount, bad_reference; NOT_FOUND
+    unknown_player; FAILED_PRECONDITION not_enough_coins (a take beyond the
+    balance); ALREADY_EXISTS adjustment_id_conflict.
     """
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -194,6 +222,32 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         after fees; no grants, no room fees) over the 7 UTC days ending with the
         day of until_ms, top `limit` and the asking player's own rank
         (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+        """
+
+    @_abc_1.abstractmethod
+    def FindAccounts(
+        self,
+        request: _ledger_pb2.FindAccountsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.FindAccountsResponse, _abc.Awaitable[_ledger_pb2.FindAccountsResponse]]:
+        """Operator only (`paiju admin find`): player accounts whose id is `query`
+        or starts with it, or whose name contains it (case-insensitive), by id.
+        """
+
+    @_abc_1.abstractmethod
+    def Adjust(
+        self,
+        request: _ledger_pb2.AdjustRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.AdjustResponse, _abc.Awaitable[_ledger_pb2.AdjustResponse]]:
+        """Operator only (`paiju admin adjust`): add (coins > 0) or take (coins < 0)
+        coins with a mandatory reason: a journal transaction of kind "adjust"
+        against the house account house:adjustments (the journal still sums to
+        zero), the operator's name (metadata "x-paiju-operator") and reason kept
+        with it. Idempotent by adjustment_id. Errors (details "<reason>: ..."):
+        INVALID_ARGUMENT reason_required, bad_amount, bad_reference; NOT_FOUND
+        unknown_player; FAILED_PRECONDITION not_enough_coins (a take beyond the
+        balance); ALREADY_EXISTS adjustment_id_conflict.
         """
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

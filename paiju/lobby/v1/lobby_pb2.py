@@ -25,37 +25,39 @@ _sym_db = _symbol_database.Default()
 from paiju.common.v1 import common_pb2 as paiju_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1apaiju/lobby/v1/lobby.proto\x12\x0epaiju.lobby.v1\x1a\x1cpaiju/common/v1/common.proto\"\xe5\x01\n\nCoinServer\x12\x0e\n\x06server\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x0c\n\x04\x62\x61se\x18\x04 \x01(\x03\x12\x11\n\tmin_coins\x18\x05 \x01(\x03\x12\x10\n\x08\x66\x65\x65_rate\x18\x06 \x01(\x01\x12\x0c\n\x04unit\x18\x07 \x01(\x03\x12\x14\n\x0coptions_json\x18\x08 \x01(\t\x12\r\n\x05rooms\x18\t \x01(\x05\x12\r\n\x05seats\x18\n \x01(\x05\x12\x15\n\rready_seconds\x18\x0b \x01(\x05\x12\x1f\n\x17idle_disconnect_seconds\x18\x0c \x01(\x05\"\x14\n\x12ListServersRequest\"B\n\x13ListServersResponse\x12+\n\x07servers\x18\x01 \x03(\x0b\x32\x1a.paiju.lobby.v1.CoinServer\"\"\n\x10ListRoomsRequest\x12\x0e\n\x06server\x18\x01 \x01(\t\"8\n\x11ListRoomsResponse\x12#\n\x05rooms\x18\x01 \x03(\x0b\x32\x14.paiju.lobby.v1.Room\"\x1e\n\x0eGetRoomRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\"~\n\x08RoomSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05\x63oins\x18\x04 \x01(\x03\x12\r\n\x05ready\x18\x05 \x01(\x08\x12\x11\n\tconnected\x18\x06 \x01(\x08\x12\x15\n\raway_since_ms\x18\x07 \x01(\x03\"\x84\x01\n\nRoomResult\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x11\n\trecord_id\x18\x03 \x01(\t\x12\x32\n\nsettlement\x18\x04 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\x10\n\x08\x65nded_ms\x18\x05 \x01(\x03\"\xfe\x01\n\x04Room\x12\x0e\n\x06server\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\'\n\x05seats\x18\x05 \x03(\x0b\x32\x18.paiju.lobby.v1.RoomSeat\x12\x0f\n\x07game_id\x18\x06 \x01(\t\x12\x16\n\x0etable_instance\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\x03\x12\x0c\n\x04size\x18\t \x01(\x05\x12\x19\n\x11ready_deadline_ms\x18\n \x01(\x03\x12/\n\x0blast_result\x18\x0b \x01(\x0b\x32\x1a.paiju.lobby.v1.RoomResult\"F\n\nSitRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04room\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\"\x1f\n\rPlayerRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"\x9c\x01\n\x0fGameOverRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\x12\x0f\n\x07\x65scaped\x18\x03 \x03(\t\x12\x12\n\ncarry_json\x18\x04 \x01(\t\x12\x32\n\nsettlement\x18\x05 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\x11\n\trecord_id\x18\x06 \x01(\t2\xfa\x04\n\x0cLobbyService\x12V\n\x0bListServers\x12\".paiju.lobby.v1.ListServersRequest\x1a#.paiju.lobby.v1.ListServersResponse\x12P\n\tListRooms\x12 .paiju.lobby.v1.ListRoomsRequest\x1a!.paiju.lobby.v1.ListRoomsResponse\x12?\n\x07GetRoom\x12\x1e.paiju.lobby.v1.GetRoomRequest\x1a\x14.paiju.lobby.v1.Room\x12\x37\n\x03Sit\x12\x1a.paiju.lobby.v1.SitRequest\x1a\x14.paiju.lobby.v1.Room\x12<\n\x05Stand\x12\x1d.paiju.lobby.v1.PlayerRequest\x1a\x14.paiju.lobby.v1.Room\x12<\n\x05Ready\x12\x1d.paiju.lobby.v1.PlayerRequest\x1a\x14.paiju.lobby.v1.Room\x12>\n\x07WhereIs\x12\x1d.paiju.lobby.v1.PlayerRequest\x1a\x14.paiju.lobby.v1.Room\x12G\n\nLastResult\x12\x1d.paiju.lobby.v1.PlayerRequest\x1a\x1a.paiju.lobby.v1.RoomResult\x12\x41\n\x08GameOver\x12\x1f.paiju.lobby.v1.GameOverRequest\x1a\x14.paiju.lobby.v1.Roomb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1apaiju/lobby/v1/lobby.proto\x12\x0epaiju.lobby.v1\x1a\x1cpaiju/common/v1/common.proto\"-\n\x0bKickRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xe5\x01\n\nCoinServer\x12\x0e\n\x06server\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x0c\n\x04\x62\x61se\x18\x04 \x01(\x03\x12\x11\n\tmin_coins\x18\x05 \x01(\x03\x12\x10\n\x08\x66\x65\x65_rate\x18\x06 \x01(\x01\x12\x0c\n\x04unit\x18\x07 \x01(\x03\x12\x14\n\x0coptions_json\x18\x08 \x01(\t\x12\r\n\x05rooms\x18\t \x01(\x05\x12\r\n\x05seats\x18\n \x01(\x05\x12\x15\n\rready_seconds\x18\x0b \x01(\x05\x12\x1f\n\x17idle_disconnect_seconds\x18\x0c \x01(\x05\"\x14\n\x12ListServersRequest\"B\n\x13ListServersResponse\x12+\n\x07servers\x18\x01 \x03(\x0b\x32\x1a.paiju.lobby.v1.CoinServer\"\"\n\x10ListRoomsRequest\x12\x0e\n\x06server\x18\x01 \x01(\t\"8\n\x11ListRoomsResponse\x12#\n\x05rooms\x18\x01 \x03(\x0b\x32\x14.paiju.lobby.v1.Room\"\x1e\n\x0eGetRoomRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\"~\n\x08RoomSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05\x63oins\x18\x04 \x01(\x03\x12\r\n\x05ready\x18\x05 \x01(\x08\x12\x11\n\tconnected\x18\x06 \x01(\x08\x12\x15\n\raway_since_ms\x18\x07 \x01(\x03\"\x84\x01\n\nRoomResult\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x11\n\trecord_id\x18\x03 \x01(\t\x12\x32\n\nsettlement\x18\x04 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\x10\n\x08\x65nded_ms\x18\x05 \x01(\x03\"\xfe\x01\n\x04Room\x12\x0e\n\x06server\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\x12\r\n\x05state\x18\x03 \x01(\t\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\'\n\x05seats\x18\x05 \x03(\x0b\x32\x18.paiju.lobby.v1.RoomSeat\x12\x0f\n\x07game_id\x18\x06 \x01(\t\x12\x16\n\x0etable_instance\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\x03\x12\x0c\n\x04size\x18\t \x01(\x05\x12\x19\n\x11ready_deadline_ms\x18\n \x01(\x03\x12/\n\x0blast_result\x18\x0b \x01(\x0b\x32\x1a.paiju.lobby.v1.RoomResult\"F\n\nSitRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04room\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\"\x1f\n\rPlayerRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"\x9c\x01\n\x0fGameOverRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\x12\x0f\n\x07\x65scaped\x18\x03 \x03(\t\x12\x12\n\ncarry_json\x18\x04 \x01(\t\x12\x32\n\nsettlement\x18\x05 \x03(\x0b\x32\x1e.paiju.common.v1.SettlementRow\x12\x11\n\trecord_id\x18\x06 \x01(\t2\xb5\x05\n\x0cLobbyService\x12V\n\x0bListServers\x12\".paiju.lobby.v1.ListServersRequest\x1a#.paiju.lobby.v1.ListServersResponse\x12P\n\tListRooms\x12 .paiju.lobby.v1.ListRoomsRequest\x1a!.paiju.lobby.v1.ListRoomsResponse\x12?\n\x07GetRoom\x12\x1e.paiju.lobby.v1.GetRoomRequest\x1a\x14.paiju.lobby.v1.Room\x12\x37\n\x03Sit\x12\x1a.paiju.lobby.v1.SitRequest\x1a\x14.paiju.lobby.v1.Room\x12<\n\x05Stand\x12\x1d.paiju.lobby.v1.PlayerRequest\x1a\x14.paiju.lobby.v1.Room\x12<\n\x05Ready\x12\x1d.paiju.lobby.v1.PlayerRequest\x1a\x14.paiju.lobby.v1.Room\x12>\n\x07WhereIs\x12\x1d.paiju.lobby.v1.PlayerRequest\x1a\x14.paiju.lobby.v1.Room\x12G\n\nLastResult\x12\x1d.paiju.lobby.v1.PlayerRequest\x1a\x1a.paiju.lobby.v1.RoomResult\x12\x41\n\x08GameOver\x12\x1f.paiju.lobby.v1.GameOverRequest\x1a\x14.paiju.lobby.v1.Room\x12\x39\n\x04Kick\x12\x1b.paiju.lobby.v1.KickRequest\x1a\x14.paiju.lobby.v1.Roomb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'paiju.lobby.v1.lobby_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_COINSERVER']._serialized_start=77
-  _globals['_COINSERVER']._serialized_end=306
-  _globals['_LISTSERVERSREQUEST']._serialized_start=308
-  _globals['_LISTSERVERSREQUEST']._serialized_end=328
-  _globals['_LISTSERVERSRESPONSE']._serialized_start=330
-  _globals['_LISTSERVERSRESPONSE']._serialized_end=396
-  _globals['_LISTROOMSREQUEST']._serialized_start=398
-  _globals['_LISTROOMSREQUEST']._serialized_end=432
-  _globals['_LISTROOMSRESPONSE']._serialized_start=434
-  _globals['_LISTROOMSRESPONSE']._serialized_end=490
-  _globals['_GETROOMREQUEST']._serialized_start=492
-  _globals['_GETROOMREQUEST']._serialized_end=522
-  _globals['_ROOMSEAT']._serialized_start=524
-  _globals['_ROOMSEAT']._serialized_end=650
-  _globals['_ROOMRESULT']._serialized_start=653
-  _globals['_ROOMRESULT']._serialized_end=785
-  _globals['_ROOM']._serialized_start=788
-  _globals['_ROOM']._serialized_end=1042
-  _globals['_SITREQUEST']._serialized_start=1044
-  _globals['_SITREQUEST']._serialized_end=1114
-  _globals['_PLAYERREQUEST']._serialized_start=1116
-  _globals['_PLAYERREQUEST']._serialized_end=1147
-  _globals['_GAMEOVERREQUEST']._serialized_start=1150
-  _globals['_GAMEOVERREQUEST']._serialized_end=1306
-  _globals['_LOBBYSERVICE']._serialized_start=1309
-  _globals['_LOBBYSERVICE']._serialized_end=1943
+  _globals['_KICKREQUEST']._serialized_start=76
+  _globals['_KICKREQUEST']._serialized_end=121
+  _globals['_COINSERVER']._serialized_start=124
+  _globals['_COINSERVER']._serialized_end=353
+  _globals['_LISTSERVERSREQUEST']._serialized_start=355
+  _globals['_LISTSERVERSREQUEST']._serialized_end=375
+  _globals['_LISTSERVERSRESPONSE']._serialized_start=377
+  _globals['_LISTSERVERSRESPONSE']._serialized_end=443
+  _globals['_LISTROOMSREQUEST']._serialized_start=445
+  _globals['_LISTROOMSREQUEST']._serialized_end=479
+  _globals['_LISTROOMSRESPONSE']._serialized_start=481
+  _globals['_LISTROOMSRESPONSE']._serialized_end=537
+  _globals['_GETROOMREQUEST']._serialized_start=539
+  _globals['_GETROOMREQUEST']._serialized_end=569
+  _globals['_ROOMSEAT']._serialized_start=571
+  _globals['_ROOMSEAT']._serialized_end=697
+  _globals['_ROOMRESULT']._serialized_start=700
+  _globals['_ROOMRESULT']._serialized_end=832
+  _globals['_ROOM']._serialized_start=835
+  _globals['_ROOM']._serialized_end=1089
+  _globals['_SITREQUEST']._serialized_start=1091
+  _globals['_SITREQUEST']._serialized_end=1161
+  _globals['_PLAYERREQUEST']._serialized_start=1163
+  _globals['_PLAYERREQUEST']._serialized_end=1194
+  _globals['_GAMEOVERREQUEST']._serialized_start=1197
+  _globals['_GAMEOVERREQUEST']._serialized_end=1353
+  _globals['_LOBBYSERVICE']._serialized_start=1356
+  _globals['_LOBBYSERVICE']._serialized_end=2049
 # @@protoc_insertion_point(module_scope)

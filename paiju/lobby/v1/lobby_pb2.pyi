@@ -32,6 +32,29 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
+class KickRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    reason: _builtins.str
+    """Why (required)."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KickRequest: _TypeAlias = KickRequest  # noqa: Y015
+
+@_typing.final
 class CoinServer(_message.Message):
     """A coin server (金币服务器): one game at one coin level, with its rooms."""
 

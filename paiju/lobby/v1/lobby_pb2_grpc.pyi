@@ -81,6 +81,12 @@ class LobbyServiceStub:
     """The table service reports a finished game; idempotent by game_id.
     NOT_FOUND no_such_game for a game the lobby never started.
     """
+    Kick: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.KickRequest, _lobby_pb2.Room]
+    """Operator only (`paiju admin kick`): stand the player up from the room it
+    sits in, with a reason (logged with the operator's name, metadata
+    "x-paiju-operator"). not_seated; room_started while its game runs (then
+    the table's Kick: an escape, or end the game with EndGame first).
+    """
 
 @_typing.type_check_only
 class LobbyServiceAsyncStub(LobbyServiceStub):
@@ -122,6 +128,12 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     GameOver: _aio.UnaryUnaryMultiCallable[_lobby_pb2.GameOverRequest, _lobby_pb2.Room]  # type: ignore[assignment]
     """The table service reports a finished game; idempotent by game_id.
     NOT_FOUND no_such_game for a game the lobby never started.
+    """
+    Kick: _aio.UnaryUnaryMultiCallable[_lobby_pb2.KickRequest, _lobby_pb2.Room]  # type: ignore[assignment]
+    """Operator only (`paiju admin kick`): stand the player up from the room it
+    sits in, with a reason (logged with the operator's name, metadata
+    "x-paiju-operator"). not_seated; room_started while its game runs (then
+    the table's Kick: an escape, or end the game with EndGame first).
     """
 
 class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -215,6 +227,18 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
         """The table service reports a finished game; idempotent by game_id.
         NOT_FOUND no_such_game for a game the lobby never started.
+        """
+
+    @_abc_1.abstractmethod
+    def Kick(
+        self,
+        request: _lobby_pb2.KickRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
+        """Operator only (`paiju admin kick`): stand the player up from the room it
+        sits in, with a reason (logged with the operator's name, metadata
+        "x-paiju-operator"). not_seated; room_started while its game runs (then
+        the table's Kick: an escape, or end the game with EndGame first).
         """
 
 def add_LobbyServiceServicer_to_server(servicer: LobbyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -25,41 +25,47 @@ _sym_db = _symbol_database.Default()
 from paiju.common.v1 import common_pb2 as paiju_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1apaiju/table/v1/table.proto\x12\x0epaiju.table.v1\x1a\x1cpaiju/common/v1/common.proto\"\xee\x01\n\x11\x43reateGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\x12\x0e\n\x06server\x18\x03 \x01(\t\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x14\n\x0coptions_json\x18\x05 \x01(\t\x12*\n\x05seats\x18\x06 \x03(\x0b\x32\x1b.paiju.common.v1.SeatPlayer\x12/\n\x05terms\x18\x07 \x01(\x0b\x32 .paiju.common.v1.SettlementTerms\x12\x11\n\tdeal_json\x18\x08 \x01(\t\x12\x16\n\x0etable_instance\x18\t \x01(\t\"=\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x16\n\x0etable_instance\x18\x02 \x01(\t\"g\n\nActRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\'\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x17.paiju.common.v1.Action\x12\x12\n\nclient_seq\x18\x04 \x01(\x03\"F\n\x0b\x41\x63tResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\r\n\x05\x65rror\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0b\n\x03seq\x18\x04 \x01(\x04\"+\n\x0bViewRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"\x1c\n\x0cViewResponse\x12\x0c\n\x04json\x18\x01 \x01(\t\"9\n\rHintsResponse\x12(\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x17.paiju.common.v1.Action\"-\n\rPlayerRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"/\n\x0ePlayerResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x11\n\tview_json\x18\x02 \x01(\t\"\x12\n\x10ListGamesRequest\"\x82\x01\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12*\n\x05seats\x18\x05 \x03(\x0b\x32\x1b.paiju.common.v1.SeatPlayer\x12\x0b\n\x03seq\x18\x06 \x01(\x04\"j\n\x11ListGamesResponse\x12\x16\n\x0etable_instance\x18\x01 \x01(\t\x12*\n\x05games\x18\x02 \x03(\x0b\x32\x1b.paiju.table.v1.GameSummary\x12\x11\n\taccepting\x18\x03 \x01(\x08\"#\n\x10GetRecordRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"!\n\x11GetRecordResponse\x12\x0c\n\x04json\x18\x01 \x01(\t2\x98\x07\n\x0cTableService\x12S\n\nCreateGame\x12!.paiju.table.v1.CreateGameRequest\x1a\".paiju.table.v1.CreateGameResponse\x12>\n\x03\x41\x63t\x12\x1a.paiju.table.v1.ActRequest\x1a\x1b.paiju.table.v1.ActResponse\x12@\n\x05\x43heck\x12\x1a.paiju.table.v1.ActRequest\x1a\x1b.paiju.table.v1.ActResponse\x12\x43\n\x05Hints\x12\x1b.paiju.table.v1.ViewRequest\x1a\x1d.paiju.table.v1.HintsResponse\x12\x44\n\x07GetView\x12\x1b.paiju.table.v1.ViewRequest\x1a\x1c.paiju.table.v1.ViewResponse\x12\x46\n\tGetScores\x12\x1b.paiju.table.v1.ViewRequest\x1a\x1c.paiju.table.v1.ViewResponse\x12I\n\x0cGetLastTrick\x12\x1b.paiju.table.v1.ViewRequest\x1a\x1c.paiju.table.v1.ViewResponse\x12S\n\x12PlayerDisconnected\x12\x1d.paiju.table.v1.PlayerRequest\x1a\x1e.paiju.table.v1.PlayerResponse\x12R\n\x11PlayerReconnected\x12\x1d.paiju.table.v1.PlayerRequest\x1a\x1e.paiju.table.v1.PlayerResponse\x12\x46\n\x05Leave\x12\x1d.paiju.table.v1.PlayerRequest\x1a\x1e.paiju.table.v1.PlayerResponse\x12P\n\tListGames\x12 .paiju.table.v1.ListGamesRequest\x1a!.paiju.table.v1.ListGamesResponse\x12P\n\tGetRecord\x12 .paiju.table.v1.GetRecordRequest\x1a!.paiju.table.v1.GetRecordResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1apaiju/table/v1/table.proto\x12\x0epaiju.table.v1\x1a\x1cpaiju/common/v1/common.proto\";\n\x0bKickRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\".\n\x0e\x45ndGameRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"0\n\x0f\x45ndGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\"\xee\x01\n\x11\x43reateGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\x12\x0e\n\x06server\x18\x03 \x01(\t\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x14\n\x0coptions_json\x18\x05 \x01(\t\x12*\n\x05seats\x18\x06 \x03(\x0b\x32\x1b.paiju.common.v1.SeatPlayer\x12/\n\x05terms\x18\x07 \x01(\x0b\x32 .paiju.common.v1.SettlementTerms\x12\x11\n\tdeal_json\x18\x08 \x01(\t\x12\x16\n\x0etable_instance\x18\t \x01(\t\"=\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x16\n\x0etable_instance\x18\x02 \x01(\t\"g\n\nActRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\'\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x17.paiju.common.v1.Action\x12\x12\n\nclient_seq\x18\x04 \x01(\x03\"F\n\x0b\x41\x63tResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\r\n\x05\x65rror\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0b\n\x03seq\x18\x04 \x01(\x04\"+\n\x0bViewRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"\x1c\n\x0cViewResponse\x12\x0c\n\x04json\x18\x01 \x01(\t\"9\n\rHintsResponse\x12(\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x17.paiju.common.v1.Action\"-\n\rPlayerRequest\x12\x0c\n\x04room\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"/\n\x0ePlayerResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x11\n\tview_json\x18\x02 \x01(\t\"\x12\n\x10ListGamesRequest\"\x82\x01\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04room\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12*\n\x05seats\x18\x05 \x03(\x0b\x32\x1b.paiju.common.v1.SeatPlayer\x12\x0b\n\x03seq\x18\x06 \x01(\x04\"j\n\x11ListGamesResponse\x12\x16\n\x0etable_instance\x18\x01 \x01(\t\x12*\n\x05games\x18\x02 \x03(\x0b\x32\x1b.paiju.table.v1.GameSummary\x12\x11\n\taccepting\x18\x03 \x01(\x08\"#\n\x10GetRecordRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"!\n\x11GetRecordResponse\x12\x0c\n\x04json\x18\x01 \x01(\t2\xa9\x08\n\x0cTableService\x12S\n\nCreateGame\x12!.paiju.table.v1.CreateGameRequest\x1a\".paiju.table.v1.CreateGameResponse\x12>\n\x03\x41\x63t\x12\x1a.paiju.table.v1.ActRequest\x1a\x1b.paiju.table.v1.ActResponse\x12@\n\x05\x43heck\x12\x1a.paiju.table.v1.ActRequest\x1a\x1b.paiju.table.v1.ActResponse\x12\x43\n\x05Hints\x12\x1b.paiju.table.v1.ViewRequest\x1a\x1d.paiju.table.v1.HintsResponse\x12\x44\n\x07GetView\x12\x1b.paiju.table.v1.ViewRequest\x1a\x1c.paiju.table.v1.ViewResponse\x12\x46\n\tGetScores\x12\x1b.paiju.table.v1.ViewRequest\x1a\x1c.paiju.table.v1.ViewResponse\x12I\n\x0cGetLastTrick\x12\x1b.paiju.table.v1.ViewRequest\x1a\x1c.paiju.table.v1.ViewResponse\x12S\n\x12PlayerDisconnected\x12\x1d.paiju.table.v1.PlayerRequest\x1a\x1e.paiju.table.v1.PlayerResponse\x12R\n\x11PlayerReconnected\x12\x1d.paiju.table.v1.PlayerRequest\x1a\x1e.paiju.table.v1.PlayerResponse\x12\x46\n\x05Leave\x12\x1d.paiju.table.v1.PlayerRequest\x1a\x1e.paiju.table.v1.PlayerResponse\x12P\n\tListGames\x12 .paiju.table.v1.ListGamesRequest\x1a!.paiju.table.v1.ListGamesResponse\x12P\n\tGetRecord\x12 .paiju.table.v1.GetRecordRequest\x1a!.paiju.table.v1.GetRecordResponse\x12\x43\n\x04Kick\x12\x1b.paiju.table.v1.KickRequest\x1a\x1e.paiju.table.v1.PlayerResponse\x12J\n\x07\x45ndGame\x12\x1e.paiju.table.v1.EndGameRequest\x1a\x1f.paiju.table.v1.EndGameResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'paiju.table.v1.table_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATEGAMEREQUEST']._serialized_start=77
-  _globals['_CREATEGAMEREQUEST']._serialized_end=315
-  _globals['_CREATEGAMERESPONSE']._serialized_start=317
-  _globals['_CREATEGAMERESPONSE']._serialized_end=378
-  _globals['_ACTREQUEST']._serialized_start=380
-  _globals['_ACTREQUEST']._serialized_end=483
-  _globals['_ACTRESPONSE']._serialized_start=485
-  _globals['_ACTRESPONSE']._serialized_end=555
-  _globals['_VIEWREQUEST']._serialized_start=557
-  _globals['_VIEWREQUEST']._serialized_end=600
-  _globals['_VIEWRESPONSE']._serialized_start=602
-  _globals['_VIEWRESPONSE']._serialized_end=630
-  _globals['_HINTSRESPONSE']._serialized_start=632
-  _globals['_HINTSRESPONSE']._serialized_end=689
-  _globals['_PLAYERREQUEST']._serialized_start=691
-  _globals['_PLAYERREQUEST']._serialized_end=736
-  _globals['_PLAYERRESPONSE']._serialized_start=738
-  _globals['_PLAYERRESPONSE']._serialized_end=785
-  _globals['_LISTGAMESREQUEST']._serialized_start=787
-  _globals['_LISTGAMESREQUEST']._serialized_end=805
-  _globals['_GAMESUMMARY']._serialized_start=808
-  _globals['_GAMESUMMARY']._serialized_end=938
-  _globals['_LISTGAMESRESPONSE']._serialized_start=940
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1046
-  _globals['_GETRECORDREQUEST']._serialized_start=1048
-  _globals['_GETRECORDREQUEST']._serialized_end=1083
-  _globals['_GETRECORDRESPONSE']._serialized_start=1085
-  _globals['_GETRECORDRESPONSE']._serialized_end=1118
-  _globals['_TABLESERVICE']._serialized_start=1121
-  _globals['_TABLESERVICE']._serialized_end=2041
+  _globals['_KICKREQUEST']._serialized_start=76
+  _globals['_KICKREQUEST']._serialized_end=135
+  _globals['_ENDGAMEREQUEST']._serialized_start=137
+  _globals['_ENDGAMEREQUEST']._serialized_end=183
+  _globals['_ENDGAMERESPONSE']._serialized_start=185
+  _globals['_ENDGAMERESPONSE']._serialized_end=233
+  _globals['_CREATEGAMEREQUEST']._serialized_start=236
+  _globals['_CREATEGAMEREQUEST']._serialized_end=474
+  _globals['_CREATEGAMERESPONSE']._serialized_start=476
+  _globals['_CREATEGAMERESPONSE']._serialized_end=537
+  _globals['_ACTREQUEST']._serialized_start=539
+  _globals['_ACTREQUEST']._serialized_end=642
+  _globals['_ACTRESPONSE']._serialized_start=644
+  _globals['_ACTRESPONSE']._serialized_end=714
+  _globals['_VIEWREQUEST']._serialized_start=716
+  _globals['_VIEWREQUEST']._serialized_end=759
+  _globals['_VIEWRESPONSE']._serialized_start=761
+  _globals['_VIEWRESPONSE']._serialized_end=789
+  _globals['_HINTSRESPONSE']._serialized_start=791
+  _globals['_HINTSRESPONSE']._serialized_end=848
+  _globals['_PLAYERREQUEST']._serialized_start=850
+  _globals['_PLAYERREQUEST']._serialized_end=895
+  _globals['_PLAYERRESPONSE']._serialized_start=897
+  _globals['_PLAYERRESPONSE']._serialized_end=944
+  _globals['_LISTGAMESREQUEST']._serialized_start=946
+  _globals['_LISTGAMESREQUEST']._serialized_end=964
+  _globals['_GAMESUMMARY']._serialized_start=967
+  _globals['_GAMESUMMARY']._serialized_end=1097
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1099
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1205
+  _globals['_GETRECORDREQUEST']._serialized_start=1207
+  _globals['_GETRECORDREQUEST']._serialized_end=1242
+  _globals['_GETRECORDRESPONSE']._serialized_start=1244
+  _globals['_GETRECORDRESPONSE']._serialized_end=1277
+  _globals['_TABLESERVICE']._serialized_start=1280
+  _globals['_TABLESERVICE']._serialized_end=2345
 # @@protoc_insertion_point(module_scope)

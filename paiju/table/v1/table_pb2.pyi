@@ -28,6 +28,78 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
+class KickRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROOM_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    room: _builtins.str
+    player: _builtins.str
+    reason: _builtins.str
+    """Why (required)."""
+    def __init__(
+        self,
+        *,
+        room: _builtins.str = ...,
+        player: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "reason", b"reason", "room", b"room"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KickRequest: _TypeAlias = KickRequest  # noqa: Y015
+
+@_typing.final
+class EndGameRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROOM_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    room: _builtins.str
+    reason: _builtins.str
+    """Why (required)."""
+    def __init__(
+        self,
+        *,
+        room: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "room", b"room"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndGameRequest: _TypeAlias = EndGameRequest  # noqa: Y015
+
+@_typing.final
+class EndGameResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    ROOM_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The deal that was voided (the sitting's game id, or a redeal's)."""
+    room: _builtins.str
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        room: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "room", b"room"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EndGameResponse: _TypeAlias = EndGameResponse  # noqa: Y015
+
+@_typing.final
 class CreateGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -94,6 +94,16 @@ class TableServiceStub:
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.SerializeToString,
                 response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.FromString,
                 _registered_method=True)
+        self.Kick = channel.unary_unary(
+                '/paiju.table.v1.TableService/Kick',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.KickRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.PlayerResponse.FromString,
+                _registered_method=True)
+        self.EndGame = channel.unary_unary(
+                '/paiju.table.v1.TableService/EndGame',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.EndGameRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.EndGameResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -194,6 +204,28 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Kick(self, request, context):
+        """Operator only (`paiju admin kick`): the player is removed from the
+        room's running game, which is its escape (records.md `escape`: "the seat
+        left, or was kicked"), with a reason (logged with the operator's name,
+        metadata "x-paiju-operator"). no_game, not_seated, invalid_argument.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndGame(self, request, context):
+        """Operator only (`paiju admin end-game`): end the room's game without a
+        result: voided (no settlement, nobody pays), its record stored with
+        reason "void" and who and why ("void": {by, why, at}; docs/table.md),
+        `game_finished` with reason "void", and the lobby's GameOver (the room
+        waits again). no_game; game_over (FAILED_PRECONDITION) once the game
+        finished by the rules; invalid_argument without a reason.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -256,6 +288,16 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetRecord,
                     request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.FromString,
                     response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.SerializeToString,
+            ),
+            'Kick': grpc.unary_unary_rpc_method_handler(
+                    servicer.Kick,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.KickRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.PlayerResponse.SerializeToString,
+            ),
+            'EndGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndGame,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.EndGameRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.EndGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -582,6 +624,60 @@ class TableService:
             '/paiju.table.v1.TableService/GetRecord',
             paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.SerializeToString,
             paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Kick(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/Kick',
+            paiju_dot_table_dot_v1_dot_table__pb2.KickRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.PlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/EndGame',
+            paiju_dot_table_dot_v1_dot_table__pb2.EndGameRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.EndGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -80,6 +80,20 @@ class TableServiceStub:
     """A stored game record (records.md; finished games and redealt deals) by
     its game id, from the pool's record store. NOT_FOUND `no_record`.
     """
+    Kick: _grpc.UnaryUnaryMultiCallable[_table_pb2.KickRequest, _table_pb2.PlayerResponse]
+    """Operator only (`paiju admin kick`): the player is removed from the
+    room's running game, which is its escape (records.md `escape`: "the seat
+    left, or was kicked"), with a reason (logged with the operator's name,
+    metadata "x-paiju-operator"). no_game, not_seated, invalid_argument.
+    """
+    EndGame: _grpc.UnaryUnaryMultiCallable[_table_pb2.EndGameRequest, _table_pb2.EndGameResponse]
+    """Operator only (`paiju admin end-game`): end the room's game without a
+    result: voided (no settlement, nobody pays), its record stored with
+    reason "void" and who and why ("void": {by, why, at}; docs/table.md),
+    `game_finished` with reason "void", and the lobby's GameOver (the room
+    waits again). no_game; game_over (FAILED_PRECONDITION) once the game
+    finished by the rules; invalid_argument without a reason.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -124,6 +138,20 @@ class TableServiceAsyncStub(TableServiceStub):
     GetRecord: _aio.UnaryUnaryMultiCallable[_table_pb2.GetRecordRequest, _table_pb2.GetRecordResponse]  # type: ignore[assignment]
     """A stored game record (records.md; finished games and redealt deals) by
     its game id, from the pool's record store. NOT_FOUND `no_record`.
+    """
+    Kick: _aio.UnaryUnaryMultiCallable[_table_pb2.KickRequest, _table_pb2.PlayerResponse]  # type: ignore[assignment]
+    """Operator only (`paiju admin kick`): the player is removed from the
+    room's running game, which is its escape (records.md `escape`: "the seat
+    left, or was kicked"), with a reason (logged with the operator's name,
+    metadata "x-paiju-operator"). no_game, not_seated, invalid_argument.
+    """
+    EndGame: _aio.UnaryUnaryMultiCallable[_table_pb2.EndGameRequest, _table_pb2.EndGameResponse]  # type: ignore[assignment]
+    """Operator only (`paiju admin end-game`): end the room's game without a
+    result: voided (no settlement, nobody pays), its record stored with
+    reason "void" and who and why ("void": {by, why, at}; docs/table.md),
+    `game_finished` with reason "void", and the lobby's GameOver (the room
+    waits again). no_game; game_over (FAILED_PRECONDITION) once the game
+    finished by the rules; invalid_argument without a reason.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -238,6 +266,32 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_table_pb2.GetRecordResponse, _abc.Awaitable[_table_pb2.GetRecordResponse]]:
         """A stored game record (records.md; finished games and redealt deals) by
         its game id, from the pool's record store. NOT_FOUND `no_record`.
+        """
+
+    @_abc_1.abstractmethod
+    def Kick(
+        self,
+        request: _table_pb2.KickRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.PlayerResponse, _abc.Awaitable[_table_pb2.PlayerResponse]]:
+        """Operator only (`paiju admin kick`): the player is removed from the
+        room's running game, which is its escape (records.md `escape`: "the seat
+        left, or was kicked"), with a reason (logged with the operator's name,
+        metadata "x-paiju-operator"). no_game, not_seated, invalid_argument.
+        """
+
+    @_abc_1.abstractmethod
+    def EndGame(
+        self,
+        request: _table_pb2.EndGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.EndGameResponse, _abc.Awaitable[_table_pb2.EndGameResponse]]:
+        """Operator only (`paiju admin end-game`): end the room's game without a
+        result: voided (no settlement, nobody pays), its record stored with
+        reason "void" and who and why ("void": {by, why, at}; docs/table.md),
+        `game_finished` with reason "void", and the lobby's GameOver (the room
+        waits again). no_game; game_over (FAILED_PRECONDITION) once the game
+        finished by the rules; invalid_argument without a reason.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -15,6 +15,7 @@ import { S, toast, saveRoom, render, call, seenResult, markResultSeen } from "./
 import { onEvent } from "./events.js";
 import { requestView, applyFreshView } from "./view.js";
 import { selectionAction, scheduleCheck, act } from "./play.js";
+import { bindKeys } from "./keys.js";
 import * as R from "./render.js";
 import { bindRecords, linkFromHash, replayStep } from "./records.js";
 
@@ -33,6 +34,7 @@ export function start() {
   R.bind(actions);
   bindRecords();
   S.replayLink = linkFromHash();
+  bindKeys(actions, S);
   S.conn.connect();
   render();
   setInterval(() => R.tick(S), 250);
@@ -244,6 +246,8 @@ export const actions = {
   toggle(i) {
     const g = S.game;
     if (!g) return;
+    g.cursor = i;
+    g.wantPlay = false;
     if (g.sel.has(i)) g.sel.delete(i); else g.sel.add(i);
     R.renderHand(S);
     scheduleCheck();
@@ -253,6 +257,15 @@ export const actions = {
     if (!g || g.check.state !== "legal") return;
     await act(selectionAction(g));
   },
+  /** Enter: play now where the server's check said legal; while it is
+   * being asked, as soon as it answers legal. */
+  async playWhenChecked() {
+    const g = S.game;
+    if (!g) return;
+    if (g.check.state === "legal") await actions.play();
+    else if (g.check.state === "pending") g.wantPlay = true;
+  },
+  redrawHand() { R.renderHand(S); },
   async pass() { await act({ type: "pass" }); },
   async bid(kind) { await act({ type: kind }); },
   async reveal() { await act({ type: "reveal" }); },
@@ -274,18 +287,18 @@ export const actions = {
   // the game just played as the page kept it (the server has no game then).
   async scores() {
     const done = finishedGame();
-    if (done) { S.modal = { title: "看分", html: R.scoresHtml(S, done.lastScores || { captured: done.captured || [] }) }; render(); return; }
+    if (done) { S.modal = { title: "看分", passive: true, html: R.scoresHtml(S, done.lastScores || { captured: done.captured || [] }) }; render(); return; }
     const r = await call("scores");
     if (!r.ok) { toast(errorText(r)); return; }
-    S.modal = { title: "看分", html: R.scoresHtml(S, r.scores) };
+    S.modal = { title: "看分", passive: true, html: R.scoresHtml(S, r.scores) };
     render();
   },
   async lastTrick() {
     const done = finishedGame();
-    if (done) { S.modal = { title: "上一轮", html: R.lastTrickHtml(S, { last_trick: done.lastTrick || null }) }; render(); return; }
+    if (done) { S.modal = { title: "上一轮", passive: true, html: R.lastTrickHtml(S, { last_trick: done.lastTrick || null }) }; render(); return; }
     const r = await call("last_trick");
     if (!r.ok) { toast(errorText(r)); return; }
-    S.modal = { title: "上一轮", html: R.lastTrickHtml(S, r.trick) };
+    S.modal = { title: "上一轮", passive: true, html: R.lastTrickHtml(S, r.trick) };
     render();
   },
   closeModal() { S.modal = null; render(); },

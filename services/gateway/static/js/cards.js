@@ -22,21 +22,32 @@ export function cardText(c) {
 
 export function cardsText(cards) { return (cards || []).map(cardText).join(" "); }
 
+const SUIT_WORD = { S: "黑桃", H: "红桃", C: "梅花", D: "方块" };
+
+/** "黑桃10", "大王" — a card in words (what a screen reader says). */
+export function cardWords(c) {
+  if (c === "BJ") return "大王";
+  if (c === "SJ") return "小王";
+  return (SUIT_WORD[c[1]] || "") + (RANK_TEXT[c[0]] || c[0]);
+}
+
 function esc(s) { return String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`); }
 
 /** One card element; ``extra`` adds classes, ``attrs`` attributes. Suits and
  * jokers are SVG (icons.js): 大王 a red crown on a gold-edged card, 小王 a
  * black star on a plain one. */
 export function cardHtml(c, extra = "", attrs = "") {
+  // A card is an image (its words the label) unless ``attrs`` gives a role (the hand's options).
+  const role = attrs.includes("role=") ? "" : `role="img"`;
   if (isJoker(c)) {
     const big = c === "BJ";
-    return `<div class="card joker ${big ? "red joker-big" : "black joker-small"} ${extra}" data-card="${c}" aria-label="${big ? "大王" : "小王"}" ${attrs}>` +
+    return `<div class="card joker ${big ? "red joker-big" : "black joker-small"} ${extra}" data-card="${c}" ${role} aria-label="${big ? "大王" : "小王"}" ${attrs}>` +
       `<span class="corner">${big ? "大<br>王" : "小<br>王"}</span><span class="pip">${icon(big ? "crown" : "star")}</span></div>`;
   }
   const suit = c[1];
   const red = suit === "H" || suit === "D";
   const rank = RANK_TEXT[c[0]] || c[0];
-  return `<div class="card ${red ? "red" : "black"} ${extra}" data-card="${esc(c)}" aria-label="${esc(cardText(c))}" ${attrs}>` +
+  return `<div class="card ${red ? "red" : "black"} ${extra}" data-card="${esc(c)}" ${role} aria-label="${esc(cardWords(c))}" ${attrs}>` +
     `<span class="corner">${rank}<br>${suitIcon(suit)}</span>` +
     `<span class="pip">${suitIcon(suit)}</span></div>`;
 }

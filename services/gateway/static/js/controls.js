@@ -39,7 +39,7 @@ export function renderActions(S) {
       const groups = declareGroups(my.declare_options || []);
       const slot = (key, label, red) => {
         const opts = groups[key];
-        if (!opts.length) return `<button class="declare-btn off" disabled data-suit="${key}"><span class="${red ? "red" : ""}">${label}</span></button>`;
+        if (!opts.length) return `<button class="declare-btn off" disabled data-suit="${key}"><span class="${red ? "red" : ""}">${suitIcon(key) || label}</span></button>`;
         return opts.map((cards) => `<button class="declare-btn lit" data-act="declare" data-suit="${key}" data-cards='${JSON.stringify(cards)}' title="${esc(cards.map(cardText).join(" "))}">` +
           `<span class="${red ? "red" : ""}">${suitIcon(key) || label}</span>${cards.length > 1 ? `<small>×${cards.length}</small>` : ""}</button>`).join("");
       };
@@ -83,9 +83,12 @@ export function renderHand(S) {
   }
   // While the shengji dealer buries, the cards it took from the kitty are marked.
   const fromKitty = g.phase === "burying" && g.my && g.my.phase === "burying" ? [...(g.myKitty || [])] : [];
-  const key = `${g.id}|${g.hand.join(",")}|${[...g.sel].join(",")}|${el.clientWidth}|${fromKitty.join(",")}`;
+  const n0 = g.hand.length;
+  g.cursor = Math.max(0, Math.min(g.cursor || 0, n0 - 1));
+  const key = `${g.id}|${g.hand.join(",")}|${[...g.sel].join(",")}|${el.clientWidth}|${fromKitty.join(",")}|${g.cursor}`;
   if (key === handKey) return;
   handKey = key;
+  const focused = el.contains(document.activeElement);
   const phone = window.matchMedia("(max-width: 700px)").matches;
   const cw = phone ? 46 : 72;
   const minStep = phone ? 21 : 26;
@@ -112,12 +115,20 @@ export function renderHand(S) {
       let style = i > start ? `margin-left:${(step - cw).toFixed(1)}px;` : "";
       if (anim) { cls += " deal"; style += `animation-delay:${i * 90}ms;`; }
       else if (!newDone && g.newCard && c === g.newCard) { cls += " new"; newDone = true; }
-      cards.push(cardHtml(c, cls, `data-act="toggle" data-i="${i}" style="${style}"`));
+      if (i === g.cursor) cls += " cursor";
+      // A listbox option each (screen readers: the card in words, selected or not);
+      // one tab stop, the cursor (keys.js moves it).
+      cards.push(cardHtml(c, cls, `data-act="toggle" data-i="${i}" role="option" aria-selected="${g.sel.has(i)}" ` +
+        `tabindex="${i === g.cursor ? 0 : -1}" style="${style}"`));
     }
     parts.push(`<div class="hand-row">${cards.join("")}</div>`);
   }
   el.innerHTML = parts.join("");
   el.dataset.count = String(n);
+  el.setAttribute("role", "listbox");
+  el.setAttribute("aria-multiselectable", "true");
+  el.setAttribute("aria-label", `手牌 ${n} 张（← → 移动，空格 选牌，回车 出牌，P 不出，H 提示，数字键 按钮）`);
+  if (focused) { const c = el.querySelector(`.card[data-i="${g.cursor}"]`); if (c) c.focus({ preventScroll: true }); }
   if (anim) g.dealAnim = false;
   g.newCard = null;
 }

@@ -94,9 +94,19 @@ export function onEvent(ev) {
     if (ev.seq > g[key] + 1) requestView();
     g[key] = ev.seq;
   }
+  showData(g, ev);
   const handler = HANDLERS[t];
   if (handler) handler(g, ev);
   render();
+}
+
+/** Display data any event may carry (the server's, issue 21): every seat's
+ * card count (``hand_counts``), the public roles (``roles``), the game's
+ * multiplier (``multiplier``). */
+function showData(g, ev) {
+  if (Array.isArray(ev.hand_counts) && ev.hand_counts.length === g.n) g.handCounts = [...ev.hand_counts];
+  if (Array.isArray(ev.roles)) g.roles = [...ev.roles];
+  if (typeof ev.multiplier === "number") g.multiplier = ev.multiplier;
 }
 
 /** The trick on the table as 上一轮 shows it ({plays: [{seat, cards | pass}], winner, points}). */
@@ -181,9 +191,13 @@ const HANDLERS = {
   },
   played(g, ev) {
     clearTrickIfOver(g);
-    g.plays[ev.seat] = { cards: ev.cards, combination: ev.combination };
+    // ``announce``: what the play calls out (王炸, 炸弹, 报单), the server's words.
+    const announce = Array.isArray(ev.announce) ? ev.announce : [];
+    g.plays[ev.seat] = { cards: ev.cards, combination: ev.combination, announce };
     if (ev.seat !== g.mySeat) g.handCounts[ev.seat] = Math.max(0, g.handCounts[ev.seat] - ev.cards.length);
+    if (announce.length) say(`${nameOf(ev.seat)} ${announce.join(" ")}`);
   },
+  buried(g, ev) { say(`${nameOf(ev.seat)} 扣底 ${ev.count} 张`); },
   passed(g, ev) {
     clearTrickIfOver(g);
     g.plays[ev.seat] = { pass: true };

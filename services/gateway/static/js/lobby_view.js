@@ -40,6 +40,7 @@ export function roomSize(S, room) {
 function roomTile(S, room) {
   const n = roomSize(S, room);
   const started = room.state === "started";
+  const short = room.room.slice(room.room.lastIndexOf("-") + 1);
   const seats = [];
   for (let i = 0; i < n; i++) {
     const angle = Math.PI / 2 - (i * 2 * Math.PI) / n; // counter-clockwise: the next seat on the right
@@ -52,10 +53,9 @@ function roomTile(S, room) {
     } else if (started) {
       seats.push(`<div class="rseat closed" style="${pos}" data-seat="${i}" title="游戏已开始">·</div>`);
     } else {
-      seats.push(`<div class="rseat free" style="${pos}" data-act="sit" data-room="${esc(room.room)}" data-seat="${i}" title="坐下">坐下</div>`);
+      seats.push(`<div class="rseat free" style="${pos}" data-act="sit" data-room="${esc(room.room)}" data-seat="${i}" title="坐下" role="button" tabindex="0" aria-label="${esc(short)} 号桌 座位${i + 1} 坐下">坐下</div>`);
     }
   }
-  const short = room.room.slice(room.room.lastIndexOf("-") + 1);
   return `<div class="room state-${room.state}" data-room="${esc(room.room)}" data-state="${room.state}">` +
     `<div class="rhead"><span>${esc(short)} 号桌</span><span class="rstate">${STATE_NAMES[room.state] || room.state}</span></div>` +
     `<div class="rtable"><div class="tabletop">${started ? `<span class="cardicon" title="游戏中">${icon("back")}</span>` : ""}</div>${seats.join("")}</div></div>`;

@@ -41,6 +41,8 @@ export async function scheduleCheck() {
   g.check = r.ok && r.legal ? { state: "legal", error: "" }
     : { state: "illegal", error: r.ok ? errorText({ error: r.error, message: r.message }) : errorText(r) };
   R.renderActions(S);
+  // Enter pressed while the check was asked (keys.js): play once it is legal.
+  if (g.wantPlay) { g.wantPlay = false; if (g.check.state === "legal") await act(selectionAction(g)); }
 }
 
 export async function act(action) {

@@ -35,7 +35,8 @@ export function newGame(ev, mySeat) {
     turn: null, my: null, hints: [], hintIdx: 0,
     check: { state: "none", error: "" }, checkN: 0,
     trump: undefined, noTrump: false, landlord: null, bigA: null, declared: null,
-    kitty: [], myKitty: [], multiplier: 1, captured: null, places: {}, revealed: null,
+    kitty: [], myKitty: [], multiplier: 1, captured: null, places: {}, revealed: null, roles: null,
+    cursor: 0,
     dealing: { dealt: 0, total: 0, done: false }, declaringUntil: null,
     pub: ev.seq || 0, priv: 0,
   };
@@ -109,6 +110,7 @@ export function gameFromView(v) {
       declare_options: [...(v.declare_options || [])] };
   }
   g.escapePoints = typeof v.escape_points === "number" ? v.escape_points : null;
+  g.roles = Array.isArray(v.roles) ? [...v.roles] : null;
   return g;
 }
 

@@ -33,13 +33,18 @@ function posOf(S, seat) {
   return (POS[n] || POS[4])[(seat - mySeatOf(S) + n) % n];
 }
 
+/** Who declared (叫主 / 亮大A) beside the trump: ``（张三）``, or "". */
+function declaredBy(g) {
+  return g.declared && g.declared.seat !== undefined ? `<span class="by" id="trump-by">（${esc(nameFromGame(g, g.declared.seat))}）</span>` : "";
+}
+
 function trumpText(g) {
   if (!g) return "";
   if (g.game === "doudizhu") return g.landlord !== null && g.landlord !== undefined ? "" : "";
-  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitIcon(g.bigA)}A</b></span>` : "";
+  if (g.game === "daa") return g.bigA ? `<span class="badge trump">大A <b class="${"HD".includes(g.bigA) ? "red" : ""}">${suitIcon(g.bigA)}A</b>${declaredBy(g)}</span>` : "";
   if (g.trump === undefined) return "";
-  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>无主</b></span>`;
-  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitIcon(g.trump)}</b></span>`;
+  if (g.trump === null || g.trump === "" || g.noTrump) return `<span class="badge trump" id="trump">当前主 <b>无主</b>${declaredBy(g)}</span>`;
+  return `<span class="badge trump" id="trump">当前主 <b class="${"HD".includes(g.trump) ? "red" : ""}">${suitIcon(g.trump)}</b>${declaredBy(g)}</span>`;
 }
 
 function playerSeats(S) {
@@ -71,6 +76,11 @@ function scoreText(S, g, seat) {
   return s;
 }
 
+/** The role everyone knows ``seat`` has (the server's ``roles``), or "". */
+function roleOf(g, seat) {
+  return (g && g.phase !== "finished" && g.roles && g.roles[seat]) || "";
+}
+
 function playZone(S, g, seat, pos) {
   const p = g && g.plays[seat];
   let inner = "";
@@ -80,6 +90,7 @@ function playZone(S, g, seat, pos) {
     else if (p.cards) inner = rowHtml(p.cards, "small");
     if (p.note) inner = `<span class="say sm">${esc(p.note)}</span>` + inner;
     if (p.taken) inner += `<span class="say sm">收回 ${p.taken.length} 张</span>`;
+    if (p.announce && p.announce.length) inner += `<span class="announce" role="status">${p.announce.map(esc).join(" ")}</span>`;
   }
   return `<div class="pzone zone-${pos} ${g && g.trickOver ? "over" : ""}" data-seat="${seat}">${inner}</div>`;
 }
@@ -104,10 +115,13 @@ function renderSeats(S) {
     const inGame = g && g.phase !== "finished";
     const count = inGame ? g.handCounts[seat] : null;
     const away = inGame ? !!p.disconnected : p.connected === false;
-    html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${away ? "offline" : ""}" data-seat="${seat}">` +
+    const role = roleOf(g, seat);
+    const label = [p.name, role, inGame ? `${count} 张牌` : p.ready ? "已准备" : "",
+      turn ? "轮到此玩家" : "", away ? "断线" : ""].filter(Boolean).join("，");
+    html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${away ? "offline" : ""}" data-seat="${seat}" role="group" aria-label="${esc(label)}">` +
       avatar(p.player, p.name) +
       `<div class="pinfo"><div class="pname">${esc(p.name)}</div>` +
-      `<div class="pcoins">${icon("coin")} ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}</div></div>` +
+      `<div class="pcoins">${icon("coin")} ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}${role ? ` <span class="badge role" data-role="${esc(role)}">${esc(role)}</span>` : ""}</div></div>` +
       (!inGame && p.ready ? `<span class="ready-mark" title="已准备">${icon("hand")}</span>` : "") +
       (inGame ? `<div class="pcount">${backHtml("mini")}<span>${count}</span></div>` : "") +
       (turn ? `<div class="turnmark" title="轮到此玩家">${icon("hourglass")}<span class="timer" data-deadline="${g.turn.deadline || ""}"></span></div>` : "") +
@@ -157,11 +171,27 @@ export function settlementTable(S, r) {
     const who = r.escapedSeat === r.mySeat ? "你" : s ? s.name : `座位${r.escapedSeat + 1}`;
     why = `${who}逃跑，牌局结束`;
   }
-  const reason = why ? `<div class="reason" id="settle-reason">${esc(why)}</div>` : "";
+  const reason = (why ? `<div class="reason" id="settle-reason">${esc(why)}</div>` : "") + resultLines(r);
   const missed = r.missed ? `<div class="note">你离开期间这局已经结束</div>` : "";
   const err = r.settlement_error ? `<div class="reason">结算未完成：${esc(r.settlement_error)}</div>` : "";
   return `<div class="settle-table">${missed}${reason}${err}` +
     `<table><thead><tr><th>用户名</th><th>分数</th><th>金币</th><th>手续费</th></tr></thead><tbody>${body}</tbody></table></div>`;
+}
+
+/** The server's settlement lines (``game_finished.lines``: label, the
+ * seats' names, value), e.g. 地主胜 张三 / 倍数 ×8 / 出完顺序 A、B. */
+function resultLines(r) {
+  const lines = r.lines || [];
+  if (!lines.length) return "";
+  const who = (seat) => {
+    const s = r.seats.find((x) => x.seat === seat);
+    return seat === r.mySeat ? "你" : s ? s.name : `座位${seat + 1}`;
+  };
+  return `<dl class="settle-lines" id="settle-lines">` + lines.map((l) =>
+    `<div class="sline"><dt>${esc(l.label)}</dt><dd>` +
+    (l.seats && l.seats.length ? `<span class="who">${l.seats.map((x) => esc(who(x))).join("、")}</span>` : "") +
+    (l.value !== undefined && l.value !== null ? ` <b>${withSuitIcons(esc(l.value))}</b>` : "") +
+    `</dd></div>`).join("") + `</dl>`;
 }
 
 /** The ready-kick countdown of the room (``ready_deadline``) while I am not ready. */
@@ -238,6 +268,7 @@ function renderSide(S) {
     }
     const mine = scoreText(S, g, mySeat);
     if (mine) bits.push(`<div class="row"><span>我的</span><span>${mine}</span></div>`);
+    if (roleOf(g, mySeat)) bits.push(`<div class="row"><span>身份</span><b id="my-role">${esc(roleOf(g, mySeat))}</b></div>`);
     if (g.myKitty && g.myKitty.length && g.game === "shengji") bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
   }
   const started = room && room.state === "started" && g && g.phase !== "finished";
@@ -252,7 +283,7 @@ function renderSide(S) {
     `<div class="side-btns"><button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>` +
     (!started && room ? `<button id="btn-stand" data-act="stand">站起</button>` : "") +
     (room ? `<button id="btn-leave" class="danger" data-act="leave">退出</button>` : "") + `</div>` +
-    `<div class="log" id="log">${S.log.slice(-12).map((l) => `<div>${withSuitIcons(esc(l))}</div>`).join("")}</div>`);
+    `<div class="log" id="log" aria-live="polite" aria-label="牌局记录">${S.log.slice(-12).map((l) => `<div>${withSuitIcons(esc(l))}</div>`).join("")}</div>`);
   const log = $("#log");
   log.scrollTop = log.scrollHeight;
 }

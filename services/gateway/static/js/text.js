@@ -76,4 +76,5 @@ export function errorText(reply) {
   return `${code || "error"}: ${(reply && reply.message) || "操作被拒绝"}`;
 }
 
-export const REASONS = { normal: "", escape: "有玩家逃跑，牌局结束", redeal: "无人叫主，重新发牌" };
+export const REASONS = { normal: "", escape: "有玩家逃跑，牌局结束", redeal: "无人叫主，重新发牌",
+  void: "本局已被管理员作废，不计输赢" };

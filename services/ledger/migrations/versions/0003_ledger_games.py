@@ -4,8 +4,8 @@
 journal (their server and room are ""), and the materialised rankings
 (``ledger_rankings``, ``ledger_rankings_meta``; computed when first read).
 
-Revision ID: 0002_ledger_games
-Revises: 0001_ledger_initial
+Revision ID: 0003_ledger_games
+Revises: 0002_ledger_adjustments
 Create Date: 2026-12-01
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0002_ledger_games"
-down_revision: str | None = "0001_ledger_initial"
+revision: str = "0003_ledger_games"
+down_revision: str | None = "0002_ledger_adjustments"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
