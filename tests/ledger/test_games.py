@@ -1,10 +1,10 @@
 """History (GetGames) and rankings (GetRankings) of a real ledger server on a
 known journal, on SQLite and PostgreSQL.
 
-The journal: four players granted 1000 coins each (grants never rank), three
+The journal: five players granted 1000 coins each (grants never rank), three
 games on coin server ``s1``, one on ``s2`` (another server's coins never
-rank on s1), a no-call room fee (never ranks) and a repeated settlement
-(counted once). Coins per game worked out by hand from rulings.md
+rank on s1), a no-call room fee and an operator's adjustment (neither
+ranks) and a repeated settlement (counted once). Coins per game worked out by hand from rulings.md
 "Settlement" (claim = points / unit × base; the winner pays a 2% fee on what
 it receives, floored):
 
@@ -54,6 +54,9 @@ async def known_journal(ledger: LedgerUnderTest) -> None:
         charge_id="g5:no_call_fee", players=["A", "B"], coins=20, reason="no_call_fee"))
     await stub.Grant(ledger_pb2.GrantRequest(player="C", coins=5000, reason="test",
                                              grant_id="more:C"), metadata=GRANT_MD)
+    await stub.Adjust(ledger_pb2.AdjustRequest(player="B", coins=700, reason="refund",
+                                               adjustment_id="adj:B"),
+                      metadata=(("x-paiju-operator", "ops"),))
     await stub.Settle(settle("g4", "s1", "s1-1", HUNZHAN, [("D", 0), ("E", 0)], "hunzhan"))
     again = await stub.Settle(settle("g2", "s1", "s1-2", DOUDIZHU,
                                      [("A", 2), ("B", -1), ("C", -1)], "doudizhu"))
