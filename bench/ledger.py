@@ -146,6 +146,9 @@ CREATE TABLE bench_entries (LIKE ledger_entries INCLUDING ALL,
     FOREIGN KEY (transaction_id) REFERENCES bench_transactions (id),
     FOREIGN KEY (account) REFERENCES bench_accounts (account));
 CREATE TABLE bench_outbox (LIKE ledger_outbox INCLUDING ALL);
+CREATE TABLE bench_seats (LIKE ledger_seats INCLUDING ALL,
+    FOREIGN KEY (transaction_id) REFERENCES bench_transactions (id));
+CREATE TABLE bench_wins_daily (LIKE ledger_wins_daily INCLUDING ALL);
 CREATE SEQUENCE bench_transactions_id_seq OWNED BY bench_transactions.id;
 CREATE SEQUENCE bench_entries_id_seq OWNED BY bench_entries.id;
 CREATE SEQUENCE bench_outbox_id_seq OWNED BY bench_outbox.id;
@@ -169,7 +172,8 @@ SELECT tx.id, locked.account, locked.balance FROM tx LEFT JOIN locked ON true
 """
 
 #: Update the balances (players guarded at zero, then the house's), write the
-#: entries from the new balances, the outbox rows and the stored result.
+#: entries from the new balances, the outbox rows, the stored result, the
+#: seats and the daily tally (history and rankings).
 PLAIN_CLOSE = """
 WITH moved AS (
     UPDATE bench_accounts AS a SET balance = a.balance + v.delta
@@ -183,7 +187,18 @@ events AS (
     INSERT INTO bench_outbox (subject, type, game_id, data_json, created_ms)
     SELECT s, 'balance_changed', $4, d, $5 FROM unnest($6::text[], $7::text[]) AS e(s, d)),
 stored AS (
-    UPDATE bench_transactions SET result_json = $8 WHERE id = $3)
+    UPDATE bench_transactions SET result_json = $8 WHERE id = $3),
+seated AS (
+    INSERT INTO bench_seats (account, transaction_id, seat, points, coins, fee)
+    SELECT s.account, $3, s.seat, s.points, s.coins, s.fee
+    FROM unnest($9::text[], $10::int[], $11::bigint[], $12::bigint[], $13::bigint[])
+        AS s(account, seat, points, coins, fee)),
+tallied AS (
+    INSERT INTO bench_wins_daily (server, day, account, coins, games)
+    SELECT '', $14, s.account, s.coins, 1
+    FROM unnest($9::text[], $12::bigint[]) AS s(account, coins)
+    ON CONFLICT (server, day, account) DO UPDATE
+    SET coins = bench_wins_daily.coins + EXCLUDED.coins, games = bench_wins_daily.games + 1)
 SELECT count(*) FROM moved
 """
 
@@ -193,8 +208,8 @@ async def _plain_settle(conn: asyncpg.Connection, game_id: str,
     """One settlement as hand-written SQL: the same rows written and locked as
     the ledger's (transaction row with its unique key, the four players locked
     in order, their balances guarded at zero, the house's, the entries, one
-    outbox row per player, the stored result) in the same four round trips:
-    BEGIN, two statements, COMMIT."""
+    outbox row per player, the stored result, the seats and the daily tally)
+    in the same four round trips: BEGIN, two statements, COMMIT."""
     now = int(time.time() * 1000)
     digest = hashlib.sha256(game_id.encode()).hexdigest()
     keys = sorted(f"player:{p}" for p, _ in seats)
@@ -217,7 +232,10 @@ async def _plain_settle(conn: asyncpg.Connection, game_id: str,
                                  separators=(",", ":"))
         updated = await conn.fetchval(
             PLAIN_CLOSE, [a for a, _ in moved], [d for _, d in moved], txid, game_id, now,
-            [f"paiju.player.{r.player}.events" for r in result.rows], events, result_json)
+            [f"paiju.player.{r.player}.events" for r in result.rows], events, result_json,
+            [f"player:{r.player}" for r in result.rows], [r.seat for r in result.rows],
+            [r.points for r in result.rows], [r.coins for r in result.rows],
+            [r.fee for r in result.rows], now // 86_400_000)
         assert updated == len(moved)
 
 

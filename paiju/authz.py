@@ -87,6 +87,8 @@ RULES: Mapping[str, Rule] = {
     _TABLE + "PlayerReconnected": _rule(GATEWAY, why="a player came back (as presence)"),
     _TABLE + "Leave": _rule(GATEWAY, why="a player leaves (escape)"),
     _TABLE + "ListGames": _rule(LOBBY, OPERATOR, why="placement and reconciliation"),
+    _TABLE + "GetRecord": _rule(GATEWAY, OPERATOR, why="a finished game's record (replays: "
+                                "the gateway checks the viewer)"),
     # ledger: coins move only by the table's settlements and the operator's grants
     _LEDGER + "OpenAccount": _rule(GATEWAY, why="a player's first sign-in"),
     _LEDGER + "GetBalance": _rule(GATEWAY, LOBBY, OPERATOR,
@@ -98,6 +100,8 @@ RULES: Mapping[str, Rule] = {
     _LEDGER + "Settle": _rule(TABLE, why="a finished game's settlement"),
     _LEDGER + "ChargeFee": _rule(TABLE, why="the no-call fee"),
     _LEDGER + "Audit": _rule(OPERATOR, why="the books' consistency check"),
+    _LEDGER + "GetGames": _rule(GATEWAY, OPERATOR, why="a player's settled games (战绩)"),
+    _LEDGER + "GetRankings": _rule(GATEWAY, OPERATOR, why="a coin server's rankings"),
     # the operator's console (paiju admin, issue 23): only the operator
     _LEDGER + "FindAccounts": _rule(OPERATOR, why="paiju admin find: players by id or name"),
     _LEDGER + "Adjust": _rule(OPERATOR, why="paiju admin adjust: coins with a reason, "

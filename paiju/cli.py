@@ -127,6 +127,31 @@ def replay(
     print(json.dumps(out, ensure_ascii=False))
 
 
+@app.command("replay-link")
+def replay_link(
+    game_id: Annotated[str, typer.Argument(help="the finished game's id (its record's)")],
+    base: Annotated[str, typer.Option(help="the web client's address")
+                    ] = "http://127.0.0.1:8080/",
+    ttl: Annotated[int, typer.Option(help="seconds the link is valid (at most a day)")] = 3600,
+    viewer: Annotated[str, typer.Option(help="who asks for it (kept in the link)")
+                      ] = "operator",
+) -> None:
+    """Print an operator's replay link of a finished game, signed with a key
+    derived from PAIJU_TOKEN_SECRET (docs/operations.md "Replay links")."""
+    from urllib.parse import quote
+
+    from paiju.config import load
+    from services.gateway.replay_links import issue
+
+    cfg = load("gateway")
+    try:
+        token = issue(cfg.token_secret, game_id, viewer, ttl, cfg.dev_mode)
+    except ValueError as e:
+        print(f"paiju replay-link: {e}", file=sys.stderr)
+        raise typer.Exit(2) from e
+    print(f"{base.rstrip('/')}/#replay={quote(game_id)}&link={token}")
+
+
 @app.command()
 def bots(
     game: Annotated[str, typer.Option(

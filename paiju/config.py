@@ -172,6 +172,11 @@ class Settings(BaseSettings):
         "alike); a key of your own is required outside development mode",
         json_schema_extra=_doc("ledger"))
 
+    ledger_rankings_max_age_seconds: Seconds = Field(
+        default=30.0, description="how old a coin server's materialised rankings may be when "
+        "read before they are computed again from the daily tally (0: every read; "
+        "docs/ledger.md \"Rankings\")", json_schema_extra=_doc("ledger"))
+
     rooms_file: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
         default=None, description="coin servers and rooms (YAML); see [lobby.md](lobby.md)",
         json_schema_extra=_doc("lobby", "built-in default offering every game"))
@@ -361,6 +366,7 @@ class Config:
     drain_seconds: float = 10.0
     log_level: str = "INFO"
     lobby_reconcile_seconds: float = 5.0
+    ledger_rankings_max_age_seconds: float = 30.0
     lobby_start_grace_seconds: float = 30.0
     lobby_table_lost_seconds: float = 60.0
     table_deal_interval_ms: float = 150.0

@@ -65,3 +65,46 @@ def replay(record: Mapping[str, Any]) -> dict[str, Any]:
     if game.finished:
         out["result"] = game.result().to_json()
     return out
+
+
+#: Keys of a seat's view that are its own (the rest is the same for every seat).
+_OWN_KEYS = frozenset({"hand", "seat", "can_pass", "held_back"})
+
+
+def frame(game: Game) -> dict[str, Any]:
+    """The whole table of ``game`` now, every hand face up (for a finished
+    game's replay): ``phase``, ``to_act``, ``hands`` (per seat, the engine's
+    own order) and ``table``: what the engine's view of seat 0 shows beside
+    its hand (trick, last trick, bids, landlord, trump, scores... as the game
+    has them; records.md, docs/table.md "The view")."""
+    views = [game.view(s) for s in range(game.seats)]
+    table = {k: v for k, v in views[0].items() if k not in _OWN_KEYS}
+    return {"phase": game.phase, "to_act": game.to_act(),
+            "hands": [list(v.get("hand") or []) for v in views], "table": table}
+
+
+def steps(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every step of ``record`` through its engine: step 0 is the deal, step
+    ``i`` the table after the record's ``i``-th action. Each step is
+    :func:`frame` plus ``step``, ``action`` (the record's, None at the deal),
+    ``ok`` / ``error`` (the engine's verdict), ``events`` (the types of the
+    events it caused) and ``trick_won`` (that event's data where the action
+    ended a trick, else None); the last step of a finished game carries
+    ``result``. Raises :class:`RecordError` on an unreadable deal."""
+    game = start(record)
+    out = [{"step": 0, "action": None, "ok": True, "events": [], "trick_won": None,
+            **frame(game)}]
+    for i, raw in enumerate(record.get("actions", []), start=1):
+        step: dict[str, Any] = {"step": i, "action": raw, "ok": True, "trick_won": None}
+        try:
+            events = game.apply(Action.from_json(raw))
+        except RulesError as e:
+            step |= {"ok": False, "error": e.code, "events": []}
+        else:
+            step["events"] = [e.type for e in events]
+            won = [e.data for e in events if e.type == "trick_won"]
+            step["trick_won"] = won[-1] if won else None
+        out.append(step | frame(game))
+    if game.finished:
+        out[-1]["result"] = game.result().to_json()
+    return out

@@ -23,8 +23,9 @@ log = logging.getLogger("paiju.gateway")
 
 Handler = Callable[["Session", dict[str, Any]], Awaitable[dict[str, Any]]]
 HANDLERS: dict[str, Handler] = {}
-#: Commands allowed before signing in.
-OPEN_COMMANDS = {"login", "auth", "ping"}
+#: Commands allowed before signing in (``replay`` only with an operator's
+#: replay link: its handler asks for a sign-in otherwise).
+OPEN_COMMANDS = {"login", "auth", "ping", "replay"}
 
 
 def command(name: str) -> Callable[[Handler], Handler]:

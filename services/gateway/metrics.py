@@ -35,3 +35,10 @@ CHAT_MESSAGES = Counter("paiju_gateway_chat_messages_total",
                         "Quick chat messages sent, by kind (phrase, emote).", ["kind"])
 for _kind in ("phrase", "emote"):
     CHAT_MESSAGES.labels(_kind)
+REPLAYS_OPENED = Counter("paiju_gateway_replays_opened_total",
+                         "Finished games opened in the replay viewer, by viewer "
+                         "(player: one of its players; operator: by a replay link).", ["viewer"])
+REPLAYS_REFUSED = Counter("paiju_gateway_replays_refused_total",
+                          "Replays refused to a player who did not play the game.")
+HISTORY_PAGES = Counter("paiju_gateway_history_pages_total", "History (战绩) pages served.")
+RANKINGS_VIEWED = Counter("paiju_gateway_rankings_viewed_total", "Rankings served.")

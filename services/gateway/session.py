@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from services.gateway import (  # noqa: F401
     handlers_account,
     handlers_game,
     handlers_lobby,
+    handlers_records,
     handlers_watch,
     limits,
     metrics,
@@ -61,6 +63,9 @@ class Session:
         self.gw = gateway
         self.id = uuid.uuid4().hex
         self.bucket = TokenBucket()
+        #: Replays opened on this connection: game id → viewer, record, steps
+        #: (services.gateway.handlers_records keeps the last few).
+        self.replays: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.identity: auth.Identity | None = None
         #: True once this session's presence ``connect`` was published.
         self.announced = False

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from services.ledger.errors import NOT_FOUND, LedgerError
@@ -50,25 +51,46 @@ def content_hash(content: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class Tally:
+    """What a settlement adds to history and rankings (services/ledger/models.py
+    ``ledger_seats``, ``ledger_wins_daily``): its coin ``server``, the UTC
+    ``day`` (unix ms // DAY_MS) and per seat (player, seat, points, coins
+    after the fee, fee)."""
+
+    server: str
+    day: int
+    rows: tuple[tuple[str, int, int, int, int], ...]
+
+    def columns(self) -> tuple[list[str], list[int], list[int], list[int], list[int]]:
+        """The rows as columns: accounts, seats, points, coins, fees."""
+        return ([player_account(r[0]) for r in self.rows], [r[1] for r in self.rows],
+                [r[2] for r in self.rows], [r[3] for r in self.rows],
+                [r[4] for r in self.rows])
+
+
 class Writer(Protocol):
     """The two steps of a change inside one unit of work."""
 
     async def open(self, kind: str, reference: str, digest: str, now: int,
                    players: Sequence[str], game: str = "", reason: str = "",
-                   ) -> tuple[int, dict[str, int]]:
+                   server: str = "", room: str = "") -> tuple[int, dict[str, int]]:
         """Insert the transaction row of ``kind``/``reference`` (content hash
-        ``digest``, created at ``now`` ms) and lock ``players``' accounts in
-        account order; (transaction id, player → balance). Raises
-        :class:`Repeat` if the key exists, ``unknown_player`` (NOT_FOUND) if
-        a player has no account."""
+        ``digest``, created at ``now`` ms; a settlement's ``server`` and
+        ``room``) and lock ``players``' accounts in account order;
+        (transaction id, player → balance). Raises :class:`Repeat` if the key
+        exists, ``unknown_player`` (NOT_FOUND) if a player has no account."""
         ...
 
     async def close(self, txid: int, balances: Mapping[str, int],
                     player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
-                    result_json: str, events: Sequence[dict[str, Any]], now: int) -> None:
+                    result_json: str, events: Sequence[dict[str, Any]], now: int,
+                    tally: Tally | None = None) -> None:
         """Post transaction ``txid``: apply the deltas (``balances``: the
         players' locked balances before), write the entries, the ``events``
-        (outbox, at ``now`` ms) and ``result_json`` (the answer to repeats).
+        (outbox, at ``now`` ms), ``result_json`` (the answer to repeats) and a
+        settlement's ``tally`` (its seats and the daily coins won; the
+        players' locks held here serialise the tally's rows too).
         Raises AssertionError if the deltas do not sum to zero or would take a
         player below zero (the settlement rules never do)."""
         ...

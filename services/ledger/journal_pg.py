@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.ledger.journal import Repeat, balances_of, postings
+from services.ledger.journal import Repeat, Tally, balances_of, postings
 from services.ledger.models import player_account
 from services.ledger.outbox import event_rows
 
@@ -17,8 +17,9 @@ from services.ledger.outbox import event_rows
 #: account, or one (id, NULL, NULL) row if no account exists; none for a repeat.
 OPEN = """
 WITH tx AS (
-    INSERT INTO ledger_transactions (kind, reference, content_hash, game, reason, created_ms)
-    VALUES ($1, $2, $3, $4, $5, $6)
+    INSERT INTO ledger_transactions (kind, reference, content_hash, game, reason, created_ms,
+                                     server, room)
+    VALUES ($1, $2, $3, $4, $5, $6, $8, $9)
     ON CONFLICT (kind, reference) DO NOTHING
     RETURNING id),
 locked AS (
@@ -31,7 +32,8 @@ SELECT tx.id, locked.account, locked.balance FROM tx LEFT JOIN locked ON true
 
 #: Every write of a change but the second and later house accounts: the
 #: balance updates (players locked already, at most one house account), the
-#: entries from their new balances, the outbox events, the stored result.
+#: entries from their new balances, the outbox events, the stored result, and
+#: a settlement's seats and daily tally (empty arrays for other changes).
 #: Returns the number of accounts updated (fewer than asked: a player's guard).
 CLOSE = """
 WITH moved AS (
@@ -49,7 +51,19 @@ events AS (
         AS e(subject, type, game_id, data_json, n)
     ORDER BY e.n),
 stored AS (
-    UPDATE ledger_transactions SET result_json = $9 WHERE id = $3)
+    UPDATE ledger_transactions SET result_json = $9 WHERE id = $3),
+seated AS (
+    INSERT INTO ledger_seats (account, transaction_id, seat, points, coins, fee)
+    SELECT s.account, $3, s.seat, s.points, s.coins, s.fee
+    FROM unnest($10::text[], $11::int[], $12::bigint[], $13::bigint[], $14::bigint[])
+        AS s(account, seat, points, coins, fee)),
+tallied AS (
+    INSERT INTO ledger_wins_daily (server, day, account, coins, games)
+    SELECT $15, $16, s.account, s.coins, 1
+    FROM unnest($10::text[], $13::bigint[]) AS s(account, coins)
+    ON CONFLICT (server, day, account) DO UPDATE
+    SET coins = ledger_wins_daily.coins + EXCLUDED.coins,
+        games = ledger_wins_daily.games + 1)
 SELECT count(*) FROM moved
 """
 
@@ -72,10 +86,11 @@ class PgWriter:
 
     async def open(self, kind: str, reference: str, digest: str, now: int,
                    players: Sequence[str], game: str = "", reason: str = "",
-                   ) -> tuple[int, dict[str, int]]:
+                   server: str = "", room: str = "") -> tuple[int, dict[str, int]]:
         """As :meth:`services.ledger.journal.Writer.open`: one statement."""
         rows = await self.conn.fetch(OPEN, kind, reference, digest, game, reason, now,
-                                     sorted({player_account(p) for p in players}))
+                                     sorted({player_account(p) for p in players}),
+                                     server, room)
         if not rows:
             raise Repeat()
         found = {str(r["account"]): int(r["balance"]) for r in rows if r["account"] is not None}
@@ -83,15 +98,18 @@ class PgWriter:
 
     async def close(self, txid: int, balances: Mapping[str, int],
                     player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
-                    result_json: str, events: Sequence[dict[str, Any]], now: int) -> None:
+                    result_json: str, events: Sequence[dict[str, Any]], now: int,
+                    tally: Tally | None = None) -> None:
         """As :meth:`services.ledger.journal.Writer.close`: one statement, and
         one more for each house account after the first (a settlement whose
         losers could not pay: fees and remainder)."""
         moved, house = postings(txid, player_deltas, house_deltas)
         keys = [*moved, *(a for a, _ in house[:1])]
         deltas = [*moved.values(), *(d for _, d in house[:1])]
-        updated = await self.conn.fetchval(CLOSE, keys, deltas, txid, now,
-                                           *event_rows(events), result_json)
+        seated = tally.columns() if tally is not None else ([], [], [], [], [])
+        updated = await self.conn.fetchval(
+            CLOSE, keys, deltas, txid, now, *event_rows(events), result_json, *seated,
+            tally.server if tally is not None else "", tally.day if tally is not None else 0)
         if updated != len(keys):
             raise AssertionError(f"transaction {txid} would take a player below zero")
         for key, d in house[1:]:

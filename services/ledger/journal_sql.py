@@ -9,11 +9,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import BigInteger, case, insert, literal, select, update
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.ledger.journal import Repeat, balances_of, postings
-from services.ledger.models import accounts, entries, player_account, transactions
+from services.ledger.journal import Repeat, Tally, balances_of, postings
+from services.ledger.models import (
+    accounts,
+    entries,
+    player_account,
+    seats,
+    transactions,
+    wins_daily,
+)
 from services.ledger.outbox import write_events
 
 
@@ -26,13 +34,13 @@ class SqlWriter:
 
     async def open(self, kind: str, reference: str, digest: str, now: int,
                    players: Sequence[str], game: str = "", reason: str = "",
-                   ) -> tuple[int, dict[str, int]]:
+                   server: str = "", room: str = "") -> tuple[int, dict[str, int]]:
         """As :meth:`services.ledger.journal.Writer.open`."""
         try:
             result = await self.conn.execute(
                 insert(transactions).values(kind=kind, reference=reference,
                                             content_hash=digest, game=game, reason=reason,
-                                            created_ms=now)
+                                            created_ms=now, server=server, room=room)
                 .returning(transactions.c.id))
         except IntegrityError as e:
             raise Repeat() from e
@@ -45,10 +53,13 @@ class SqlWriter:
 
     async def close(self, txid: int, balances: Mapping[str, int],
                     player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
-                    result_json: str, events: Sequence[dict[str, Any]], now: int) -> None:
+                    result_json: str, events: Sequence[dict[str, Any]], now: int,
+                    tally: Tally | None = None) -> None:
         """As :meth:`services.ledger.journal.Writer.close`."""
         moved, house = postings(txid, player_deltas, house_deltas)
         conn = self.conn
+        if tally is not None:
+            await self._tally(txid, tally)
         await conn.execute(update(transactions).where(transactions.c.id == txid)
                            .values(result_json=result_json))
         await write_events(conn, events, now)
@@ -75,3 +86,16 @@ class SqlWriter:
                          "balance_after": int(new)})
         if rows:
             await conn.execute(insert(entries), rows)
+
+    async def _tally(self, txid: int, tally: Tally) -> None:
+        """A settlement's seats and its coins won added to the day's tally."""
+        keys, seat_nos, points, coins, fees = tally.columns()
+        await self.conn.execute(insert(seats), [
+            {"account": a, "transaction_id": txid, "seat": s, "points": p, "coins": c, "fee": f}
+            for a, s, p, c, f in zip(keys, seat_nos, points, coins, fees, strict=True)])
+        for key, won in zip(keys, coins, strict=True):
+            upsert = sqlite_insert(wins_daily).values(
+                server=tally.server, day=tally.day, account=key, coins=won, games=1)
+            await self.conn.execute(upsert.on_conflict_do_update(
+                index_elements=["server", "day", "account"],
+                set_={"coins": wins_daily.c.coins + won, "games": wins_daily.c.games + 1}))

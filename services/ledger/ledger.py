@@ -9,25 +9,29 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.ledger.accounts import Accounts
 from services.ledger.audit import AuditReport, audit
+from services.ledger.games import Games
 from services.ledger.outbox import Outbox
 from services.ledger.postings import Postings
 from services.ledger.unit_of_work import UnitOfWork, now_ms
 
 
 class Ledger:
-    """Accounts, postings (grants, settlements, fees), the outbox and the audit
+    """Accounts, postings (grants, settlements, fees), the outbox, history and
+    rankings (``games``) and the audit
     on ``engine`` (an async engine whose schema is migrated). ``clock``: unix
-    milliseconds (injectable); ``max_attempts``: tries of a retryable failure.
+    milliseconds (injectable); ``max_attempts``: tries of a retryable failure;
+    ``rankings_max_age_ms``: how old materialised rankings may be when read.
     Set ``uow.on_commit`` to hear of every committed change that wrote outbox
     events (services/ledger/unit_of_work.py); ``uow.close()`` closes the
     PostgreSQL hot path's pool."""
 
     def __init__(self, engine: AsyncEngine, clock: Callable[[], int] = now_ms,
-                 max_attempts: int = 20) -> None:
+                 max_attempts: int = 20, rankings_max_age_ms: int = 30_000) -> None:
         self.uow = UnitOfWork(engine, clock, max_attempts)
         self.accounts = Accounts(self.uow)
         self.postings = Postings(self.uow)
         self.outbox = Outbox(self.uow)
+        self.games = Games(self.uow, rankings_max_age_ms)
 
     async def audit(self) -> AuditReport:
         """The audit of the whole journal (services/ledger/audit.py)."""

@@ -33,7 +33,8 @@ async def setup(ctx: Context) -> list[str]:
     # (unit_of_work.py). The engine serves reads and the relay (5 + 5
     # connections); the settlements' hot path has its own pool of 10.
     engine = db.make_engine(config.database_url, pool_size=5, pre_ping=False)
-    ledger = Ledger(engine)
+    ledger = Ledger(engine, rankings_max_age_ms=int(
+        config.ledger_rankings_max_age_seconds * 1000))
     ledger_pb2_grpc.add_LedgerServiceServicer_to_server(
         LedgerServicer(ledger, config.grant_key), ctx.server)
     await ctx.health.set("database", True)
@@ -57,6 +58,7 @@ async def setup(ctx: Context) -> list[str]:
                 await relay.drain()
             finally:
                 await conn[0].drain()
+        await ledger.games.refreshed()
         await ledger.uow.close()
         await engine.dispose()
 

@@ -29,3 +29,8 @@ OUTBOX_PENDING = Gauge("paiju_ledger_outbox_pending", "Events written but not ye
 OUTBOX_LAG = Gauge("paiju_ledger_outbox_lag_seconds",
                    "Age of the oldest unpublished event (0 when none).")
 OUTBOX_PUBLISHED = Counter("paiju_ledger_outbox_published_total", "Events published to NATS.")
+#: History and rankings reads (GetGames, GetRankings), and a rankings read's time.
+HISTORY_READ = Counter("paiju_ledger_history_reads_total", "GetGames calls answered.")
+RANKINGS_READ = Counter("paiju_ledger_rankings_reads_total", "GetRankings calls answered.")
+RANKINGS_SECONDS = Histogram("paiju_ledger_rankings_duration_seconds",
+                             "Time to read a server's rankings.", buckets=LATENCY_BUCKETS)

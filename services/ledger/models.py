@@ -10,6 +10,18 @@
 - ``ledger_entries``: the double entries; a transaction's deltas sum to zero.
 - ``ledger_outbox``: ``balance_changed`` events written in the transaction that
   caused them and relayed to NATS afterwards (``sent_ms`` set once published).
+- ``ledger_seats``: one row per seat of each settlement (the player's points,
+  coins after the fee, fee; zero changes too, which have no entry): a
+  player's history (战绩) by ``(account, transaction_id)``.
+- ``ledger_wins_daily``: the rankings' materialised tally, kept in the
+  settlement's own transaction: per coin server, UTC day (unix ms // 86400000)
+  and player account, the net coins of that day's settlements (after fees)
+  and their number. Grants and room fees never enter it (docs/ledger.md
+  "Rankings").
+- ``ledger_rankings`` / ``ledger_rankings_meta``: the materialised rankings of
+  each coin server's current 7-day window (rank, coins, games per player;
+  the window's last day, when computed, how many players), computed again
+  from the tally when older than ``PAIJU_LEDGER_RANKINGS_MAX_AGE_SECONDS``.
 """
 
 from __future__ import annotations
@@ -65,6 +77,9 @@ transactions = Table(
     Column("reason", String(64), nullable=False, server_default=""),
     Column("result_json", Text, nullable=False, server_default=""),
     Column("created_ms", BigInteger, nullable=False),
+    # The coin server and room of a settlement ("" for other kinds).
+    Column("server", String(64), nullable=False, server_default=""),
+    Column("room", String(64), nullable=False, server_default=""),
     UniqueConstraint("kind", "reference", name="uq_ledger_transactions_kind_reference"),
 )
 
@@ -89,6 +104,48 @@ outbox = Table(
     Column("created_ms", BigInteger, nullable=False),
     Column("sent_ms", BigInteger, nullable=True),
     Index("ix_ledger_outbox_unsent", "sent_ms", "id"),
+)
+
+#: Milliseconds of one UTC day (the tally's ``day`` = unix ms // DAY_MS).
+DAY_MS = 86_400_000
+
+seats = Table(
+    "ledger_seats", metadata,
+    Column("account", String(160), primary_key=True),
+    Column("transaction_id", _ID, ForeignKey("ledger_transactions.id"), primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("points", BigInteger, nullable=False),
+    Column("coins", BigInteger, nullable=False),
+    Column("fee", BigInteger, nullable=False),
+    Index("ix_ledger_seats_transaction_id", "transaction_id"),
+)
+
+wins_daily = Table(
+    "ledger_wins_daily", metadata,
+    Column("server", String(64), primary_key=True),
+    Column("day", Integer, primary_key=True),
+    Column("account", String(160), primary_key=True),
+    Column("coins", BigInteger, nullable=False),
+    Column("games", Integer, nullable=False),
+)
+
+
+rankings = Table(
+    "ledger_rankings", metadata,
+    Column("server", String(64), primary_key=True),
+    Column("account", String(160), primary_key=True),
+    Column("rank", Integer, nullable=False),
+    Column("coins", BigInteger, nullable=False),
+    Column("games", Integer, nullable=False),
+    Index("ix_ledger_rankings_server_rank", "server", "rank", "account"),
+)
+
+rankings_meta = Table(
+    "ledger_rankings_meta", metadata,
+    Column("server", String(64), primary_key=True),
+    Column("last_day", Integer, nullable=False),
+    Column("computed_ms", BigInteger, nullable=False),
+    Column("players", Integer, nullable=False),
 )
 
 

@@ -30,6 +30,7 @@ from services.ledger.errors import (
 from services.ledger.journal_pg import PgWriter
 from services.ledger.journal_sql import SqlWriter
 from services.ledger.models import (
+    DAY_MS,
     HOUSE_ADJUSTMENTS,
     HOUSE_FEES,
     HOUSE_GRANTS,
@@ -146,8 +147,11 @@ class Postings:
         return await self.accounts.balance(player), repeated
 
     async def settle(self, game_id: str, terms: rules.Terms, seats: Sequence[rules.Seat],
-                     game: str = "", reason: str = "") -> SettleOutcome:
-        """Apply the settlement of ``game_id`` (rulings.md "Settlement") once.
+                     game: str = "", reason: str = "", server: str = "", room: str = "",
+                     ) -> SettleOutcome:
+        """Apply the settlement of ``game_id`` (rulings.md "Settlement") once,
+        with its seats and coins won kept for history and rankings under the
+        coin ``server`` and ``room`` it was played at.
 
         A repeat with the same content returns the stored outcome with
         ``repeated`` true and moves nothing. Errors: INVALID_ARGUMENT (``bad_terms``,
@@ -155,9 +159,12 @@ class Postings:
         ``points_not_multiple_of_unit``, ``amount_out_of_range``, ``bad_reference``),
         NOT_FOUND ``unknown_player``, ALREADY_EXISTS ``game_id_conflict``.
         """
-        _check_reference(game_id, reason, game)
+        _check_reference(game_id, reason, game, server, room)
         rules.check_terms(terms)
         rules.check_seats(terms, seats)
+        # server and room are where it was played, not what is settled: a
+        # repeat is the same settlement with or without them (a retry that
+        # crosses a rollout of the ledger is a repeat, not a conflict).
         digest = journal.content_hash({
             "terms": [terms.base, terms.unit, repr(float(terms.fee_rate))],
             "seats": sorted([s.seat, s.player, s.points] for s in seats),
@@ -168,15 +175,17 @@ class Postings:
             now = uow.clock()
             txid, balances = await w.open(
                 "settle", game_id, digest, now, [s.player for s in seats],
-                game, reason)
+                game, reason, server, room)
             result = rules.settle(terms, seats, balances)
+            tally = journal.Tally(server, now // DAY_MS, tuple(
+                (r.player, r.seat, r.points, r.coins, r.fee) for r in result.rows))
             await w.close(
                 txid, balances, {r.player: r.coins for r in result.rows},
                 {HOUSE_FEES: result.fees, HOUSE_PENALTIES: result.remainder},
                 _rows_json(result.rows, result.fees, result.remainder),
                 [{"player": r.player, "coins": balances[r.player] + r.coins, "delta": r.coins,
                   "reason": "settlement", "game_id": game_id, "points": r.points,
-                  "fee": r.fee} for r in result.rows], now)
+                  "fee": r.fee} for r in result.rows], now, tally)
             return SettleOutcome(game_id, result.rows, result.fees, result.remainder, False)
 
         return await _once(uow, "settle", game_id, digest, work,

@@ -25,12 +25,16 @@ from services.ledger import accounts as account_search
 from services.ledger import settlement as rules
 from services.ledger.accounts import AccountView
 from services.ledger.errors import INVALID_ARGUMENT, PERMISSION_DENIED, UNAVAILABLE, LedgerError
+from services.ledger.games import RankRow
 from services.ledger.ledger import Ledger
 from services.ledger.metrics import (
     ADJUSTED,
     COINS_MOVED,
     FEES,
     GRANTED,
+    HISTORY_READ,
+    RANKINGS_READ,
+    RANKINGS_SECONDS,
     SETTLEMENT_SECONDS,
     SETTLEMENTS,
 )
@@ -159,7 +163,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         outcome = await self._call(
             context, request,
             lambda: self.ledger.postings.settle(request.game_id, terms, seats, request.game,
-                                       request.reason),
+                                                request.reason, request.server, request.room),
             lambda result: SETTLEMENTS.labels(result).inc())
         SETTLEMENT_SECONDS.observe(time.perf_counter() - start)
         if outcome.repeated:
@@ -183,6 +187,39 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             COINS_MOVED.inc(outcome.fees)
             FEES.labels("room").inc(outcome.fees)
         return ledger_pb2.ChargeFeeResponse(rows=_rows(outcome), repeated=outcome.repeated)
+
+    async def GetGames(self, request: ledger_pb2.GetGamesRequest,
+                       context: grpc.aio.ServicerContext) -> ledger_pb2.GetGamesResponse:
+        """A player's settled games, newest first (services/ledger/games.py)."""
+        games, next_before = await self._call(context, request, lambda: self.ledger.games.history(
+            request.player, request.limit, request.before))
+        HISTORY_READ.inc()
+        return ledger_pb2.GetGamesResponse(next_before=next_before, games=[
+            ledger_pb2.GameEntry(
+                transaction_id=g.transaction_id, game_id=g.game_id, ts_ms=g.ts_ms,
+                server=g.server, room=g.room, game=g.game, reason=g.reason, seat=g.mine.seat,
+                points=g.mine.points, coins=g.mine.coins, fee=g.mine.fee,
+                players=[ledger_pb2.GamePlayer(seat=p.seat, player=p.player, name=p.name,
+                                               points=p.points, coins=p.coins, fee=p.fee)
+                         for p in g.players])
+            for g in games])
+
+    async def GetRankings(self, request: ledger_pb2.GetRankingsRequest,
+                          context: grpc.aio.ServicerContext) -> ledger_pb2.GetRankingsResponse:
+        """A coin server's 7-day rankings (services/ledger/games.py)."""
+        start = time.perf_counter()
+        found = await self._call(context, request, lambda: self.ledger.games.rankings(
+            request.server, request.player, request.limit, request.until_ms))
+        RANKINGS_SECONDS.observe(time.perf_counter() - start)
+        RANKINGS_READ.inc()
+
+        def row(r: RankRow) -> ledger_pb2.RankRow:
+            return ledger_pb2.RankRow(rank=r.rank, player=r.player, name=r.name, coins=r.coins,
+                                      games=r.games)
+        return ledger_pb2.GetRankingsResponse(
+            server=found.server, from_ms=found.from_ms, to_ms=found.to_ms,
+            rows=[row(r) for r in found.rows], me=row(found.me) if found.me else None,
+            players=found.players)
 
     async def Audit(self, request: ledger_pb2.AuditRequest,
                     context: grpc.aio.ServicerContext) -> ledger_pb2.AuditResponse:

@@ -48,6 +48,7 @@ async def settle(ledger: Ledger, game: RunningGame, terms: Terms
     result = game.engine.result()
     req = ledger_pb2.SettleRequest(
         game_id=game.game_id, game=game.name, reason=game.reason or "normal",
+        server=game.server, room=game.room,
         terms=common_pb2.SettlementTerms(base=terms.base, unit=terms.unit,
                                          fee_rate=terms.fee_rate),
         seats=[ledger_pb2.SettleSeat(seat=s.seat, player=s.player,

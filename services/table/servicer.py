@@ -236,6 +236,15 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             games=[runner.summary() for runner in list(self.table.rooms.values())],
             accepting=self.table.accepting)
 
+    async def GetRecord(self, request: table_pb2.GetRecordRequest,
+                        context: grpc.aio.ServicerContext) -> table_pb2.GetRecordResponse:
+        """The stored record of ``game_id`` (finished games and redealt deals);
+        NOT_FOUND ``no_record`` where the pool's store has none."""
+        record = await self.table.store.get(request.game_id) if request.game_id else None
+        if record is None:
+            await _abort(context, grpc.StatusCode.NOT_FOUND, "no_record",
+                         f"no record of game {request.game_id!r}")
+        return table_pb2.GetRecordResponse(json=json.dumps(record, ensure_ascii=False))
     async def Kick(self, request: table_pb2.KickRequest,
                    context: grpc.aio.ServicerContext) -> table_pb2.PlayerResponse:
         """An operator removes a player from the room's game: its escape."""

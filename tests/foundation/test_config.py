@@ -143,6 +143,7 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "grant_key": ("", "ledger"),
     "rooms_file": ("/nonexistent/rooms.yaml", "lobby"),
     "lobby_reconcile_seconds": ("0", "lobby"),
+    "ledger_rankings_max_age_seconds": ("-1", "ledger"),
     "lobby_start_grace_seconds": ("-1", "lobby"),
     "lobby_table_lost_seconds": ("soon", "lobby"),
     "table_deal_interval_ms": ("fast", "table"),

@@ -31,8 +31,10 @@ CONNECTIONS, FRAMES_EACH = 25, 420
 PACE = 18.0
 CODE = re.compile(r"^[a-z][a-z0-9_]*$")
 COMMANDS = ["ping", "login", "auth", "servers", "rooms", "watch_server", "sit", "stand",
-            "ready", "leave", "act", "check", "hints", "view", "scores", "last_trick"]
-FIELDS = ["name", "token", "server", "room", "seat", "action", "cards", "type", "limit"]
+            "ready", "leave", "act", "check", "hints", "view", "scores", "last_trick",
+            "history", "replay", "rankings"]
+FIELDS = ["name", "token", "server", "room", "seat", "action", "cards", "type", "limit",
+          "game_id", "step", "link", "before"]
 #: Rooms the fuzzers may really sit in: not those of the bots (the cheapest servers).
 ROOMS = ["daa-100-01", "daa-100-02", "shengji-4deck-100-01", "doudizhu-1000-03", "nowhere-01"]
 

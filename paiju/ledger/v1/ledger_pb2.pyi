@@ -324,10 +324,17 @@ class SettleRequest(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    SERVER_FIELD_NUMBER: _builtins.int
+    ROOM_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     game: _builtins.str
     """game type and end reason, kept with the settlement."""
     reason: _builtins.str
+    server: _builtins.str
+    """The coin server and room the game was played at (history, rankings);
+    each at most 64 characters.
+    """
+    room: _builtins.str
     @_builtins.property
     def terms(self) -> _common_pb2.SettlementTerms: ...
     @_builtins.property
@@ -340,10 +347,12 @@ class SettleRequest(_message.Message):
         seats: _abc.Iterable[Global___SettleSeat] | None = ...,
         game: _builtins.str = ...,
         reason: _builtins.str = ...,
+        server: _builtins.str = ...,
+        room: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "reason", b"reason", "seats", b"seats", "terms", b"terms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "reason", b"reason", "room", b"room", "seats", b"seats", "server", b"server", "terms", b"terms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -538,3 +547,255 @@ class AuditResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AuditResponse: _TypeAlias = AuditResponse  # noqa: Y015
+
+@_typing.final
+class GetGamesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    BEFORE_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    limit: _builtins.int
+    """At most this many games (0: 20; at most 100)."""
+    before: _builtins.int
+    """Paging: only games older than this one (GameEntry.transaction_id); 0: the newest."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        limit: _builtins.int = ...,
+        before: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["before", b"before", "limit", b"limit", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGamesRequest: _TypeAlias = GetGamesRequest  # noqa: Y015
+
+@_typing.final
+class GamePlayer(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    FEE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    player: _builtins.str
+    name: _builtins.str
+    """The player's display name (its account's)."""
+    points: _builtins.int
+    coins: _builtins.int
+    fee: _builtins.int
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        player: _builtins.str = ...,
+        name: _builtins.str = ...,
+        points: _builtins.int = ...,
+        coins: _builtins.int = ...,
+        fee: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins", "fee", b"fee", "name", b"name", "player", b"player", "points", b"points", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GamePlayer: _TypeAlias = GamePlayer  # noqa: Y015
+
+@_typing.final
+class GameEntry(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TRANSACTION_ID_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    TS_MS_FIELD_NUMBER: _builtins.int
+    SERVER_FIELD_NUMBER: _builtins.int
+    ROOM_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    FEE_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    transaction_id: _builtins.int
+    """The journal's transaction id (the paging cursor)."""
+    game_id: _builtins.str
+    """The game record's id (table GetRecord)."""
+    ts_ms: _builtins.int
+    """Unix ms when the ledger settled it."""
+    server: _builtins.str
+    room: _builtins.str
+    game: _builtins.str
+    reason: _builtins.str
+    """End reason: normal, escape."""
+    seat: _builtins.int
+    """The asking player's row: seat, points, coins (after the fee), fee."""
+    points: _builtins.int
+    coins: _builtins.int
+    fee: _builtins.int
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___GamePlayer]:
+        """Every seat of the game, by seat."""
+
+    def __init__(
+        self,
+        *,
+        transaction_id: _builtins.int = ...,
+        game_id: _builtins.str = ...,
+        ts_ms: _builtins.int = ...,
+        server: _builtins.str = ...,
+        room: _builtins.str = ...,
+        game: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        points: _builtins.int = ...,
+        coins: _builtins.int = ...,
+        fee: _builtins.int = ...,
+        players: _abc.Iterable[Global___GamePlayer] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins", "fee", b"fee", "game", b"game", "game_id", b"game_id", "players", b"players", "points", b"points", "reason", b"reason", "room", b"room", "seat", b"seat", "server", b"server", "transaction_id", b"transaction_id", "ts_ms", b"ts_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameEntry: _TypeAlias = GameEntry  # noqa: Y015
+
+@_typing.final
+class GetGamesResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: _builtins.int
+    NEXT_BEFORE_FIELD_NUMBER: _builtins.int
+    next_before: _builtins.int
+    """The `before` of the next page; 0 when there is none."""
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameEntry]: ...
+    def __init__(
+        self,
+        *,
+        games: _abc.Iterable[Global___GameEntry] | None = ...,
+        next_before: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "next_before", b"next_before"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGamesResponse: _TypeAlias = GetGamesResponse  # noqa: Y015
+
+@_typing.final
+class GetRankingsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SERVER_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    UNTIL_MS_FIELD_NUMBER: _builtins.int
+    server: _builtins.str
+    player: _builtins.str
+    """Whose own rank to give (empty: nobody's)."""
+    limit: _builtins.int
+    """At most this many rows (0: 50; at most 100)."""
+    until_ms: _builtins.int
+    """The window's last moment, unix ms (0: now); the window is the UTC day of
+    until_ms and the six days before it.
+    """
+    def __init__(
+        self,
+        *,
+        server: _builtins.str = ...,
+        player: _builtins.str = ...,
+        limit: _builtins.int = ...,
+        until_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "player", b"player", "server", b"server", "until_ms", b"until_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRankingsRequest: _TypeAlias = GetRankingsRequest  # noqa: Y015
+
+@_typing.final
+class RankRow(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    rank: _builtins.int
+    """1 for the most coins won; players with equal coins share a rank."""
+    player: _builtins.str
+    name: _builtins.str
+    coins: _builtins.int
+    games: _builtins.int
+    """Games settled in the window."""
+    def __init__(
+        self,
+        *,
+        rank: _builtins.int = ...,
+        player: _builtins.str = ...,
+        name: _builtins.str = ...,
+        coins: _builtins.int = ...,
+        games: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins", "games", b"games", "name", b"name", "player", b"player", "rank", b"rank"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RankRow: _TypeAlias = RankRow  # noqa: Y015
+
+@_typing.final
+class GetRankingsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SERVER_FIELD_NUMBER: _builtins.int
+    FROM_MS_FIELD_NUMBER: _builtins.int
+    TO_MS_FIELD_NUMBER: _builtins.int
+    ROWS_FIELD_NUMBER: _builtins.int
+    ME_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    server: _builtins.str
+    from_ms: _builtins.int
+    """The window: [from_ms, to_ms) in unix ms (UTC day boundaries)."""
+    to_ms: _builtins.int
+    players: _builtins.int
+    """How many players have a game in the window."""
+    @_builtins.property
+    def rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___RankRow]: ...
+    @_builtins.property
+    def me(self) -> Global___RankRow:
+        """The asking player's row; unset when it has no game in the window."""
+
+    def __init__(
+        self,
+        *,
+        server: _builtins.str = ...,
+        from_ms: _builtins.int = ...,
+        to_ms: _builtins.int = ...,
+        rows: _abc.Iterable[Global___RankRow] | None = ...,
+        me: Global___RankRow | None = ...,
+        players: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["me", b"me"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_ms", b"from_ms", "me", b"me", "players", b"players", "rows", b"rows", "server", b"server", "to_ms", b"to_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRankingsResponse: _TypeAlias = GetRankingsResponse  # noqa: Y015

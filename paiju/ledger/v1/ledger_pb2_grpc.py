@@ -69,6 +69,16 @@ class LedgerServiceStub:
                 request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AuditRequest.SerializeToString,
                 response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AuditResponse.FromString,
                 _registered_method=True)
+        self.GetGames = channel.unary_unary(
+                '/paiju.ledger.v1.LedgerService/GetGames',
+                request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetGamesRequest.SerializeToString,
+                response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetGamesResponse.FromString,
+                _registered_method=True)
+        self.GetRankings = channel.unary_unary(
+                '/paiju.ledger.v1.LedgerService/GetRankings',
+                request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsRequest.SerializeToString,
+                response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsResponse.FromString,
+                _registered_method=True)
         self.FindAccounts = channel.unary_unary(
                 '/paiju.ledger.v1.LedgerService/FindAccounts',
                 request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsRequest.SerializeToString,
@@ -139,6 +149,26 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetGames(self, request, context):
+        """The player's settled games (战绩), newest first, paged: each with its
+        time, server, room, game, the player's points, coins and fee, and every
+        seat's player, name, points and coins (docs/ledger.md "History").
+        NOT_FOUND unknown_player; INVALID_ARGUMENT bad_limit.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRankings(self, request, context):
+        """A coin server's rankings: coins won (the net change of game settlements
+        after fees; no grants, no room fees) over the 7 UTC days ending with the
+        day of until_ms, top `limit` and the asking player's own rank
+        (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def FindAccounts(self, request, context):
         """Operator only (`paiju admin find`): player accounts whose id is `query`
         or starts with it, or whose name contains it (case-insensitive), by id.
@@ -198,6 +228,16 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.Audit,
                     request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AuditRequest.FromString,
                     response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AuditResponse.SerializeToString,
+            ),
+            'GetGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGames,
+                    request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetGamesRequest.FromString,
+                    response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetGamesResponse.SerializeToString,
+            ),
+            'GetRankings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRankings,
+                    request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsRequest.FromString,
+                    response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsResponse.SerializeToString,
             ),
             'FindAccounts': grpc.unary_unary_rpc_method_handler(
                     servicer.FindAccounts,
@@ -399,6 +439,60 @@ class LedgerService:
             '/paiju.ledger.v1.LedgerService/Audit',
             paiju_dot_ledger_dot_v1_dot_ledger__pb2.AuditRequest.SerializeToString,
             paiju_dot_ledger_dot_v1_dot_ledger__pb2.AuditResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.ledger.v1.LedgerService/GetGames',
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetGamesRequest.SerializeToString,
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRankings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.ledger.v1.LedgerService/GetRankings',
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsRequest.SerializeToString,
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -54,6 +54,18 @@ class LedgerServiceStub:
     """
     Audit: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AuditRequest, _ledger_pb2.AuditResponse]
     """Recompute every balance from the journal and check the zero sum."""
+    GetGames: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetGamesRequest, _ledger_pb2.GetGamesResponse]
+    """The player's settled games (战绩), newest first, paged: each with its
+    time, server, room, game, the player's points, coins and fee, and every
+    seat's player, name, points and coins (docs/ledger.md "History").
+    NOT_FOUND unknown_player; INVALID_ARGUMENT bad_limit.
+    """
+    GetRankings: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetRankingsRequest, _ledger_pb2.GetRankingsResponse]
+    """A coin server's rankings: coins won (the net change of game settlements
+    after fees; no grants, no room fees) over the 7 UTC days ending with the
+    day of until_ms, top `limit` and the asking player's own rank
+    (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+    """
     FindAccounts: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.FindAccountsRequest, _ledger_pb2.FindAccountsResponse]
     """Operator only (`paiju admin find`): player accounts whose id is `query`
     or starts with it, or whose name contains it (case-insensitive), by id.
@@ -95,6 +107,18 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """
     Audit: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AuditRequest, _ledger_pb2.AuditResponse]  # type: ignore[assignment]
     """Recompute every balance from the journal and check the zero sum."""
+    GetGames: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetGamesRequest, _ledger_pb2.GetGamesResponse]  # type: ignore[assignment]
+    """The player's settled games (战绩), newest first, paged: each with its
+    time, server, room, game, the player's points, coins and fee, and every
+    seat's player, name, points and coins (docs/ledger.md "History").
+    NOT_FOUND unknown_player; INVALID_ARGUMENT bad_limit.
+    """
+    GetRankings: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetRankingsRequest, _ledger_pb2.GetRankingsResponse]  # type: ignore[assignment]
+    """A coin server's rankings: coins won (the net change of game settlements
+    after fees; no grants, no room fees) over the 7 UTC days ending with the
+    day of until_ms, top `limit` and the asking player's own rank
+    (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+    """
     FindAccounts: _aio.UnaryUnaryMultiCallable[_ledger_pb2.FindAccountsRequest, _ledger_pb2.FindAccountsResponse]  # type: ignore[assignment]
     """Operator only (`paiju admin find`): player accounts whose id is `query`
     or starts with it, or whose name contains it (case-insensitive), by id.
@@ -175,6 +199,30 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.AuditResponse, _abc.Awaitable[_ledger_pb2.AuditResponse]]:
         """Recompute every balance from the journal and check the zero sum."""
+
+    @_abc_1.abstractmethod
+    def GetGames(
+        self,
+        request: _ledger_pb2.GetGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetGamesResponse, _abc.Awaitable[_ledger_pb2.GetGamesResponse]]:
+        """The player's settled games (战绩), newest first, paged: each with its
+        time, server, room, game, the player's points, coins and fee, and every
+        seat's player, name, points and coins (docs/ledger.md "History").
+        NOT_FOUND unknown_player; INVALID_ARGUMENT bad_limit.
+        """
+
+    @_abc_1.abstractmethod
+    def GetRankings(
+        self,
+        request: _ledger_pb2.GetRankingsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetRankingsResponse, _abc.Awaitable[_ledger_pb2.GetRankingsResponse]]:
+        """A coin server's rankings: coins won (the net change of game settlements
+        after fees; no grants, no room fees) over the 7 UTC days ending with the
+        day of until_ms, top `limit` and the asking player's own rank
+        (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
+        """
 
     @_abc_1.abstractmethod
     def FindAccounts(

@@ -94,6 +94,11 @@ class TableServiceStub:
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
+        self.GetRecord = channel.unary_unary(
+                '/paiju.table.v1.TableService/GetRecord',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.FromString,
+                _registered_method=True)
         self.Kick = channel.unary_unary(
                 '/paiju.table.v1.TableService/Kick',
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.KickRequest.SerializeToString,
@@ -206,6 +211,14 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetRecord(self, request, context):
+        """A stored game record (records.md; finished games and redealt deals) by
+        its game id, from the pool's record store. NOT_FOUND `no_record`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Kick(self, request, context):
         """Operator only (`paiju admin kick`): the player is removed from the
         room's running game, which is its escape (records.md `escape`: "the seat
@@ -290,6 +303,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.ListGames,
                     request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ListGamesRequest.FromString,
                     response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'GetRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRecord,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.SerializeToString,
             ),
             'Kick': grpc.unary_unary_rpc_method_handler(
                     servicer.Kick,
@@ -626,6 +644,33 @@ class TableService:
             '/paiju.table.v1.TableService/ListGames',
             paiju_dot_table_dot_v1_dot_table__pb2.ListGamesRequest.SerializeToString,
             paiju_dot_table_dot_v1_dot_table__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/GetRecord',
+            paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -82,6 +82,10 @@ class TableServiceStub:
     """The player leaves the game: an escape."""
     ListGames: _grpc.UnaryUnaryMultiCallable[_table_pb2.ListGamesRequest, _table_pb2.ListGamesResponse]
     """The games this instance runs."""
+    GetRecord: _grpc.UnaryUnaryMultiCallable[_table_pb2.GetRecordRequest, _table_pb2.GetRecordResponse]
+    """A stored game record (records.md; finished games and redealt deals) by
+    its game id, from the pool's record store. NOT_FOUND `no_record`.
+    """
     Kick: _grpc.UnaryUnaryMultiCallable[_table_pb2.KickRequest, _table_pb2.PlayerResponse]
     """Operator only (`paiju admin kick`): the player is removed from the
     room's running game, which is its escape (records.md `escape`: "the seat
@@ -143,6 +147,10 @@ class TableServiceAsyncStub(TableServiceStub):
     """The player leaves the game: an escape."""
     ListGames: _aio.UnaryUnaryMultiCallable[_table_pb2.ListGamesRequest, _table_pb2.ListGamesResponse]  # type: ignore[assignment]
     """The games this instance runs."""
+    GetRecord: _aio.UnaryUnaryMultiCallable[_table_pb2.GetRecordRequest, _table_pb2.GetRecordResponse]  # type: ignore[assignment]
+    """A stored game record (records.md; finished games and redealt deals) by
+    its game id, from the pool's record store. NOT_FOUND `no_record`.
+    """
     Kick: _aio.UnaryUnaryMultiCallable[_table_pb2.KickRequest, _table_pb2.PlayerResponse]  # type: ignore[assignment]
     """Operator only (`paiju admin kick`): the player is removed from the
     room's running game, which is its escape (records.md `escape`: "the seat
@@ -273,6 +281,16 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.ListGamesResponse, _abc.Awaitable[_table_pb2.ListGamesResponse]]:
         """The games this instance runs."""
+
+    @_abc_1.abstractmethod
+    def GetRecord(
+        self,
+        request: _table_pb2.GetRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.GetRecordResponse, _abc.Awaitable[_table_pb2.GetRecordResponse]]:
+        """A stored game record (records.md; finished games and redealt deals) by
+        its game id, from the pool's record store. NOT_FOUND `no_record`.
+        """
 
     @_abc_1.abstractmethod
     def Kick(

@@ -17,6 +17,7 @@ import { requestView, applyFreshView } from "./view.js";
 import { selectionAction, scheduleCheck, act } from "./play.js";
 import { bindKeys } from "./keys.js";
 import * as R from "./render.js";
+import { bindRecords, linkFromHash, replayStep } from "./records.js";
 import { socialActions } from "./watch.js";
 
 export { S };
@@ -32,6 +33,8 @@ function wsUrl() {
 export function start() {
   S.conn = new Conn(wsUrl(), { onEvent, onOpen, onClose });
   R.bind(actions);
+  bindRecords();
+  S.replayLink = linkFromHash();
   bindKeys(actions, S);
   S.conn.connect();
   render();
@@ -41,6 +44,11 @@ export function start() {
 async function onOpen() {
   S.connected = true;
   render();
+  if (S.replayLink && !S.me) {
+    // An operator's replay link: the viewer, no sign-in.
+    await replayStep(S.replayLink.game_id, S.replay ? S.replay.step : 0, S.replayLink.link);
+    return;
+  }
   if (S.token) {
     const r = await call("auth", { token: S.token });
     if (r.ok) { await signedIn(r); return; }

@@ -6,6 +6,7 @@ import { $, esc, setHtml } from "./dom.js";
 import { renderTop, renderServers, renderRooms } from "./lobby_view.js";
 import { renderTable } from "./table_view.js";
 import { renderHand, resetHand } from "./controls.js";
+import { renderHistory, renderReplay, renderRankings } from "./records_view.js";
 
 export { esc, avatar, toast, tick } from "./dom.js";
 export { renderActions, renderHand } from "./controls.js";
@@ -49,7 +50,8 @@ export function bind(actions) {
 // -- the whole page ------------------------------------------------------------------------
 
 export function render(S) {
-  const screen = S.me ? S.screen : "login";
+  // An operator's replay link shows the replay viewer without a sign-in.
+  const screen = S.me ? S.screen : S.replay && S.replay.link ? "replay" : "login";
   for (const el of document.querySelectorAll(".screen")) el.hidden = el.id !== `screen-${screen}`;
   document.body.dataset.screen = screen;
   if (screen !== lastScreen) { resetHand(); lastScreen = screen; }
@@ -58,6 +60,9 @@ export function render(S) {
   else if (screen === "servers") renderServers(S);
   else if (screen === "rooms") renderRooms(S);
   else if (screen === "table") renderTable(S);
+  else if (screen === "history") renderHistory(S);
+  else if (screen === "replay") renderReplay(S);
+  else if (screen === "rankings") renderRankings(S);
   const modal = $("#modal");
   modal.hidden = !S.modal;
   // Change-only: a dialog's buttons are not replaced while the game redraws.

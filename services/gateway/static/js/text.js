@@ -26,6 +26,11 @@ export const ERRORS = {
   internal: "服务器出错了，请重试",
   disconnected: "连接已断开，正在重连…",
   too_many_sessions: "登录太频繁，请稍后再试",
+  no_record: "没有这局的记录",
+  not_your_game: "只能回放自己打过的牌局",
+  bad_link: "回放链接无效或已过期",
+  no_such_step: "没有这一步",
+  bad_record: "这局的记录无法回放",
   // lobby
   room_started: "该房间游戏已开始，不能进入",
   seat_taken: "这个座位已经有人了",

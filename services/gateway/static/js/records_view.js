@@ -1,0 +1,134 @@
+// Drawing 战绩 (history), the replay viewer and the rankings from the
+// server's replies (records.js asks for them).
+
+import { $, setHtml, esc, avatar } from "./dom.js";
+import { rowHtml, suitIcon } from "./cards.js";
+import { GAME_NAMES, BIDS, PHASES } from "./text.js";
+
+const RESULT = { win: "胜", loss: "负", draw: "平" };
+const ACTIONS = { pass: "不出", bury: "扣底", reveal: "亮明", end_declare: "叫主结束",
+  timeout: "超时", escape: "逃跑", declare: "叫主", play: "出牌", ...BIDS };
+
+function when(ms) {
+  const d = new Date(ms);
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getMonth() + 1}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+function signed(n) { return n > 0 ? `+${n}` : String(n); }
+
+function serverName(S, id) {
+  const s = S.servers.find((x) => x.server === id);
+  return s ? s.name : id;
+}
+
+function bar(title, extra = "", back = true) {
+  return `<div class="bar">${back ? `<button data-rec="back">← 返回</button>` : ""}<h2>${title}</h2>${extra}</div>`;
+}
+
+export function renderHistory(S) {
+  const h = S.history || { games: [], next: 0 };
+  const rows = h.games.map((g) => `<div class="hist-row ${g.result}" data-game="${esc(g.game_id)}">` +
+    `<span class="h-when">${when(g.ts_ms)}</span>` +
+    `<span class="h-where">${esc(GAME_NAMES[g.game] || g.game)} · ${esc(serverName(S, g.server))} · ${esc(g.room)}</span>` +
+    `<span class="h-res">${RESULT[g.result]}</span>` +
+    `<span class="h-pts">${signed(g.points)} 分</span>` +
+    `<span class="h-coins">${signed(g.coins)} 金币${g.fee ? `（手续费 ${g.fee}）` : ""}</span>` +
+    `<span class="h-opp">对手：${g.opponents.map(esc).join("、")}</span>` +
+    `<button class="h-replay" data-rec="replay" data-game="${esc(g.game_id)}">回放</button></div>`).join("");
+  setHtml($("#screen-history"), bar("我的战绩", `<button data-rec="rankings">排行榜</button>`) +
+    (rows ? `<div class="hist">${rows}</div>` : `<p class="note">还没有结算过的牌局</p>`) +
+    (h.next ? `<button id="hist-more" data-rec="more">更多</button>` : ""));
+}
+
+function actionText(rp, a) {
+  if (!a) return "发牌";
+  const who = a.seat === null || a.seat === undefined ? "" : `${esc(seatName(rp, a.seat))} `;
+  const cards = a.cards && a.cards.length ? rowHtml(a.cards, "small") : "";
+  return `${who}${esc(ACTIONS[a.type] || a.type)}${cards}`;
+}
+
+function seatName(rp, seat) {
+  const p = rp.players.find((x) => x.seat === seat);
+  return p ? p.name : `座位${seat + 1}`;
+}
+
+/** The cards on the table now: the trick running, or the one the step just ended. */
+function trickNow(f) {
+  const t = f.table || {};
+  const plays = (tr) => (Array.isArray(tr) ? tr : (tr && tr.plays) || []);
+  const now = plays(t.trick);
+  return now.length ? now : f.trick_won ? plays(t.last_trick) : [];
+}
+
+function roleOf(rp, seat) {
+  const t = rp.frame.table || {};
+  if (t.landlord === seat) return "地主";
+  if (t.declarer === seat) return "叫主";
+  if (t.dealer === seat) return "庄家";
+  return "";
+}
+
+export function renderReplay(S) {
+  const rp = S.replay;
+  if (!rp) return;
+  const f = rp.frame;
+  const trick = trickNow(f);
+  const played = new Map(trick.map((e) => [e.seat, e]));
+  const seats = rp.players.map((p) => {
+    const e = played.get(p.seat);
+    const out = e ? `<span class="rp-label">本墩</span>` +
+      (e.type === "pass" ? `<span class="rp-pass">不出</span>` : rowHtml(e.cards, "small")) : "";
+    const role = roleOf(rp, p.seat);
+    return `<div class="rp-seat ${(f.to_act || []).includes(p.seat) ? "to-act" : ""}" data-seat="${p.seat}">` +
+      `<div class="rp-who">${avatar(p.player, p.name, "sm")}<b>${esc(p.name)}</b>${role ? `<i class="rp-role">${role}</i>` : ""}` +
+      `<span class="rp-count">${f.hands[p.seat].length} 张</span></div>` +
+      `<div class="rp-hand" data-cards="${f.hands[p.seat].length}">${rowHtml(f.hands[p.seat], "small")}</div>` +
+      `<div class="rp-out">${out}</div></div>`;
+  }).join("");
+  const t = f.table || {};
+  const extra = [t.kitty ? `底牌 ${rowHtml(t.kitty, "small")}` : "",
+    typeof t.trump === "string" ? `主 ${suitIcon(t.trump) || esc(t.trump)}` : t.no_trump ? "无主" : "",
+    t.multiplier ? `倍数 ${t.multiplier}` : ""].filter(Boolean).map((x) => `<span class="rp-extra">${x}</span>`).join("");
+  const end = f.result ? `<div class="rp-end"><b>结束</b> ` + rp.players.map((p) =>
+    `${esc(p.name)} ${signed(f.result.points[p.seat])} 分`).join("，") +
+    (rp.settlement.length ? `<div class="rp-settle">` + rp.settlement.map((r) =>
+      `${esc(seatName(rp, r.seat))} ${signed(r.coins)} 金币`).join("，") + `</div>` : "") + `</div>` : "";
+  const last = rp.steps - 1;
+  const trickNo = rp.tricks.filter((x) => x <= rp.step).length;
+  setHtml($("#screen-replay"), bar(`回放 · ${esc(GAME_NAMES[rp.game] || rp.game)}`,
+    `<span class="terms">${esc(rp.room)}${rp.finished_at ? ` · ${when(rp.finished_at)}` : ""}${rp.viewer === "operator" ? " · 管理员" : ""}</span>`,
+    !!S.me) +
+    `<div class="rp-controls">` +
+    `<button id="rp-first" data-rec="step" data-to="first" ${rp.step === 0 ? "disabled" : ""}>开始</button>` +
+    `<button id="rp-prev-trick" data-rec="step" data-to="prevTrick" ${rp.step === 0 ? "disabled" : ""}>上一墩</button>` +
+    `<button id="rp-prev" data-rec="step" data-to="prev" ${rp.step === 0 ? "disabled" : ""}>上一步</button>` +
+    `<span id="rp-step" data-step="${rp.step}" data-steps="${rp.steps}">${rp.step} / ${last}</span>` +
+    `<button id="rp-next" data-rec="step" data-to="next" ${rp.step === last ? "disabled" : ""}>下一步</button>` +
+    `<button id="rp-next-trick" data-rec="step" data-to="nextTrick" ${rp.step === last ? "disabled" : ""}>下一墩</button>` +
+    `<button id="rp-last" data-rec="step" data-to="last" ${rp.step === last ? "disabled" : ""}>结束</button>` +
+    `<input id="rp-range" type="range" min="0" max="${last}" value="${rp.step}" aria-label="步骤"></div>` +
+    `<div class="rp-info"><span id="rp-action">${actionText(rp, f.action)}</span>` +
+    `<span>${esc(PHASES[f.phase] || f.phase)} · 第 ${trickNo} 墩 / ${rp.tricks.length}</span>${extra}</div>` +
+    `<div class="rp-seats">${seats}</div>${end}`);
+}
+
+export function renderRankings(S) {
+  const r = S.rankings;
+  if (!r) return;
+  const byGame = {};
+  for (const s of S.servers) (byGame[s.game] ||= []).push(s);
+  const pick = `<label class="rk-pick">服务器 <select id="rk-server">` + Object.entries(byGame).map(([game, list]) =>
+    `<optgroup label="${esc(GAME_NAMES[game] || game)}">` + list.map((s) =>
+      `<option value="${esc(s.server)}" ${s.server === r.server ? "selected" : ""}>${esc(s.name)}</option>`).join("") +
+    `</optgroup>`).join("") + `</select></label>`;
+  const row = (x, mine) => `<tr class="${mine ? "mine" : ""}" data-player="${esc(x.player)}"><td>${x.rank}</td>` +
+    `<td>${avatar(x.player, x.name, "sm")} <span class="rk-name">${esc(x.name)}</span></td><td class="num">${signed(x.coins)}</td><td class="num">${x.games}</td></tr>`;
+  const me = S.me ? S.me.player : "";
+  const body = r.rows.map((x) => row(x, x.player === me)).join("");
+  setHtml($("#screen-rankings"), bar(`排行榜 · <span id="rk-title" data-server="${esc(r.server)}">${esc(serverName(S, r.server))}</span>`, `<button data-rec="history">我的战绩</button>`) +
+    `<div class="rk-tabs">${pick}</div>` +
+    `<p class="note">近 7 天赢得的金币（结算后，不含赠送）· ${r.players} 人上榜</p>` +
+    `<div id="rk-me" class="rk-me">${r.me ? `我的排名：第 <b>${r.me.rank}</b> 名，${signed(r.me.coins)} 金币，${r.me.games} 局` : "我在这里近 7 天没有结算过的牌局"}</div>` +
+    (body ? `<table class="rk"><thead><tr><th>名次</th><th>玩家</th><th>金币</th><th>局数</th></tr></thead><tbody>${body}</tbody></table>` : `<p class="note">还没有人上榜</p>`));
+}
