@@ -12,21 +12,45 @@ exit with status 2, see :func:`paiju.service.run`).
 docs/configuration.md shows the declarations' tables (:func:`markdown`);
 ``python -m paiju.config docs/configuration.md`` rewrites them there and a
 test fails when they differ. ``paiju up``'s own variables (``PAIJU_UP_*``) are
-read by :mod:`paiju.platform`.
+declared here too and read by :mod:`paiju.platform` (through :func:`settings`).
 """
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
+
+from paiju.config_checks import (
+    _NATS,
+    LOG_LEVELS,
+    MIN_TOKEN_KEY_BYTES,
+    Address,
+    Port,
+    Positive,
+    Seconds,
+    _check,
+    _data_dir,
+    _database_url,
+    _host,
+    _instance,
+    _jwks_url,
+    _log_level,
+    _otlp_endpoint,
+    _port,
+    _readable_file,
+    _seed_file,
+    _tls_dir,
+    _token_keys,
+)
+
+__all__ = ["LOG_LEVELS", "MIN_TOKEN_KEY_BYTES", "Config", "Settings", "check_keys", "load",
+           "markdown", "settings"]
 
 PREFIX = "PAIJU_"
 
@@ -43,119 +67,6 @@ METRICS_PORTS = {"lobby": 9101, "table": 9102, "ledger": 9103, "gateway": 9104}
 #: Default plain health ports per service (for the kubelet's gRPC probes).
 HEALTH_PORTS = {"lobby": 9111, "table": 9112, "ledger": 9113, "gateway": 9114}
 
-#: The logging levels PAIJU_LOG_LEVEL takes.
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-
-#: The shortest HMAC key a token key may be (bytes): what HS256 wants.
-MIN_TOKEN_KEY_BYTES = 32
-
-_HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
-_ADDRESS = re.compile(rf"(?:dns:///)?{_HOST}:\d{{1,5}}")
-_NATS = re.compile(rf"(?:(?:nats|tls|ws|wss)://)?(?:[^\s@/,]+@)?{_HOST}(?::\d{{1,5}})?")
-
-
-def _check(pattern: re.Pattern[str], what: str) -> Callable[[str], str]:
-    def check(value: str) -> str:
-        items = [v.strip() for v in value.split(",") if v.strip()]
-        if not items:
-            raise ValueError(f"is not {what}")
-        for item in items:
-            if not pattern.fullmatch(item) or not _port_ok(item):
-                raise ValueError(f"is not {what}" if len(items) == 1
-                                 else f"holds {item!r}, which is not {what}")
-        return ",".join(items)
-
-    return check
-
-
-def _port_ok(item: str) -> bool:
-    tail = item.rsplit(":", 1)[-1]
-    return not tail.isdigit() or int(tail) <= 65535
-
-
-def _host(value: str) -> str:
-    if not re.fullmatch(rf"{_HOST}|[0-9A-Fa-f:]+", value):
-        raise ValueError("is not a host name or IP address")
-    return value
-
-
-def _database_url(value: str) -> str:
-    try:
-        driver = make_url(value).drivername
-    except Exception:
-        raise ValueError("is not a database URL (sqlite:///file.db, postgresql://…)") from None
-    if not driver.startswith(("sqlite", "postgresql", "postgres")):
-        raise ValueError(f"names {driver!r}; paiju runs on sqlite and postgresql")
-    return value
-
-
-def _data_dir(value: Path) -> Path:
-    if value.exists() and not value.is_dir():
-        raise ValueError("exists and is not a folder")
-    return value
-
-
-def _tls_dir(value: Path | None) -> Path | None:
-    if value is not None and not value.is_dir():
-        raise ValueError("is not a folder (of ca.pem, <service>.pem, <service>-key.pem)")
-    return value
-
-
-def _readable_file(value: Path | None) -> Path | None:
-    if value is not None and not value.is_file():
-        raise ValueError("is not a readable file")
-    return value
-
-
-def _seed_file(value: Path | None) -> Path | None:
-    if value is not None:
-        from paiju.natsauth import read_seed  # natsauth imports this module
-
-        read_seed(value)  # ValueError: "cannot be read (…)" / "is not an NKey user seed"
-    return value
-
-
-def _token_keys(value: str) -> str:
-    keys = [k.strip() for k in value.split(",")]
-    if not all(keys):
-        raise ValueError("holds an empty key")
-    if any(len(k.encode()) < MIN_TOKEN_KEY_BYTES for k in keys):
-        raise ValueError(f"holds a key shorter than {MIN_TOKEN_KEY_BYTES} bytes (HS256)")
-    return ",".join(keys)
-
-
-def _jwks_url(value: str) -> str:
-    if not re.fullmatch(r"https?://[^\s/?#]+(?:[/?#]\S*)?", value):
-        raise ValueError("is not an http(s) URL")
-    return value
-
-
-def _log_level(value: str) -> str:
-    if value.upper() not in LOG_LEVELS:
-        raise ValueError(f"is not one of {', '.join(LOG_LEVELS)}")
-    return value.upper()
-
-
-def _instance(value: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9_.:-]+", value):
-        raise ValueError("may hold only letters, digits and _ . : -")
-    return value
-
-
-def _port(value: Any) -> Any:
-    if isinstance(value, str):
-        if not value.strip().isdigit() or int(value) > 65535:
-            raise ValueError("is not a port number (0-65535)")
-        return int(value)
-    return value
-
-
-Port = Annotated[int, BeforeValidator(_port), Field(ge=0, le=65535)]
-Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-Address = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address"))]
-
-
 def _doc(group: str, default: str | None = None) -> dict[str, Any]:
     """Field metadata for the docs: the table ``group`` and a default as written there."""
     return {"group": group} if default is None else {"group": group, "doc_default": default}
@@ -163,7 +74,8 @@ def _doc(group: str, default: str | None = None) -> dict[str, Any]:
 
 #: The docs' sections, in order: key, title.
 GROUPS = {"all": "Every service", "gateway": "Gateway", "lobby": "Lobby", "table": "Table",
-          "ledger": "Ledger", "presence": "Presence (gateway, lobby, table)"}
+          "ledger": "Ledger", "presence": "Presence (gateway, lobby, table)",
+          "tracing": "Tracing (every service)", "up": "`paiju up` (the platform on one machine)"}
 
 
 class Settings(BaseSettings):
@@ -345,6 +257,33 @@ class Settings(BaseSettings):
         description="seconds without a heartbeat after which a gateway counts as dead; "
         "above the heartbeat", json_schema_extra=_doc("presence"))
 
+    table_record_retry_seconds: Positive = Field(
+        default=300.0, description="how long storing a finished game's record is retried while "
+        "the database fails (jittered backoff up to 5 s); then the record is given up: logged, "
+        "counted in `paiju_table_records_lost_total`, and the room released",
+        json_schema_extra=_doc("table"))
+
+    tracing_otlp_endpoint: Annotated[str, AfterValidator(_otlp_endpoint)] | None = Field(
+        default=None, description="OpenTelemetry collector taking OTLP over gRPC "
+        "(`http://host:4317` plain, `https://…` TLS); set, every service exports its traces "
+        "there ([operations.md](operations.md#tracing))",
+        json_schema_extra=_doc("tracing", "none: tracing off"))
+    tracing_sample_ratio: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] = Field(
+        default=1.0, description="share of new traces kept (0 to 1; a call inside a kept trace "
+        "is kept)", json_schema_extra=_doc("tracing"))
+
+    up_nats_port: Port | None = Field(
+        default=None, description="port of the NATS server `paiju up` starts",
+        json_schema_extra=_doc("up", "4222 (a free one if busy)"))
+    up_port_base: Annotated[int, BeforeValidator(_port), Field(ge=1024, le=65535 - 80)] | None = (
+        Field(default=None, description="move every port of `paiju up`: gRPC base+1..4 (lobby, "
+              "table, ledger, gateway), metrics base+11..14, health base+31..34, web client "
+              "base+80, NATS base+22", json_schema_extra=_doc(
+                  "up", "unset: 50051-50054, 9101-9104, 9111-9114, 8080, 4222")))
+    up_timeout: Positive = Field(
+        default=60.0, description="seconds `paiju up` waits for every service to serve",
+        json_schema_extra=_doc("up"))
+
     @model_validator(mode="before")
     @classmethod
     def _empty_is_unset(cls, data: Any) -> Any:
@@ -472,6 +411,9 @@ class Config:
     gateway_max_queued_bytes: int = 256 * 1024 * 1024
     presence_heartbeat_seconds: float = 2.0
     presence_timeout_seconds: float = 6.0
+    table_record_retry_seconds: float = 300.0
+    tracing_otlp_endpoint: str = ""
+    tracing_sample_ratio: float = 1.0
 
 
 def presence_seconds() -> tuple[float, float]:
@@ -492,7 +434,9 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
                                    "instance", "table_addrs", "rooms_file", "table_address",
                                    "table_pool", "token_jwks_url", "token_issuer",
                                    "token_audience", "nats_nkey_seed_file",
-                                   "nats_tls_ca", "nats_tls_cert", "nats_tls_key"})
+                                   "nats_tls_ca", "nats_tls_cert", "nats_tls_key",
+                                   "tracing_otlp_endpoint", "up_nats_port", "up_port_base",
+                                   "up_timeout"})
     return Config(
         service=service,
         grpc_port=grpc_port,
@@ -510,6 +454,7 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
         nats_nkey_seed_file=str(s.nats_nkey_seed_file or ""),
         nats_tls_ca=str(s.nats_tls_ca or ""), nats_tls_cert=str(s.nats_tls_cert or ""),
         nats_tls_key=str(s.nats_tls_key or ""),
+        tracing_otlp_endpoint=s.tracing_otlp_endpoint or "",
         **fields,
     )
 
@@ -539,38 +484,14 @@ END = "<!-- end of generated tables -->"
 
 
 def markdown() -> str:
-    """The tables of every variable, one section per group (docs/configuration.md)."""
-    out: list[str] = []
-    for group, title in GROUPS.items():
-        out += ["", f"### {title}", "", "| variable | meaning | default |", "| --- | --- | --- |"]
-        for name, f in Settings.model_fields.items():
-            extra = f.json_schema_extra
-            assert isinstance(extra, dict)
-            if extra["group"] != group:
-                continue
-            default = extra.get("doc_default") or _shown(f.default)
-            out.append(f"| `{variable(name)}` | {f.description} | {default} |")
-    return "\n".join([BEGIN, *out, "", END])
+    """The tables of every variable, one section per group (docs/configuration.md;
+    :func:`paiju.config_docs.markdown`)."""
+    from paiju.config_docs import markdown as tables
 
-
-def _shown(value: Any) -> str:
-    """A default as the docs show it: ``off``/``on``, ``10`` for 10.0."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return f"`{value}`"
-
-
-def rewrite_docs(path: Path) -> bool:
-    """Put :func:`markdown` between the markers of ``path``; True if it changed."""
-    text = path.read_text(encoding="utf-8")
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    new = text[:start] + markdown() + text[end:]
-    path.write_text(new, encoding="utf-8")
-    return new != text
+    return tables()
 
 
 if __name__ == "__main__":
-    for arg in sys.argv[1:]:
-        print(f"{arg}: {'rewritten' if rewrite_docs(Path(arg)) else 'up to date'}")
+    from paiju.config_docs import main
+
+    main(sys.argv[1:])
