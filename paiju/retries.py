@@ -15,6 +15,7 @@ and raises its last error.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -47,12 +48,14 @@ FIRST, CAP = 0.1, 5.0
 
 def policy(operation: str, retry_on: Callable[[BaseException], bool], *,
            give_up_after: float | None = None, first: float = FIRST, cap: float = CAP,
-           on_retry: Callable[[], None] | None = None) -> AsyncRetrying:
+           on_retry: Callable[[], None] | None = None,
+           sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> AsyncRetrying:
     """The tenacity policy of ``operation``: retry while ``retry_on(error)``
     holds, waiting ``uniform(0, min(cap, first · 2^n))`` seconds; for ever
     (``give_up_after`` None) or until ``give_up_after`` seconds have passed
     since the first try. Each retry is logged, counted (and ``on_retry()``
-    called); the last error is raised as it is (not wrapped)."""
+    called); the last error is raised as it is (not wrapped). ``sleep``:
+    how the waits are waited (tests record them)."""
     def before_sleep(state: RetryCallState) -> None:
         RETRIES.labels(operation).inc()
         if on_retry is not None:
@@ -71,16 +74,21 @@ def policy(operation: str, retry_on: Callable[[BaseException], bool], *,
     stop: StopBaseT = stop_never if give_up_after is None else stop_after_delay(give_up_after)
     return AsyncRetrying(stop=stop, wait=wait_random_exponential(multiplier=first, max=cap),
                          retry=retry_if_exception(retry_on), before_sleep=before_sleep,
-                         retry_error_callback=after_give_up, reraise=True)
+                         retry_error_callback=after_give_up, reraise=True, sleep=sleep)
 
 
 async def call(operation: str, fn: Callable[[], Awaitable[T]],
                retry_on: Callable[[BaseException], bool], *,
                give_up_after: float | None = None, first: float = FIRST, cap: float = CAP,
-               on_retry: Callable[[], None] | None = None) -> T:
-    """``await fn()`` under :func:`policy` (same arguments); returns its result."""
+               on_retry: Callable[[], None] | None = None,
+               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> T:
+    """``await fn()`` under :func:`policy` (same arguments); returns its
+    result. ``fn`` may be any callable returning an awaitable (a lambda too)."""
+    async def attempt() -> T:
+        return await fn()
+
     result: T = await policy(operation, retry_on, give_up_after=give_up_after, first=first,
-                             cap=cap, on_retry=on_retry)(fn)
+                             cap=cap, on_retry=on_retry, sleep=sleep)(attempt)
     return result
 
 

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import nats.js.errors
 
-from paiju import db, natsauth
+from paiju import db, natsauth, retries
 from paiju.natsconn import connect
 from paiju.presence import PresenceWatcher
 from paiju.service import Context, Setup, run
@@ -70,17 +70,19 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         pool = pool_name(cfg.database_url, cfg.table_pool)
         gamelog = GameLog(nc, pool, cfg.game_log_replicas)
         leases = Leases(nc, cfg.instance, address, pool, lease_seconds, cfg.game_log_replicas)
-        while True:
-            try:
-                await gamelog.ensure()
-                await leases.ensure()
-                break
-            except (*NATS_ERRORS, nats.js.errors.APIError) as e:
-                log.warning("JetStream not ready (%s); trying again", e)
-                await asyncio.sleep(0.5)
+
+        async def ensure_streams() -> None:
+            await gamelog.ensure()
+            await leases.ensure()
+
+        # JetStream may not be ready yet (a NATS that just started): until it is
+        await retries.call("jetstream_setup", ensure_streams,
+                           lambda e: isinstance(e, (*NATS_ERRORS, nats.js.errors.APIError)),
+                           cap=2.0)
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),
                       publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,
-                      log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed)
+                      log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed,
+                      record_retry_seconds=cfg.table_record_retry_seconds)
         if tables is not None:
             tables.append(table)
         table_clock = table.clock
