@@ -13,6 +13,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from opentelemetry.context import Context
+from opentelemetry.trace import SpanKind
+
+from paiju import tracing
 from services.gateway import metrics
 from services.gateway.protocol import ClientError, CommandError, error, parse, reply
 
@@ -68,14 +72,21 @@ async def dispatch(session: Session, cid: str | int | None, name: str,
         refuse(session, cid, ClientError("unknown_command", f"no command {name!r}"))
         return
     start = time.perf_counter()
-    try:
-        if session.identity is None and name not in OPEN_COMMANDS:
-            raise ClientError("unauthenticated", "sign in first (login or auth)")
-        session.send(reply(cid, **await handler(session, args | {"_id": cid})))
-    except ClientError as e:
-        refuse(session, cid, e)
-    except Exception:
-        log.exception("command failed", extra={"cmd": name, "conn": session.id})
-        refuse(session, cid, ClientError("internal", "the gateway failed on this command"))
-    finally:
-        metrics.COMMAND_SECONDS.labels(name).observe(time.perf_counter() - start)
+    # The command is a trace's root (paiju.tracing; a no-op while tracing is off).
+    with tracing.span(f"ws {name}", SpanKind.SERVER, {"paiju.command": name,
+                                                     "paiju.connection": session.id},
+                      parent=Context()) as span:
+        try:
+            if session.identity is None and name not in OPEN_COMMANDS:
+                raise ClientError("unauthenticated", "sign in first (login or auth)")
+            if session.identity is not None:
+                span.set_attribute("paiju.player", session.player)
+            session.send(reply(cid, **await handler(session, args | {"_id": cid})))
+        except ClientError as e:
+            span.set_attribute("paiju.error", e.code)
+            refuse(session, cid, e)
+        except Exception:
+            log.exception("command failed", extra={"cmd": name, "conn": session.id})
+            refuse(session, cid, ClientError("internal", "the gateway failed on this command"))
+        finally:
+            metrics.COMMAND_SECONDS.labels(name).observe(time.perf_counter() - start)

@@ -231,6 +231,11 @@ class RoomRunner:
             self.game.seat_of(player)
             await self._do({"type": "leave", "at": self._now(), "player": player})
 
+    async def level_clients(self) -> None:
+        """Send every seat its whole view (a ``level`` entry, after a pause if
+        there is one): whatever a client missed, it is level again."""
+        await self.when_live(lambda: {"type": "level", "at": self._now()})
+
     async def when_live(self, make: Callable[[], dict[str, Any]]) -> None:
         """Apply, log and publish the entry ``make()`` gives, waiting out pauses
         (the end of a game: ``finished``, ``redeal``). ``GameError(game_moved)``

@@ -22,6 +22,9 @@ its log (:func:`restore`). Entries (``type``):
   (``stopped_at``): an instance goes on with the game after it stood still
   (:func:`services.table.level.level`); ``takeover`` also publishes ``game_moved``.
 - ``handover`` (``instance``): the owner gave the game up (SIGTERM); nothing moves.
+- ``level``: every seat's whole ``view``, privately, nothing moves
+  (:func:`services.table.level.views`; after the table's NATS connection
+  came back, :mod:`services.table.outage`).
 
 After :meth:`Sitting.apply` the entry carries ``seq`` (the public seq after
 it), ``player_seq`` (each player's seq after it) and ``actions`` (the
@@ -35,7 +38,7 @@ from typing import Any
 
 from services.table.game import Answer, Outgoing, RunningGame
 from services.table.holds import Holds
-from services.table.level import level
+from services.table.level import level, views
 from services.table.options import TableOptions
 from services.table.outgoing import Seat, ms
 from services.table.spec import GameSpec, Terms
@@ -139,6 +142,8 @@ class Sitting:
         elif kind == "handover":
             self.handed_over_at = at
             out = []
+        elif kind == "level":
+            out = views(game, at)
         else:
             raise ValueError(f"unknown log entry type {kind!r}")
         return self._seal(entry, out, before)
