@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from nats.aio.client import Client as NATS
 
+from paiju import retries
 from paiju.natsconn import encode
 from services.ledger.metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
 from services.ledger.outbox import Outbox
@@ -77,8 +78,9 @@ class Relay:
 
     async def run(self) -> None:
         """Drain on every wake-up (after ``gather`` seconds and ``spacing``
-        after the previous drain) and every ``poll`` seconds; update the gauges
-        at most every ``poll`` seconds. Runs until cancelled."""
+        after the previous drain) and every ``poll`` seconds, a failed drain
+        retried (:mod:`paiju.retries`) until it works; update the gauges at
+        most every ``poll`` seconds. Runs until cancelled."""
         measured = 0.0
         drained = 0.0
         while True:
@@ -93,7 +95,10 @@ class Relay:
             self.wake.clear()
             drained = time.monotonic()
             try:
-                await self.drain()
+                # a failing database or NATS: tried again after a jittered wait
+                # up to 5 s (paiju_retries_total{operation="outbox_drain"})
+                await retries.call("outbox_drain", self.drain,
+                                   lambda e: isinstance(e, Exception))
                 if time.monotonic() - measured >= self.poll:
                     measured = time.monotonic()
                     await self.measure()
