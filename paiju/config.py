@@ -33,6 +33,7 @@ from paiju.config_checks import (
     Address,
     Port,
     Positive,
+    Replicas,
     Seconds,
     _check,
     _data_dir,
@@ -128,11 +129,14 @@ class Settings(BaseSettings):
     data_dir: Annotated[Path, AfterValidator(_data_dir)] = Field(
         default=Path(".paiju"),
         description="where local SQLite files live", json_schema_extra=_doc("all"))
-    ledger_addr: Address = Field(
-        default="127.0.0.1:50053", description="the ledger's gRPC address (lobby, table, gateway)",
+    ledger_addr: Replicas = Field(
+        default="127.0.0.1:50053", description="the ledger's gRPC address (lobby, table, gateway): "
+        "one, every replica comma separated, or `dns:///name:port` (calls go round robin to "
+        "the replicas that answer)",
         json_schema_extra=_doc("all"))
-    lobby_addr: Address = Field(
-        default="127.0.0.1:50051", description="the lobby's gRPC address (table, gateway)",
+    lobby_addr: Replicas = Field(
+        default="127.0.0.1:50051", description="the lobby's gRPC address (table, gateway), as "
+        "`PAIJU_LEDGER_ADDR` takes it",
         json_schema_extra=_doc("all"))
     table_addrs: Address = Field(
         default="127.0.0.1:50052", description="table instances' gRPC addresses, comma separated "

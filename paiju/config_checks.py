@@ -129,3 +129,16 @@ Port = Annotated[int, BeforeValidator(_port), Field(ge=0, le=65535)]
 Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Address = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address"))]
+
+
+def _replicas(value: str) -> str:
+    items = value.split(",")
+    if len(items) > 1 and any(i.startswith("dns:") for i in items):
+        raise ValueError("mixes dns:/// with a list: give one dns:///name:port, or host:port "
+                         "items")
+    return value
+
+
+#: A service's replicas: one address, a comma list, or one ``dns:///`` name.
+Replicas = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address")),
+                     AfterValidator(_replicas)]
