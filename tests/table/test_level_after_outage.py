@@ -11,6 +11,7 @@ import asyncio
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from paiju.presence import PresencePublisher, PresenceWatcher
 from services.table.outage import level_after_outage, unheard
@@ -41,10 +42,12 @@ async def test_views_wait_for_the_players_gateways(nats_server: str, tmp_path: P
             await gateway.heartbeat()  # its subscriptions are back
             assert await asyncio.wait_for(levelled, 10) == 1
             assert runner.entries[-1]["type"] == "level"
+            def new_views(player: str) -> list[dict[str, Any]]:
+                return [e for e in h.private(player)
+                        if e["type"] == "view"][views_before[player]:]
+
             for p in ps:
-                view = await h.wait(lambda p=p: [e for e in h.private(p)
-                                                 if e["type"] == "view"][views_before[p]:],
-                                    f"{p}'s view")
+                view = await h.wait(lambda p=p: new_views(p), f"{p}'s view")  # type: ignore[misc]
                 assert view[0]["game_id"] == runner.game_id and view[0]["hand"]
             # a gateway that stays silent is waited for only up to the timeout
             since = watcher.clock()
