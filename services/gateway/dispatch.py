@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.context import Context
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import Span, SpanKind
 
 from paiju import tracing
 from services.gateway import metrics
@@ -71,22 +71,32 @@ async def dispatch(session: Session, cid: str | int | None, name: str,
     if handler is None:
         refuse(session, cid, ClientError("unknown_command", f"no command {name!r}"))
         return
-    start = time.perf_counter()
-    # The command is a trace's root (paiju.tracing; a no-op while tracing is off).
+    if not tracing.enabled():
+        await _answer(session, cid, name, args, handler, None)
+        return
+    # The command is a trace's root (paiju.tracing).
     with tracing.span(f"ws {name}", SpanKind.SERVER, {"paiju.command": name,
                                                      "paiju.connection": session.id},
                       parent=Context()) as span:
-        try:
-            if session.identity is None and name not in OPEN_COMMANDS:
-                raise ClientError("unauthenticated", "sign in first (login or auth)")
-            if session.identity is not None:
-                span.set_attribute("paiju.player", session.player)
-            session.send(reply(cid, **await handler(session, args | {"_id": cid})))
-        except ClientError as e:
+        await _answer(session, cid, name, args, handler, span)
+
+
+async def _answer(session: Session, cid: str | int | None, name: str, args: dict[str, Any],
+                  handler: Handler, span: Span | None) -> None:
+    """Run ``handler`` and send its reply or refusal (inside ``span`` when tracing)."""
+    start = time.perf_counter()
+    try:
+        if session.identity is None and name not in OPEN_COMMANDS:
+            raise ClientError("unauthenticated", "sign in first (login or auth)")
+        if span is not None and session.identity is not None:
+            span.set_attribute("paiju.player", session.player)
+        session.send(reply(cid, **await handler(session, args | {"_id": cid})))
+    except ClientError as e:
+        if span is not None:
             span.set_attribute("paiju.error", e.code)
-            refuse(session, cid, e)
-        except Exception:
-            log.exception("command failed", extra={"cmd": name, "conn": session.id})
-            refuse(session, cid, ClientError("internal", "the gateway failed on this command"))
-        finally:
-            metrics.COMMAND_SECONDS.labels(name).observe(time.perf_counter() - start)
+        refuse(session, cid, e)
+    except Exception:
+        log.exception("command failed", extra={"cmd": name, "conn": session.id})
+        refuse(session, cid, ClientError("internal", "the gateway failed on this command"))
+    finally:
+        metrics.COMMAND_SECONDS.labels(name).observe(time.perf_counter() - start)
