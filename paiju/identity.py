@@ -275,11 +275,12 @@ def peer_identity(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
 
 def channel_options(peer: str | None, options: Sequence[tuple[str, Any]] = (),
                     addr: str = "") -> list[tuple[str, Any]]:
-    """``options`` plus round robin over the replicas (:data:`paiju.peers.OPTIONS`)
-    and the server name a client expects (``peer``; None: the address's host,
-    as plain TLS checks it, which a target of several replicas has not: a
-    multi-address ``addr`` without ``peer`` raises ``ValueError``)."""
-    out = [*peers.OPTIONS, *options]
+    """``options`` plus round robin over the replicas where ``addr`` names
+    several (:func:`paiju.peers.options`) and the server name a client
+    expects (``peer``; None: the address's host, as plain TLS checks it,
+    which a target of several replicas has not: a multi-address ``addr``
+    without ``peer`` raises ``ValueError``)."""
+    out = [*peers.options(addr), *options]
     if peer is None:
         if len(peers.split(addr)) > 1:
             raise ValueError(f"{addr!r} names several replicas: give the service name their "
@@ -302,7 +303,7 @@ def secure_channel(addr: str, identity: Identity | None, peer: str | None, *,
     interceptors = client_interceptors()
     target = peers.target(addr)
     if identity is None:
-        return grpc.aio.insecure_channel(target, options=[*peers.OPTIONS, *options],
+        return grpc.aio.insecure_channel(target, options=[*peers.options(addr), *options],
                                          interceptors=interceptors)
     return grpc.aio.secure_channel(target, identity.channel_credentials(),
                                    options=channel_options(peer, options, addr),
@@ -322,6 +323,6 @@ def blocking_channel(addr: str, identity: Identity | None, peer: str | None, *,
     """:func:`secure_channel` for synchronous code (same credentials and checks)."""
     target = peers.target(addr)
     if identity is None:
-        return grpc.insecure_channel(target, options=[*peers.OPTIONS, *options])
+        return grpc.insecure_channel(target, options=[*peers.options(addr), *options])
     return grpc.secure_channel(target, identity.channel_credentials(),
                                options=channel_options(peer, options, addr))

@@ -11,9 +11,10 @@ service, however many replicas it runs:
   Each host is resolved once, when the channel is made, into gRPC's
   ``ipv4:``/``ipv6:`` target of literal addresses.
 
-Every channel balances calls ``round_robin`` over the replicas that are
-connected: a replica that died (its connection closed, or it refuses new
-ones) is skipped until it answers again; a call that was under way on it
+A channel to several replicas (a list, or ``dns:///``: :func:`options`)
+balances calls ``round_robin`` over the replicas that are connected: a
+replica that died (its connection closed, or it refuses new ones) is
+skipped until it answers again; a call that was under way on it
 fails ``UNAVAILABLE`` (the callers that must get an answer retry it,
 paiju.retries). The TLS name checked is the service's name, not the
 target (see :func:`paiju.identity.channel_options`), so one certificate
@@ -27,11 +28,15 @@ import json
 import socket
 from typing import Any
 
-#: gRPC service config of every paiju channel: round robin over the replicas.
+#: gRPC service config of a channel to several replicas: round robin over them.
 SERVICE_CONFIG = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
-#: Channel options that go with it (no service config from DNS TXT records).
+#: Channel options that go with it: no service config from DNS TXT records,
+#: and a replica that comes back is connected to again within 5 s (gRPC's
+#: reconnect backoff grows to two minutes by default).
 OPTIONS: tuple[tuple[str, Any], ...] = (("grpc.service_config", SERVICE_CONFIG),
-                                        ("grpc.service_config_disable_resolution", 1))
+                                        ("grpc.service_config_disable_resolution", 1),
+                                        ("grpc.initial_reconnect_backoff_ms", 500),
+                                        ("grpc.max_reconnect_backoff_ms", 5000))
 
 
 def split(addr: str) -> list[str]:
@@ -96,3 +101,12 @@ def is_multi(addr: str) -> bool:
     """True when ``addr`` may name several replicas (a list or ``dns:///``)."""
     items = split(addr)
     return len(items) > 1 or any(i.startswith("dns:") for i in items)
+
+
+def options(addr: str) -> tuple[tuple[str, Any], ...]:
+    """The channel options for ``addr``: round robin (:data:`OPTIONS`) where
+    it may name several replicas (:func:`is_multi`); none for one
+    ``host:port`` (gRPC's default ``pick_first``, which reconnects at once
+    when a call comes after the one server restarted, where round robin
+    would wait out its reconnect backoff)."""
+    return OPTIONS if is_multi(addr) else ()

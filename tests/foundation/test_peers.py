@@ -57,3 +57,10 @@ async def test_calls_reach_a_live_replica_of_a_list_through_mutual_tls() -> None
                                                            timeout=3)
             assert refused.value.code() in (grpc.StatusCode.UNAVAILABLE,
                                             grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def test_round_robin_only_where_several_replicas_may_answer() -> None:
+    assert peers.options("lobby:50051") == ()
+    assert peers.options("dns:///lobby-replicas:50051") == peers.OPTIONS
+    assert peers.options("127.0.0.1:1,127.0.0.1:2") == peers.OPTIONS
+    assert ("grpc.service_config", peers.SERVICE_CONFIG) in peers.OPTIONS
