@@ -95,7 +95,6 @@ async def audit(addr: str) -> ledger_pb2.AuditResponse:
 def test_one_lobby_and_one_ledger_killed_while_games_run() -> None:
     with running_platform({"TABLE_DEAL_INTERVAL_MS": "0"}, replicas=REPLICAS) as p:
         summary, before = asyncio.run(play_and_kill(p))
-        print(summary, before)
         assert p.procs["lobby-2"].poll() == -signal.SIGKILL
         assert p.procs["ledger-2"].poll() == -signal.SIGKILL
         # every game played to its end, none refused by a dead replica
