@@ -266,7 +266,6 @@ class Settings(BaseSettings):
         "the database fails (jittered backoff up to 5 s); then the record is given up: logged, "
         "counted in `paiju_table_records_lost_total`, and the room released",
         json_schema_extra=_doc("table"))
-
     tracing_otlp_endpoint: Annotated[str, AfterValidator(_otlp_endpoint)] | None = Field(
         default=None, description="OpenTelemetry collector taking OTLP over gRPC "
         "(`http://host:4317` plain, `https://…` TLS); set, every service exports its traces "
@@ -275,7 +274,6 @@ class Settings(BaseSettings):
     tracing_sample_ratio: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] = Field(
         default=1.0, description="share of new traces kept (0 to 1; a call inside a kept trace "
         "is kept)", json_schema_extra=_doc("tracing"))
-
     up_nats_port: Port | None = Field(
         default=None, description="port of the NATS server `paiju up` starts",
         json_schema_extra=_doc("up", "4222 (a free one if busy)"))
