@@ -5,7 +5,9 @@ One player's ``act`` through the gateway's WebSocket is one trace: the
 gateway's root span ``ws act``, its gRPC client span of the table's ``Act``,
 the table's server span of it, the table's NATS publish spans of the
 events, and the gateway's delivery of them to its clients, each the child
-of the one before, across the processes (gRPC metadata, NATS headers)."""
+of the one before, across the processes (gRPC metadata, NATS headers). A
+player's ``leave`` then ends the game: its settlement is followed from the
+table to the ledger, the ledger's outbox event and its delivery."""
 
 from __future__ import annotations
 
@@ -74,7 +76,8 @@ def collector(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Collector, int]
 
 async def one_act(url: str) -> int:
     """Three players sit and ready; the one to act bids through the
-    gateway. Returns the ``seq`` its reply gives."""
+    gateway, then another leaves (an escape: the game ends and is settled).
+    Returns the ``seq`` the act's reply gives."""
     clients = []
     events: list[dict[str, Any]] = []
     probe = Client(url, lambda ev: None)
@@ -100,6 +103,13 @@ async def one_act(url: str) -> int:
         actor = clients[turns[0]["_seat"]]
         action = (await actor.call("hints"))["actions"][0]
         reply = await actor.call("act", action=action)
+        leaver = clients[(turns[0]["_seat"] + 1) % 3]
+        assert (await leaver.call("leave"))["escaped"] is True
+        deadline = time.monotonic() + 60
+        # the settlement's balance_changed (the sign-in grants' have no game id)
+        while not any(e["type"] == "balance_changed" and e.get("game_id") for e in events):
+            assert time.monotonic() < deadline, "no balance_changed of the game"
+            await asyncio.sleep(0.05)
         return int(reply["seq"])
     finally:
         for c in clients:
@@ -123,13 +133,20 @@ def test_one_act_is_one_trace_across_gateway_table_and_back(
                 return None
             return spans
 
+        def trace_of_leave() -> list[Exported] | None:
+            roots = [e for e in sink.spans if e.span.name == "ws leave"]
+            spans = [e for e in sink.spans if roots and e.span.trace_id == roots[-1].span.trace_id]
+            if not any(e.span.name == "deliver balance_changed" for e in spans):
+                return None
+            return spans
+
         deadline = time.monotonic() + 30
-        while (spans := trace_of_act()) is None:
+        while (spans := trace_of_act()) is None or trace_of_leave() is None:
             assert time.monotonic() < deadline, sorted({e.span.name for e in sink.spans})
             time.sleep(0.1)
         time.sleep(0.5)  # the rest of the trace's batches
-        spans = trace_of_act()
-        assert spans is not None
+        spans, settled = trace_of_act(), trace_of_leave()
+        assert spans is not None and settled is not None
     by_id = {e.span.span_id: e for e in spans}
 
     def parent(e: Exported) -> Exported | None:
@@ -152,3 +169,17 @@ def test_one_act_is_one_trace_across_gateway_table_and_back(
                              for e in delivered)
     assert {e.span.name.removeprefix("deliver ") for e in delivered} <= {
         e.span.name.removeprefix("publish ") for e in published}
+
+    # The escape's settlement in the leave's trace: table -> ledger -> outbox -> gateway.
+    ids = {e.span.span_id: e for e in settled}
+    settle = "/paiju.ledger.v1.LedgerService/Settle"
+    called = next(e for e in settled if e.span.name == settle and e.kind == "SPAN_KIND_CLIENT")
+    served = next(e for e in settled if e.span.name == settle and e.kind == "SPAN_KIND_SERVER")
+    assert (called.service, served.service) == ("paiju-table", "paiju-ledger")
+    assert ids.get(served.span.parent_span_id) == called
+    outbox = [e for e in settled if e.span.name == "publish balance_changed"]
+    assert outbox and all(e.service == "paiju-ledger" and ids.get(e.span.parent_span_id) == served
+                          for e in outbox)
+    got = [e for e in settled if e.span.name == "deliver balance_changed"]
+    assert got and all(e.service == "paiju-gateway" and ids.get(e.span.parent_span_id) in outbox
+                       for e in got)
