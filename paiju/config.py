@@ -12,7 +12,7 @@ exit with status 2, see :func:`paiju.service.run`).
 docs/configuration.md shows the declarations' tables (:func:`markdown`);
 ``python -m paiju.config docs/configuration.md`` rewrites them there and a
 test fails when they differ. ``paiju up``'s own variables (``PAIJU_UP_*``) are
-read by :mod:`paiju.platform`.
+declared here too and read by :mod:`paiju.platform` (through :func:`settings`).
 """
 
 from __future__ import annotations
@@ -23,14 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from paiju.config_checks import (
     _NATS,
+    LOG_LEVELS,
+    MIN_TOKEN_KEY_BYTES,
     Address,
     Port,
     Positive,
+    Replicas,
     Seconds,
     _check,
     _data_dir,
@@ -40,27 +43,26 @@ from paiju.config_checks import (
     _instance,
     _jwks_url,
     _log_level,
+    _otlp_endpoint,
+    _port,
     _readable_file,
     _seed_file,
     _tls_dir,
     _token_keys,
 )
+from paiju.config_keys import DEV_GRANT_KEY, DEV_TOKEN_SECRET, check_keys
+
+__all__ = ["DEV_GRANT_KEY", "DEV_TOKEN_SECRET", "LOG_LEVELS", "MIN_TOKEN_KEY_BYTES", "Config",
+           "Settings", "check_keys", "load", "markdown", "settings"]
 
 PREFIX = "PAIJU_"
 
-#: The token key when none is configured: for development only (32 bytes, as
-#: HS256 wants); production sets PAIJU_TOKEN_SECRET.
-DEV_TOKEN_SECRET = "paiju-development-only-token-key"
-#: The grant key when none is configured: for development only; production
-#: sets PAIJU_GRANT_KEY.
-DEV_GRANT_KEY = "dev-grant-key"
 
 #: Default gRPC and metrics ports per service.
 GRPC_PORTS = {"lobby": 50051, "table": 50052, "ledger": 50053, "gateway": 50054}
 METRICS_PORTS = {"lobby": 9101, "table": 9102, "ledger": 9103, "gateway": 9104}
 #: Default plain health ports per service (for the kubelet's gRPC probes).
 HEALTH_PORTS = {"lobby": 9111, "table": 9112, "ledger": 9113, "gateway": 9114}
-
 
 
 def _doc(group: str, default: str | None = None) -> dict[str, Any]:
@@ -70,7 +72,8 @@ def _doc(group: str, default: str | None = None) -> dict[str, Any]:
 
 #: The docs' sections, in order: key, title.
 GROUPS = {"all": "Every service", "gateway": "Gateway", "lobby": "Lobby", "table": "Table",
-          "ledger": "Ledger", "presence": "Presence (gateway, lobby, table)"}
+          "ledger": "Ledger", "presence": "Presence (gateway, lobby, table)",
+          "tracing": "Tracing (every service)", "up": "`paiju up` (the platform on one machine)"}
 
 
 class Settings(BaseSettings):
@@ -123,11 +126,14 @@ class Settings(BaseSettings):
     data_dir: Annotated[Path, AfterValidator(_data_dir)] = Field(
         default=Path(".paiju"),
         description="where local SQLite files live", json_schema_extra=_doc("all"))
-    ledger_addr: Address = Field(
-        default="127.0.0.1:50053", description="the ledger's gRPC address (lobby, table, gateway)",
+    ledger_addr: Replicas = Field(
+        default="127.0.0.1:50053", description="the ledger's gRPC address (lobby, table, gateway): "
+        "one, every replica comma separated, or `dns:///name:port` (calls go round robin to "
+        "the replicas that answer)",
         json_schema_extra=_doc("all"))
-    lobby_addr: Address = Field(
-        default="127.0.0.1:50051", description="the lobby's gRPC address (table, gateway)",
+    lobby_addr: Replicas = Field(
+        default="127.0.0.1:50051", description="the lobby's gRPC address (table, gateway), as "
+        "`PAIJU_LEDGER_ADDR` takes it",
         json_schema_extra=_doc("all"))
     table_addrs: Address = Field(
         default="127.0.0.1:50052", description="table instances' gRPC addresses, comma separated "
@@ -261,6 +267,31 @@ class Settings(BaseSettings):
         description="seconds without a heartbeat after which a gateway counts as dead; "
         "above the heartbeat", json_schema_extra=_doc("presence"))
 
+    table_record_retry_seconds: Positive = Field(
+        default=300.0, description="how long storing a finished game's record is retried while "
+        "the database fails (jittered backoff up to 5 s); then the record is given up: logged, "
+        "counted in `paiju_table_records_lost_total`, and the room released",
+        json_schema_extra=_doc("table"))
+    tracing_otlp_endpoint: Annotated[str, AfterValidator(_otlp_endpoint)] | None = Field(
+        default=None, description="OpenTelemetry collector taking OTLP over gRPC "
+        "(`http://host:4317` plain, `https://…` TLS); set, every service exports its traces "
+        "there ([operations.md](operations.md#tracing))",
+        json_schema_extra=_doc("tracing", "none: tracing off"))
+    tracing_sample_ratio: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] = Field(
+        default=1.0, description="share of new traces kept (0 to 1; a call inside a kept trace "
+        "is kept)", json_schema_extra=_doc("tracing"))
+    up_nats_port: Port | None = Field(
+        default=None, description="port of the NATS server `paiju up` starts",
+        json_schema_extra=_doc("up", "4222 (a free one if busy)"))
+    up_port_base: Annotated[int, BeforeValidator(_port), Field(ge=1024, le=65535 - 80)] | None = (
+        Field(default=None, description="move every port of `paiju up`: gRPC base+1..4 (lobby, "
+              "table, ledger, gateway), metrics base+11..14, health base+31..34, web client "
+              "base+80, NATS base+22", json_schema_extra=_doc(
+                  "up", "unset: 50051-50054, 9101-9104, 9111-9114, 8080, 4222")))
+    up_timeout: Positive = Field(
+        default=60.0, description="seconds `paiju up` waits for every service to serve",
+        json_schema_extra=_doc("up"))
+
     @model_validator(mode="before")
     @classmethod
     def _empty_is_unset(cls, data: Any) -> Any:
@@ -389,6 +420,9 @@ class Config:
     gateway_max_queued_bytes: int = 256 * 1024 * 1024
     presence_heartbeat_seconds: float = 2.0
     presence_timeout_seconds: float = 6.0
+    table_record_retry_seconds: float = 300.0
+    tracing_otlp_endpoint: str = ""
+    tracing_sample_ratio: float = 1.0
 
 
 def presence_seconds() -> tuple[float, float]:
@@ -409,7 +443,9 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
                                    "database_url", "instance", "table_addrs", "rooms_file",
                                    "table_address", "table_pool", "token_jwks_url", "token_issuer",
                                    "token_audience", "nats_nkey_seed_file",
-                                   "nats_tls_ca", "nats_tls_cert", "nats_tls_key"})
+                                   "nats_tls_ca", "nats_tls_cert", "nats_tls_key",
+                                   "tracing_otlp_endpoint", "up_nats_port", "up_port_base",
+                                   "up_timeout"})
     return Config(
         service=service,
         grpc_port=grpc_port,
@@ -427,28 +463,9 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
         nats_nkey_seed_file=str(s.nats_nkey_seed_file or ""),
         nats_tls_ca=str(s.nats_tls_ca or ""), nats_tls_cert=str(s.nats_tls_cert or ""),
         nats_tls_key=str(s.nats_tls_key or ""),
+        tracing_otlp_endpoint=s.tracing_otlp_endpoint or "",
         **fields,
     )
-
-
-def check_keys(config: Config) -> None:
-    """Refuse development keys outside development mode (issue 18): the
-    gateway needs a token key of its own (``PAIJU_TOKEN_SECRET``; unset, or
-    holding :data:`DEV_TOKEN_SECRET`, is refused unless ``PAIJU_TOKEN_JWKS_URL``
-    is set, in which case the development key verifies nothing), the ledger a
-    grant key of its own (``PAIJU_GRANT_KEY`` unset or :data:`DEV_GRANT_KEY`).
-    Raises ``ValueError`` naming the variable; nothing in development mode
-    (``PAIJU_DEV_MODE``)."""
-    if config.dev_mode:
-        return
-    hint = "outside development mode (PAIJU_DEV_MODE) set a key of your own"
-    dev_token = DEV_TOKEN_SECRET in config.token_secret.split(",")
-    if config.service == "gateway" and dev_token and (
-            config.token_secret != DEV_TOKEN_SECRET or not config.token_jwks_url):
-        raise ValueError(f"PAIJU_TOKEN_SECRET is unset or holds the development key: {hint}"
-                         " (or verify tokens by PAIJU_TOKEN_JWKS_URL only)")
-    if config.service == "ledger" and config.grant_key == DEV_GRANT_KEY:
-        raise ValueError(f"PAIJU_GRANT_KEY is unset or the development key: {hint}")
 
 
 BEGIN = "<!-- generated by `python -m paiju.config docs/configuration.md` from paiju/config.py -->"
@@ -456,38 +473,14 @@ END = "<!-- end of generated tables -->"
 
 
 def markdown() -> str:
-    """The tables of every variable, one section per group (docs/configuration.md)."""
-    out: list[str] = []
-    for group, title in GROUPS.items():
-        out += ["", f"### {title}", "", "| variable | meaning | default |", "| --- | --- | --- |"]
-        for name, f in Settings.model_fields.items():
-            extra = f.json_schema_extra
-            assert isinstance(extra, dict)
-            if extra["group"] != group:
-                continue
-            default = extra.get("doc_default") or _shown(f.default)
-            out.append(f"| `{variable(name)}` | {f.description} | {default} |")
-    return "\n".join([BEGIN, *out, "", END])
+    """The tables of every variable, one section per group (docs/configuration.md;
+    :func:`paiju.config_docs.markdown`)."""
+    from paiju.config_docs import markdown as tables
 
-
-def _shown(value: Any) -> str:
-    """A default as the docs show it: ``off``/``on``, ``10`` for 10.0."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return f"`{value}`"
-
-
-def rewrite_docs(path: Path) -> bool:
-    """Put :func:`markdown` between the markers of ``path``; True if it changed."""
-    text = path.read_text(encoding="utf-8")
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    new = text[:start] + markdown() + text[end:]
-    path.write_text(new, encoding="utf-8")
-    return new != text
+    return tables()
 
 
 if __name__ == "__main__":
-    for arg in sys.argv[1:]:
-        print(f"{arg}: {'rewritten' if rewrite_docs(Path(arg)) else 'up to date'}")
+    from paiju.config_docs import main
+
+    main(sys.argv[1:])

@@ -1,6 +1,6 @@
-"""The checks of :mod:`paiju.config`'s variables: the patterns and validators
-its :class:`~paiju.config.Settings` fields use, each raising ``ValueError``
-with what is wrong (pydantic names the variable and its value)."""
+"""The checks of paiju.config's settings: pydantic validators and annotated
+types (addresses, ports, URLs, files, keys). Each raises ``ValueError`` with
+what is wrong; paiju.config names the variable."""
 
 from __future__ import annotations
 
@@ -40,15 +40,6 @@ def _check(pattern: re.Pattern[str], what: str) -> Callable[[str], str]:
 def _port_ok(item: str) -> bool:
     tail = item.rsplit(":", 1)[-1]
     return not tail.isdigit() or int(tail) <= 65535
-
-
-def _games(value: str) -> str:
-    from paiju.rules.registry import parse_modules
-
-    items = parse_modules(value)  # ValueError: "holds 'x', which is not a Python module name"
-    if not items:
-        raise ValueError("names no module")
-    return ",".join(items)
 
 
 def _host(value: str) -> str:
@@ -108,6 +99,21 @@ def _jwks_url(value: str) -> str:
     return value
 
 
+def _games(value: str) -> str:
+    from paiju.rules.registry import parse_modules
+
+    items = parse_modules(value)  # ValueError: "holds 'x', which is not a Python module name"
+    if not items:
+        raise ValueError("names no module")
+    return ",".join(items)
+
+
+def _otlp_endpoint(value: str) -> str:
+    if not re.fullmatch(rf"https?://{_HOST}(?::\d{{1,5}})?/?", value) or not _port_ok(value):
+        raise ValueError("is not an http(s)://host:port URL of an OTLP/gRPC collector")
+    return value
+
+
 def _log_level(value: str) -> str:
     if value.upper() not in LOG_LEVELS:
         raise ValueError(f"is not one of {', '.join(LOG_LEVELS)}")
@@ -132,3 +138,16 @@ Port = Annotated[int, BeforeValidator(_port), Field(ge=0, le=65535)]
 Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Address = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address"))]
+
+
+def _replicas(value: str) -> str:
+    items = value.split(",")
+    if len(items) > 1 and any(i.startswith("dns:") for i in items):
+        raise ValueError("mixes dns:/// with a list: give one dns:///name:port, or host:port "
+                         "items")
+    return value
+
+
+#: A service's replicas: one address, a comma list, or one ``dns:///`` name.
+Replicas = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address")),
+                     AfterValidator(_replicas)]

@@ -38,6 +38,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from paiju import peers
 from paiju.metrics import ClientMetricsInterceptor
 
 log = logging.getLogger("paiju.identity")
@@ -277,13 +278,20 @@ def peer_identity(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def channel_options(peer: str | None, options: Sequence[tuple[str, Any]] = ()
-                    ) -> list[tuple[str, Any]]:
-    """``options`` plus the server name a client expects (``peer``; None: the
-    address's host, as plain TLS checks it)."""
+def channel_options(peer: str | None, options: Sequence[tuple[str, Any]] = (),
+                    addr: str = "") -> list[tuple[str, Any]]:
+    """``options`` plus round robin over the replicas where ``addr`` names
+    several (:func:`paiju.peers.options`) and the server name a client
+    expects (``peer``; None: the address's host, as plain TLS checks it,
+    which a target of several replicas has not: a multi-address ``addr``
+    without ``peer`` raises ``ValueError``)."""
+    out = [*peers.options(addr), *options]
     if peer is None:
-        return list(options)
-    return [*options, ("grpc.ssl_target_name_override", peer)]
+        if len(peers.split(addr)) > 1:
+            raise ValueError(f"{addr!r} names several replicas: give the service name their "
+                             "certificates carry (peer)")
+        return out
+    return [*out, ("grpc.ssl_target_name_override", peer)]
 
 
 def secure_channel(addr: str, identity: Identity | None, peer: str | None, *,
@@ -292,21 +300,34 @@ def secure_channel(addr: str, identity: Identity | None, peer: str | None, *,
     (``lobby``, ``table``, ``ledger``, ``gateway``) at ``addr`` as
     ``identity``, the server's certificate checked for the name ``peer``
     (None: for the address's host), with the client metrics
-    (``grpc_client_*``). ``identity`` None (development mode without
-    ``PAIJU_TLS_DIR``) gives an insecure channel."""
-    interceptors = [ClientMetricsInterceptor()]
+    (``grpc_client_*``). ``addr`` may name every replica of the service
+    (``dns:///name:port`` or a comma list, :func:`paiju.peers.target`); calls
+    go round robin to those that are up. ``identity`` None (development mode
+    without ``PAIJU_TLS_DIR``) gives an insecure channel. Raises
+    ``ValueError`` for an address that does not resolve."""
+    interceptors = client_interceptors()
+    target = peers.target(addr)
     if identity is None:
-        return grpc.aio.insecure_channel(addr, options=list(options),
+        return grpc.aio.insecure_channel(target, options=[*peers.options(addr), *options],
                                          interceptors=interceptors)
-    return grpc.aio.secure_channel(addr, identity.channel_credentials(),
-                                   options=channel_options(peer, options),
+    return grpc.aio.secure_channel(target, identity.channel_credentials(),
+                                   options=channel_options(peer, options, addr),
                                    interceptors=interceptors)
+
+
+def client_interceptors() -> list[Any]:
+    """The interceptors of every client channel: metrics, then tracing
+    (paiju.tracing, when configured)."""
+    from paiju.tracing import client_interceptors as traced
+
+    return [ClientMetricsInterceptor(), *traced()]
 
 
 def blocking_channel(addr: str, identity: Identity | None, peer: str | None, *,
                      options: Sequence[tuple[str, Any]] = ()) -> grpc.Channel:
     """:func:`secure_channel` for synchronous code (same credentials and checks)."""
+    target = peers.target(addr)
     if identity is None:
-        return grpc.insecure_channel(addr, options=list(options))
-    return grpc.secure_channel(addr, identity.channel_credentials(),
-                               options=channel_options(peer, options))
+        return grpc.insecure_channel(target, options=[*peers.options(addr), *options])
+    return grpc.secure_channel(target, identity.channel_credentials(),
+                               options=channel_options(peer, options, addr))

@@ -1,7 +1,9 @@
 """JSON logs to standard output, one object per line.
 
 Each line has ``ts`` (ISO 8601, UTC), ``level``, ``service``, ``logger``,
-``msg`` and any ``extra={...}`` fields the caller passed.
+``msg`` and any ``extra={...}`` fields the caller passed; a line written
+inside a span (tracing on, :mod:`paiju.tracing`) also ``trace_id`` and
+``span_id`` (hex, as trace back-ends show them).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import logging
 import sys
 from datetime import UTC, datetime
 from typing import Any
+
+from paiju import tracing
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
@@ -33,6 +37,7 @@ class JsonFormatter(logging.Formatter):
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
                 out[key] = value
+        out.update(tracing.log_ids())
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
         return json.dumps(out, default=str, ensure_ascii=False)

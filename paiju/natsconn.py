@@ -12,12 +12,14 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import nats
 from nats.aio.client import Client as NATS
+from opentelemetry.trace import SpanKind
 
+from paiju import tracing
 from paiju.events.v1.events_pb2 import Event
 from paiju.health import Health
 
@@ -26,11 +28,13 @@ log = logging.getLogger("paiju.nats")
 
 async def connect(url: str, health: Health | None, name: str,
                   first_attempt_timeout: float | None = None, *,
-                  auth: Mapping[str, Any] | None = None) -> NATS:
+                  auth: Mapping[str, Any] | None = None,
+                  on_reconnected: Callable[[], None] | None = None) -> NATS:
     """Connect to ``url`` (comma-separated servers allowed) and keep connected.
 
     ``auth`` holds more nats-py options: the service's credentials, inbox
-    prefix and TLS (:func:`paiju.natsauth.client_options`).
+    prefix and TLS (:func:`paiju.natsauth.client_options`). ``on_reconnected``
+    is called after each reconnect (the subscriptions are back by then).
 
     While disconnected, ``health`` has ``nats`` down. The first connection is
     retried every half second, for ever unless ``first_attempt_timeout``
@@ -48,6 +52,8 @@ async def connect(url: str, health: Health | None, name: str,
         last_error = ""
         if health:
             await health.set("nats", True)
+        if on_reconnected is not None:
+            on_reconnected()
 
     async def error(e: Exception) -> None:
         nonlocal last_error
@@ -108,5 +114,14 @@ def decode(payload: bytes) -> dict[str, Any]:
 
 async def publish(nc: NATS, subject: str, type_: str, data: dict[str, Any], *, seq: int = 0,
                   game_id: str = "", room: str = "") -> None:
-    """Publish one event on ``subject`` (events.md "Subjects")."""
-    await nc.publish(subject, encode(type_, data, seq=seq, game_id=game_id, room=room))
+    """Publish one event on ``subject`` (events.md "Subjects"). With tracing
+    on, a PRODUCER span whose context goes in the message's headers
+    (:mod:`paiju.tracing`)."""
+    payload = encode(type_, data, seq=seq, game_id=game_id, room=room)
+    if not tracing.enabled():
+        await nc.publish(subject, payload)
+        return
+    with tracing.span(f"publish {type_}", SpanKind.PRODUCER, {
+            "messaging.system": "nats", "messaging.destination.name": subject,
+            "paiju.seq": seq, "paiju.game_id": game_id}):
+        await nc.publish(subject, payload, headers=tracing.headers())

@@ -23,19 +23,11 @@ table service and of the gateway: instance k (from 0) of a service listens on
 its ports + 100·k (gRPC, health and metrics) and, for gateways, web port + k; every
 service is given all the table instances in ``PAIJU_TABLE_ADDRS``.
 
-Ports (each service's own settings are in paiju.config):
-
-=====================  =============================================  =========================
-variable               meaning                                        default
-=====================  =============================================  =========================
-PAIJU_UP_NATS_PORT     port of the NATS server ``paiju up`` starts    4222 (a free one if busy)
-PAIJU_UP_PORT_BASE     move every port: gRPC base+1..4 (lobby,        unset: 50051-50054,
-                       table, ledger, gateway), metrics base+11..14,  9101-9104, 9111-9114,
-                       health base+31..34, web client base+80,        8080, 4222
-                       NATS base+22
-PAIJU_GATEWAY_PORT     the web client's HTTP port                     8080 (or base+80)
-PAIJU_UP_TIMEOUT       seconds to wait for every service to serve     60
-=====================  =============================================  =========================
+Its own settings are declared in :mod:`paiju.config` with the services'
+(``PAIJU_UP_NATS_PORT``, ``PAIJU_UP_PORT_BASE``, ``PAIJU_UP_TIMEOUT``; see
+docs/configuration.md), and read through :func:`paiju.config.settings`, so a
+bad value of any variable stops ``paiju up`` before anything starts, with
+the variable named. ``PAIJU_GATEWAY_PORT`` moves the web client's port.
 """
 
 from __future__ import annotations
@@ -54,7 +46,7 @@ from pathlib import Path
 from types import FrameType
 
 from paiju import natsauth
-from paiju.config import GRPC_PORTS, HEALTH_PORTS, METRICS_PORTS
+from paiju.config import GRPC_PORTS, HEALTH_PORTS, METRICS_PORTS, settings
 from paiju.procs import UpError as UpError  # re-exported, as the helpers below
 from paiju.procs import die_with_parent as die_with_parent
 from paiju.procs import free_port as free_port
@@ -169,16 +161,6 @@ class Plan:
         return env
 
 
-def _int(env: Mapping[str, str], name: str) -> int | None:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise UpError(f"{name}={raw!r} is not a number") from None
-
-
 def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Plan:
     """The :class:`Plan` described by the environment ``env`` (see the module
     docstring) and the instance ``counts`` per service (default 1 each).
@@ -189,7 +171,11 @@ def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Pla
             raise UpError(f"only {' and '.join(SCALABLE)} run as several instances")
         if not 1 <= n < 10:
             raise UpError(f"--{service}s must be 1 to 9 (got {n})")
-    base = _int(env, "PAIJU_UP_PORT_BASE")
+    try:  # PAIJU_TLS_DIR may name a folder paiju up is yet to make
+        s = settings({k: v for k, v in env.items() if k != "PAIJU_TLS_DIR"})
+    except ValueError as e:
+        raise UpError(str(e)) from None
+    base = s.up_port_base
     if base is None:
         grpc_ports, metrics = dict(GRPC_PORTS), dict(METRICS_PORTS)
         healths = dict(HEALTH_PORTS)
@@ -199,19 +185,18 @@ def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Pla
         metrics = {s: base + 10 + p - 9100 for s, p in METRICS_PORTS.items()}
         healths = {s: base + 20 + p - 9100 for s, p in HEALTH_PORTS.items()}
         http, nats_port = base + 80, base + 22
-    http = _int(env, "PAIJU_GATEWAY_PORT") or http
-    fixed_nats = _int(env, "PAIJU_UP_NATS_PORT")
-    timeout = _int(env, "PAIJU_UP_TIMEOUT") or 60
-    drain = float(env.get("PAIJU_DRAIN_SECONDS", "") or 10)
+    if env.get("PAIJU_GATEWAY_PORT", "").strip():
+        http = s.gateway_port
+    fixed_nats = s.up_nats_port
     return Plan(
-        host=env.get("PAIJU_HOST", "") or "127.0.0.1",
+        host=s.host,
         grpc_ports=grpc_ports, metrics_ports=metrics, http_port=http,
         nats_port=fixed_nats or nats_port,
         nats_port_fixed=fixed_nats is not None or base is not None,
-        nats_url=env.get("PAIJU_NATS_URL") or None,
-        data_dir=Path(env.get("PAIJU_DATA_DIR", "") or ".paiju").absolute(),
-        database_url=env.get("PAIJU_DATABASE_URL") or None,
-        timeout=float(timeout), drain_seconds=drain, counts=counts, health_ports=healths,
+        nats_url=s.nats_url if env.get("PAIJU_NATS_URL", "").strip() else None,
+        data_dir=s.data_dir.absolute(), database_url=s.database_url,
+        timeout=s.up_timeout, drain_seconds=s.drain_seconds, counts=counts,
+        health_ports=healths,
         tls_dir=Path(tls).absolute() if (tls := env.get("PAIJU_TLS_DIR", "").strip()) else None,
     )
 

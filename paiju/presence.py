@@ -314,6 +314,8 @@ class PresenceWatcher:
         self._lock = asyncio.Lock()
         self._sub: Subscription | None = None
         self._ticker: asyncio.Task[None] | None = None
+        #: gateway id -> when (``clock``, unix ms) a message of it last arrived
+        self.last_heard: dict[str, int] = {}
 
     async def start(self) -> None:
         """Start a fresh book (its warm-up begins now), subscribe, start ticking."""
@@ -339,6 +341,7 @@ class PresenceWatcher:
         except PresenceError as e:
             log.warning("ignored presence message on %s: %s", msg.subject, e)
             return
+        self.last_heard[str(message["gateway"])] = self.clock()
         async with self._lock:
             await self._emit(self.book.apply(message, self.clock()))
 

@@ -29,7 +29,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from paiju import log as logsetup
-from paiju import natsauth
+from paiju import natsauth, tracing
 from paiju.authz import RULES, AuthzInterceptor, Rule
 from paiju.config import Config, check_keys, load
 from paiju.health import Health
@@ -109,7 +109,8 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
     """
     log = logging.getLogger(f"paiju.{config.service}")
     identity = server_identity(config)
-    interceptors: list[grpc.aio.ServerInterceptor] = [MetricsInterceptor()]
+    interceptors: list[grpc.aio.ServerInterceptor] = [*tracing.server_interceptors(),
+                                                      MetricsInterceptor()]
     if identity is None:
         log.warning("insecure gRPC: development mode without PAIJU_TLS_DIR; any caller "
                     "may call anything")
@@ -227,8 +228,12 @@ def run(service: str, setup: Setup) -> None:
         raise SystemExit(2) from None
     log = logsetup.setup(service, config.log_level)
     try:
+        tracing.setup(service, config.instance, config.tracing_otlp_endpoint,
+                      config.tracing_sample_ratio)
         serve_metrics(config.metrics_port, config.host)
         asyncio.run(serve(config, setup))
     except Exception:
         log.exception("failed")  # one JSON line with the traceback in "exc"
         raise SystemExit(1) from None
+    finally:
+        tracing.shutdown()

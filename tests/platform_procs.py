@@ -53,34 +53,65 @@ BIND_ERRORS = ("cannot bind", "Address already in use", "Errno 98")
 TEST_SETTINGS = {"DEV_MODE": "1", "DRAIN_SECONDS": "1", "TABLE_GAME_DRAIN_SECONDS": "0"}
 
 
+def instance_names(replicas: Mapping[str, int] | None = None) -> list[str]:
+    """The processes of a platform, in start order: each service's name for
+    its first replica, ``<service>-2``… for the others (``replicas``: how
+    many of each, default one)."""
+    counts = dict(replicas or {})
+    return [s if k == 0 else f"{s}-{k + 1}" for s in SERVICES for k in range(counts.get(s, 1))]
+
+
+def service_of(name: str) -> str:
+    """The service an instance name (``lobby-2``) runs."""
+    return name.split("-", 1)[0]
+
+
 @dataclass
 class Platform:
-    """Addresses of a running platform and where its files are."""
+    """Addresses of a running platform and where its files are. Keys of
+    ``ports``, ``metrics``, ``procs`` are instance names
+    (:func:`instance_names`); ``gateway_ports`` holds each gateway's web port."""
 
     data: Path
     nats: NatsServer
     ports: dict[str, int]
     metrics: dict[str, int]
-    gateway_port: int
+    gateway_ports: dict[str, int]
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     @property
+    def gateway_port(self) -> int:
+        """The web port of the (first) gateway."""
+        return self.gateway_ports["gateway"]
+
+    @property
     def gateway_url(self) -> str:
-        """The WebSocket URL of the gateway."""
+        """The WebSocket URL of the (first) gateway."""
         return f"ws://127.0.0.1:{self.gateway_port}/ws"
 
-    def addr(self, service: str) -> str:
-        """The gRPC address of ``service``."""
-        return f"127.0.0.1:{self.ports[service]}"
+    @property
+    def gateway_urls(self) -> list[str]:
+        """The WebSocket URL of every gateway."""
+        return [f"ws://127.0.0.1:{port}/ws" for port in self.gateway_ports.values()]
 
-    def env(self, service: str, extra: Mapping[str, str]) -> dict[str, str]:
-        """The environment ``service`` runs with."""
+    def addr(self, name: str) -> str:
+        """The gRPC address of the instance ``name`` (a service's name: its first)."""
+        return f"127.0.0.1:{self.ports[name]}"
+
+    def addrs(self, service: str) -> str:
+        """Every replica of ``service``, comma separated (as PAIJU_LOBBY_ADDR takes them)."""
+        return ",".join(self.addr(n) for n in self.ports if service_of(n) == service)
+
+    def env(self, name: str, extra: Mapping[str, str]) -> dict[str, str]:
+        """The environment the instance ``name`` runs with."""
+        service = service_of(name)
         settings = {
             "NATS_URL": self.nats.address,
             "NATS_NKEY_SEED_FILE": str(self.nats.seed_file(service)), "DATA_DIR": str(self.data),
-            "GRPC_PORT": str(self.ports[service]), "METRICS_PORT": str(self.metrics[service]),
-            "LEDGER_ADDR": self.addr("ledger"), "LOBBY_ADDR": self.addr("lobby"),
-            "TABLE_ADDRS": self.addr("table"), "GATEWAY_PORT": str(self.gateway_port),
+            "GRPC_PORT": str(self.ports[name]), "METRICS_PORT": str(self.metrics[name]),
+            "LEDGER_ADDR": self.addrs("ledger"), "LOBBY_ADDR": self.addrs("lobby"),
+            "TABLE_ADDRS": self.addrs("table"),
+            "GATEWAY_PORT": str(self.gateway_ports.get(name, self.gateway_port)),
             **TEST_SETTINGS, **extra}
         return service_env(**settings)
 
@@ -112,30 +143,37 @@ class Platform:
                 stop_process(proc, timeout=1.0)  # SIGTERM again, then SIGKILL
 
 
-def _start(nats: NatsServer, extra_env: Mapping[str, str]) -> Platform:
-    """The four services on newly picked ports, until each is SERVING. Raises
-    ``RuntimeError`` as soon as a service exits, ``TimeoutError`` if one is
-    not healthy within 60 s; its processes are started either way (stop them)."""
+def _start(nats: NatsServer, extra_env: Mapping[str, str],
+           replicas: Mapping[str, int] | None) -> Platform:
+    """The services (``replicas`` of each) on newly picked ports. Their
+    processes are started; :func:`_wait_healthy` waits for them."""
     data = Path(tempfile.mkdtemp(prefix="paiju-platform-"))
-    p = Platform(data, nats, {s: free_port() for s in SERVICES},
-                 {s: free_port() for s in SERVICES}, free_port())
-    for name in SERVICES:
-        p.procs[name] = start_service_process(name, p.env(name, extra_env),
+    names = instance_names(replicas)
+    p = Platform(data, nats, {n: free_port() for n in names}, {n: free_port() for n in names},
+                 {n: free_port() for n in names if service_of(n) == "gateway"})
+    for name in names:
+        p.procs[name] = start_service_process(service_of(name), p.env(name, extra_env),
                                               data / f"{name}.log")
     return p
 
 
 def _wait_healthy(p: Platform) -> None:
-    for name in SERVICES:
+    """Until every instance is SERVING. Raises ``RuntimeError`` as soon as one
+    exits, ``TimeoutError`` if one is not healthy within 60 s."""
+    for name in p.procs:
         asyncio.run(wait_health(p.addr(name), timeout=60, proc=p.procs[name]))
-    wait_for_port(p.gateway_port)
+    for port in p.gateway_ports.values():
+        wait_for_port(port)
 
 
 @contextlib.contextmanager
-def running_platform(extra_env: Mapping[str, str] | None = None) -> Iterator[Platform]:
+def running_platform(extra_env: Mapping[str, str] | None = None,
+                     replicas: Mapping[str, int] | None = None) -> Iterator[Platform]:
     """Start NATS (each service with its own NATS user, as paiju up runs it)
     and the four services (with :data:`TEST_SETTINGS` and ``extra_env``,
-    ``PAIJU_*`` names without the prefix); stop them all on exit.
+    ``PAIJU_*`` names without the prefix; ``replicas`` of each, default one,
+    every one reaching every replica of the others through comma lists);
+    stop them all on exit.
     A start that lost a port race is retried on new ports (with a warning);
     another failure raises ``RuntimeError``
     at once (a service exited, or was not SERVING within 60 s) with the folder
@@ -144,7 +182,7 @@ def running_platform(extra_env: Mapping[str, str] | None = None) -> Iterator[Pla
     nats.start()
     try:
         for attempt in range(1, ATTEMPTS + 1):
-            p = _start(nats, dict(extra_env or {}))
+            p = _start(nats, dict(extra_env or {}), replicas)
             try:
                 _wait_healthy(p)
                 break

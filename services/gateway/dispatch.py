@@ -13,6 +13,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from opentelemetry.context import Context
+from opentelemetry.trace import Span, SpanKind
+
+from paiju import tracing
 from services.gateway import metrics
 from services.gateway.protocol import ClientError, CommandError, error, parse, reply
 
@@ -68,12 +72,29 @@ async def dispatch(session: Session, cid: str | int | None, name: str,
     if handler is None:
         refuse(session, cid, ClientError("unknown_command", f"no command {name!r}"))
         return
+    if not tracing.enabled():
+        await _answer(session, cid, name, args, handler, None)
+        return
+    # The command is a trace's root (paiju.tracing).
+    with tracing.span(f"ws {name}", SpanKind.SERVER, {"paiju.command": name,
+                                                     "paiju.connection": session.id},
+                      parent=Context()) as span:
+        await _answer(session, cid, name, args, handler, span)
+
+
+async def _answer(session: Session, cid: str | int | None, name: str, args: dict[str, Any],
+                  handler: Handler, span: Span | None) -> None:
+    """Run ``handler`` and send its reply or refusal (inside ``span`` when tracing)."""
     start = time.perf_counter()
     try:
         if session.identity is None and name not in OPEN_COMMANDS:
             raise ClientError("unauthenticated", "sign in first (login or auth)")
+        if span is not None and session.identity is not None:
+            span.set_attribute("paiju.player", session.player)
         session.send(reply(cid, **await handler(session, args | {"_id": cid})))
     except ClientError as e:
+        if span is not None:
+            span.set_attribute("paiju.error", e.code)
         refuse(session, cid, e)
     except Exception:
         log.exception("command failed", extra={"cmd": name, "conn": session.id})

@@ -22,7 +22,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
-from paiju import natsconn
+from paiju import natsconn, tracing
 
 #: A follower: called with the decoded event (shared: read it, never change
 #: it) and its JSON text as clients get it.
@@ -67,8 +67,14 @@ class Fanout:
                     return
                 event = natsconn.decode(msg.data)
                 text = to_text(event)
-                for fn in list(entry.listeners.values()):
-                    fn(event, text)
+                if not tracing.enabled():
+                    for fn in list(entry.listeners.values()):
+                        fn(event, text)
+                    return
+                with tracing.consumer_span(event["type"], msg.subject, msg.headers) as span:
+                    span.set_attribute("paiju.followers", len(entry.listeners))
+                    for fn in list(entry.listeners.values()):
+                        fn(event, text)
 
             try:
                 entry.sub = await self.nc.subscribe(subject, cb=deliver)

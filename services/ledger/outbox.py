@@ -11,11 +11,15 @@ from typing import Any
 from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from paiju import subjects
+from paiju import subjects, tracing
 from services.ledger.models import outbox
 from services.ledger.unit_of_work import UnitOfWork
 
 BALANCE_CHANGED = "balance_changed"
+
+
+#: The key of an outbox event's data holding the trace it was written in.
+TRACE_KEY = "_traceparent"
 
 
 @dataclass(frozen=True)
@@ -34,11 +38,16 @@ def event_rows(events: Sequence[dict[str, Any]],
                ) -> tuple[list[str], list[str], list[str], list[str]]:
     """The outbox columns of ``balance_changed`` events (each a dict with
     ``player``, optional ``game_id``): subjects (``paiju.player.<player>.events``),
-    types, game ids and the JSON data, in the events' order."""
+    types, game ids and the JSON data, in the events' order. With tracing on,
+    the data carries the current span's ``traceparent`` under :data:`TRACE_KEY`
+    (the relay publishes the event in that trace and leaves the key out)."""
+    trace = (tracing.headers() or {}).get("traceparent")
+    extra = {TRACE_KEY: trace} if trace else {}
     return ([subjects.player_events(e["player"]) for e in events],
             [BALANCE_CHANGED] * len(events),
             [e.get("game_id", "") for e in events],
-            [json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in events])
+            [json.dumps({**e, **extra}, ensure_ascii=False, separators=(",", ":"))
+             for e in events])
 
 
 async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],

@@ -4,7 +4,8 @@ Events are written into ``ledger_outbox`` by the transaction that moved the
 coins, so a rolled-back change never produces one. The relay publishes them
 oldest first, flushes, then marks them sent: delivery is at least once (a
 crash between publish and mark repeats an event; each carries its
-``event_id`` so that a client can drop a repeat).
+``event_id`` so that a client can drop a repeat). With tracing on, an event
+is published in the trace of the change that wrote it (paiju.tracing).
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ import time
 from collections.abc import Callable
 
 from nats.aio.client import Client as NATS
+from opentelemetry.trace import SpanKind
 
+from paiju import retries, tracing
 from paiju.natsconn import encode
 from services.ledger.metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
-from services.ledger.outbox import Outbox
+from services.ledger.outbox import TRACE_KEY, Outbox
 
 log = logging.getLogger("paiju.ledger.outbox")
 
@@ -60,7 +63,17 @@ class Relay:
                 break
             for ev in batch:
                 data = dict(ev.data, event_id=ev.id)
-                await nc.publish(ev.subject, encode(ev.type, data, game_id=ev.game_id))
+                trace = data.pop(TRACE_KEY, None)
+                payload = encode(ev.type, data, game_id=ev.game_id)
+                if not (trace and tracing.enabled()):
+                    await nc.publish(ev.subject, payload)
+                    continue
+                # published in the trace of the change that wrote it (a Settle…)
+                with tracing.span(f"publish {ev.type}", SpanKind.PRODUCER, {
+                        "messaging.system": "nats", "messaging.destination.name": ev.subject,
+                        "paiju.game_id": ev.game_id},
+                        parent=tracing.context_of({"traceparent": str(trace)})):
+                    await nc.publish(ev.subject, payload, headers=tracing.headers())
             await nc.flush(timeout=5)
             await self.outbox.mark_sent([ev.id for ev in batch])
             OUTBOX_PUBLISHED.inc(len(batch))
@@ -77,8 +90,9 @@ class Relay:
 
     async def run(self) -> None:
         """Drain on every wake-up (after ``gather`` seconds and ``spacing``
-        after the previous drain) and every ``poll`` seconds; update the gauges
-        at most every ``poll`` seconds. Runs until cancelled."""
+        after the previous drain) and every ``poll`` seconds, a failed drain
+        retried (:mod:`paiju.retries`) until it works; update the gauges at
+        most every ``poll`` seconds. Runs until cancelled."""
         measured = 0.0
         drained = 0.0
         while True:
@@ -93,7 +107,10 @@ class Relay:
             self.wake.clear()
             drained = time.monotonic()
             try:
-                await self.drain()
+                # a failing database or NATS: tried again after a jittered wait
+                # up to 5 s (paiju_retries_total{operation="outbox_drain"})
+                await retries.call("outbox_drain", self.drain,
+                                   lambda e: isinstance(e, Exception))
                 if time.monotonic() - measured >= self.poll:
                     measured = time.monotonic()
                     await self.measure()

@@ -53,14 +53,26 @@ def level(game: RunningGame, stopped_at: float, now: float, moved_to: str | None
         end = paced.window_end()
         if end is not None:
             paced.done_at = now + _going_on(end - stopped_at, paced.grace) - paced.grace
-    for s in game.seats:
-        view = game.view(s.player, now)
-        view["player_seq"] += 1
-        out.append(game.numbers.private(s.player, "view", view))
+    out += views(game, now)
     for seat in sorted(turns.deadlines):
         deadline = turns.deadlines[seat]
         if seat not in turns.paused:
             out.append(game.numbers.public("turn", {
                 "seat": seat, "phase": game.engine.phase, "deadline": round(deadline * 1000),
                 "can_pass": any(a.type == "pass" for a in game.engine.legal_actions(seat))}))
+    return out
+
+
+def views(game: RunningGame, now: float) -> list[Outgoing]:
+    """Each seat's whole ``view`` at ``now``, privately (its ``player_seq`` is
+    the event's own ``seq``); none for a finished game. Also what a ``level``
+    entry gives: after the table's NATS connection came back, every seated
+    client gets its view whatever it missed (:mod:`services.table.outage`)."""
+    if game.finished:
+        return []
+    out: list[Outgoing] = []
+    for s in game.seats:
+        view = game.view(s.player, now)
+        view["player_seq"] += 1
+        out.append(game.numbers.private(s.player, "view", view))
     return out

@@ -26,11 +26,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import nats.js.errors
 
-from paiju import db, natsauth
+from paiju import db, natsauth, retries
 from paiju.natsconn import connect
 from paiju.presence import PresenceWatcher
 from paiju.service import Context, Setup, run
@@ -38,6 +38,7 @@ from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.clock import Clock, SystemClock
 from services.table.gamelog import GameLog
 from services.table.lease import NATS_ERRORS, Leases, pool_name
+from services.table.outage import level_after_outage
 from services.table.publisher import NatsPublisher
 from services.table.remote import Ledger, Lobby
 from services.table.runner import Table
@@ -59,8 +60,14 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
 
     async def setup(ctx: Context) -> Sequence[str]:
         cfg = ctx.config
+        back: list[Callable[[], None]] = []  # what to do once NATS is back (set below)
+
+        def reconnected() -> None:
+            for f in back:
+                f()
+
         nc = await connect(cfg.nats_url, ctx.health, f"table-{cfg.instance}",
-                           auth=natsauth.client_options(cfg))
+                           auth=natsauth.client_options(cfg), on_reconnected=reconnected)
         store = await RecordStore.open(cfg.database_url)
         ledger = Ledger(cfg.ledger_addr, ctx.identity)
         lobby = Lobby(cfg.lobby_addr, ctx.identity) if cfg.lobby_addr else None
@@ -70,17 +77,19 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         pool = pool_name(cfg.database_url, cfg.table_pool)
         gamelog = GameLog(nc, pool, cfg.game_log_replicas)
         leases = Leases(nc, cfg.instance, address, pool, lease_seconds, cfg.game_log_replicas)
-        while True:
-            try:
-                await gamelog.ensure()
-                await leases.ensure()
-                break
-            except (*NATS_ERRORS, nats.js.errors.APIError) as e:
-                log.warning("JetStream not ready (%s); trying again", e)
-                await asyncio.sleep(0.5)
+
+        async def ensure_streams() -> None:
+            await gamelog.ensure()
+            await leases.ensure()
+
+        # JetStream may not be ready yet (a NATS that just started): until it is
+        await retries.call("jetstream_setup", ensure_streams,
+                           lambda e: isinstance(e, (*NATS_ERRORS, nats.js.errors.APIError)),
+                           cap=2.0)
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),
                       publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,
-                      log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed)
+                      log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed,
+                      record_retry_seconds=cfg.table_record_retry_seconds)
         if tables is not None:
             tables.append(table)
         table_clock = table.clock
@@ -88,6 +97,16 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                                    timeout_ms=int(cfg.presence_timeout_seconds * 1000),
                                    clock=lambda: int(table_clock.now() * 1000))
         await presence.start()
+
+        async def bring_level(since_ms: int) -> None:
+            await level_after_outage(table, presence, since_ms, cfg.presence_timeout_seconds)
+
+        def level_everyone() -> None:
+            task = asyncio.create_task(bring_level(presence.clock()))
+            table.background.add(task)
+            task.add_done_callback(table.background.discard)
+
+        back.append(level_everyone)
         servicer = TableServicer(table, cfg.table_deal_interval_ms)
         table_pb2_grpc.add_TableServiceServicer_to_server(servicer, ctx.server)
         ctx.tasks.append(asyncio.create_task(db.watch(store.engine, ctx.health)))

@@ -22,6 +22,10 @@ ESCAPES = Counter(
     ["game"])
 SETTLEMENTS_RETRIED = Counter(
     "paiju_table_settlements_retried_total", "Ledger Settle calls retried after a failure.")
+RECORDS_LOST = Counter(
+    "paiju_table_records_lost_total",
+    "Game records given up after PAIJU_TABLE_RECORD_RETRY_SECONDS of failed stores "
+    "(the room was released all the same).")
 GAMES_FINISHED = Counter(
     "paiju_table_games_finished_total", "Games that ended, by game type and reason.",
     ["game", "reason"])

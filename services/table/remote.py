@@ -1,22 +1,28 @@
 """The table's calls to other services, retried until they answer.
 
 - ledger ``Settle`` (idempotent by game id) and ``ChargeFee`` (idempotent by
-  charge id): retried with exponential backoff while the ledger is unreachable
-  or failing (UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN, …); a refusal
+  charge id): retried while the ledger is unreachable or failing
+  (UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN, …), with the jittered
+  backoff capped at 5 s of :mod:`paiju.retries` (``paiju_retries_total``
+  operations ``ledger_settle``, ``ledger_charge_fee``); a refusal
   (INVALID_ARGUMENT, FAILED_PRECONDITION, NOT_FOUND) is an answer and is not
   retried (:class:`Refused`).
-- lobby ``GameOver`` (idempotent by game id), retried the same way.
+- lobby ``GameOver`` (idempotent by game id), retried the same way
+  (``lobby_game_over``).
+
+The addresses may name every replica (:mod:`paiju.peers`): a call goes to
+one that is up, and a retry after a replica died goes to another.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import grpc
 
+from paiju import retries
 from paiju.common.v1 import common_pb2
 from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
@@ -45,21 +51,19 @@ class Refused(Exception):
         self.details = details
 
 
-async def retry(call: Callable[[], Awaitable[T]], what: str, on_retry: Callable[[], None],
-                first_delay: float = 0.1, max_delay: float = 5.0) -> T:
-    """``await call()`` until it answers; backoff doubles from ``first_delay``
-    to ``max_delay`` seconds. Raises :class:`Refused` on a final status."""
-    delay = first_delay
-    while True:
-        try:
-            return await call()
-        except grpc.aio.AioRpcError as e:
-            if e.code() in FINAL:
-                raise Refused(e.code(), e.details() or "") from e
-            log.warning("%s failed (%s); retrying in %.1fs", what, e.code().name, delay)
-        on_retry()
-        await asyncio.sleep(delay)
-        delay = min(max_delay, delay * 2)
+def failed(e: BaseException) -> bool:
+    """True for a gRPC failure worth another try (any status not in :data:`FINAL`)."""
+    return isinstance(e, grpc.aio.AioRpcError) and e.code() not in FINAL
+
+
+async def retry(call: Callable[[], Awaitable[T]], operation: str,
+                on_retry: Callable[[], None] | None = None) -> T:
+    """``await call()`` until it answers (:func:`paiju.retries.call`, for
+    ever, counted as ``operation``). Raises :class:`Refused` on a final status."""
+    try:
+        return await retries.call(operation, call, failed, on_retry=on_retry)
+    except grpc.aio.AioRpcError as e:
+        raise Refused(e.code(), e.details() or "") from e
 
 
 class Ledger:
@@ -76,8 +80,7 @@ class Ledger:
             reply: ledger_pb2.SettleResponse = await self.stub.Settle(
                 request, timeout=self.timeout)
             return reply
-        return await retry(call, f"Settle {request.game_id}",
-                           metrics.SETTLEMENTS_RETRIED.inc)
+        return await retry(call, "ledger_settle", metrics.SETTLEMENTS_RETRIED.inc)
 
     async def charge_fee(self, request: ledger_pb2.ChargeFeeRequest
                          ) -> ledger_pb2.ChargeFeeResponse:
@@ -86,7 +89,7 @@ class Ledger:
             reply: ledger_pb2.ChargeFeeResponse = await self.stub.ChargeFee(
                 request, timeout=self.timeout)
             return reply
-        return await retry(call, f"ChargeFee {request.charge_id}", lambda: None)
+        return await retry(call, "ledger_charge_fee")
 
     async def close(self) -> None:
         """Close the channel."""
@@ -105,7 +108,7 @@ class Lobby:
         """``GameOver``, retried until answered."""
         async def call() -> None:
             await self.stub.GameOver(request, timeout=self.timeout)
-        await retry(call, f"GameOver {request.game_id}", lambda: None)
+        await retry(call, "lobby_game_over")
 
     async def close(self) -> None:
         """Close the channel."""

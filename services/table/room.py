@@ -245,6 +245,11 @@ class RoomRunner:
             await self._do({"type": "void", "at": self._now(), "by": by, "why": why})
             return game.game_id
 
+    async def level_clients(self) -> None:
+        """Send every seat its whole view (a ``level`` entry, after a pause if
+        there is one): whatever a client missed, it is level again."""
+        await self.when_live(lambda: {"type": "level", "at": self._now()})
+
     async def when_live(self, make: Callable[[], dict[str, Any]]) -> None:
         """Apply, log and publish the entry ``make()`` gives, waiting out pauses
         (the end of a game: ``finished``, ``redeal``). ``GameError(game_moved)``

@@ -25,7 +25,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from paiju import subjects
+from paiju import retries, subjects
 from paiju.presence import Change
 from services.table import metrics
 from services.table.clock import Clock
@@ -56,7 +56,8 @@ class Table:
 
     def __init__(self, *, instance: str, clock: Clock, publisher: Publisher, ledger: Ledger,
                  lobby: Lobby | None, store: RecordStore, log: GameLog, leases: Leases,
-                 address: str = "", allow_fixed_deal: bool = False) -> None:
+                 address: str = "", allow_fixed_deal: bool = False,
+                 record_retry_seconds: float = 300.0) -> None:
         self.instance = instance
         self.address = address
         self.clock = clock
@@ -67,6 +68,8 @@ class Table:
         self.log = log
         self.leases = leases
         self.allow_fixed_deal = allow_fixed_deal
+        #: How long storing a record is retried before it is given up (seconds).
+        self.record_retry_seconds = record_retry_seconds
         self.rooms: dict[str, RoomRunner] = {}
         #: The same runners by their sitting's game id.
         self.sittings: dict[str, RoomRunner] = {}
@@ -193,17 +196,23 @@ class Table:
         if out:
             await self.publisher.flush()
 
-    async def store_record(self, record: dict[str, Any]) -> None:
-        """Store a record, retried until the database takes it."""
-        delay = 0.1
-        while True:
-            try:
-                await self.store.save(record)
-                return
-            except Exception as e:
-                log.warning("storing record %s failed (%s); retrying", record["game_id"], e)
-                await asyncio.sleep(delay)
-                delay = min(5.0, delay * 2)
+    async def store_record(self, record: dict[str, Any]) -> bool:
+        """Store a record (idempotent by game id), retried while the database
+        fails (:mod:`paiju.retries`, operation ``record_store``) for at most
+        :attr:`record_retry_seconds`. Then it is given up: logged (ERROR),
+        counted in ``paiju_table_records_lost_total`` and False returned; the
+        game's end goes on (GameOver: its room is released)."""
+        try:
+            await retries.call("record_store", lambda: self.store.save(record),
+                               lambda e: isinstance(e, Exception),
+                               give_up_after=self.record_retry_seconds)
+        except Exception as e:
+            metrics.RECORDS_LOST.inc()
+            log.error("the record of %s is given up after %.0f s: %s", record["game_id"],
+                      self.record_retry_seconds, e,
+                      extra={"game_id": record["game_id"], "room": record.get("room")})
+            return False
+        return True
 
     async def keep_leases(self) -> None:
         """Renew the leases every third of their TTL, for ever; a game whose

@@ -24,6 +24,9 @@ its log (:func:`restore`). Entries (``type``):
 - ``handover`` (``instance``): the owner gave the game up (SIGTERM); nothing moves.
 - ``void`` (``by``, ``why``): an operator ended the current deal without a
   result (``paiju admin end-game``); its ending follows.
+- ``level``: every seat's whole ``view``, privately, nothing moves
+  (:func:`services.table.level.views`; after the table's NATS connection
+  came back, :mod:`services.table.outage`).
 
 After :meth:`Sitting.apply` the entry carries ``seq`` (the public seq after
 it), ``player_seq`` (each player's seq after it) and ``actions`` (the
@@ -37,7 +40,7 @@ from typing import Any
 
 from services.table.game import Answer, Outgoing, RunningGame
 from services.table.holds import Holds
-from services.table.level import level
+from services.table.level import level, views
 from services.table.options import TableOptions
 from services.table.outgoing import Seat, ms
 from services.table.spec import GameSpec, Terms
@@ -143,6 +146,8 @@ class Sitting:
         elif kind == "handover":
             self.handed_over_at = at
             out = []
+        elif kind == "level":
+            out = views(game, at)
         else:
             raise ValueError(f"unknown log entry type {kind!r}")
         return self._seal(entry, out, before)

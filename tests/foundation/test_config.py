@@ -166,6 +166,12 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "gateway_max_queued_bytes": ("0", "gateway"),
     "presence_heartbeat_seconds": ("0", "gateway"),
     "presence_timeout_seconds": ("1", "table"),  # below the heartbeat (2)
+    "table_record_retry_seconds": ("0", "table"),
+    "tracing_otlp_endpoint": ("collector:4317", "lobby"),  # no scheme
+    "tracing_sample_ratio": ("1.5", "ledger"),
+    "up_nats_port": ("nats", "gateway"),
+    "up_port_base": ("65500", "table"),  # its web port would pass 65535
+    "up_timeout": ("-1", "lobby"),
 }
 
 

@@ -48,3 +48,43 @@ def test_level_filters(capsys: pytest.CaptureFixture[str]) -> None:
     logger.warning("shown")
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["msg"] for line in lines] == ["shown"]
+
+
+def test_a_line_inside_a_span_carries_its_trace_and_span_ids(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from paiju import tracing
+
+    exporter = InMemorySpanExporter()
+    tracing.enable("table", "table-1", SimpleSpanProcessor(exporter))
+    try:
+        logger = logsetup.setup("table")
+        logger.info("outside")
+        with tracing.span("work"):
+            logger.info("inside")
+            headers = tracing.headers()
+    finally:
+        tracing.disable()
+    outside, inside = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    (span,) = exporter.get_finished_spans()
+    assert "trace_id" not in outside and "span_id" not in outside
+    assert inside["trace_id"] == f"{span.context.trace_id:032x}"
+    assert inside["span_id"] == f"{span.context.span_id:016x}"
+    # the W3C header an event published there carries
+    assert headers is not None and list(headers) == ["traceparent"]
+    version, trace_id, span_id, flags = headers["traceparent"].split("-")
+    assert (version, trace_id, span_id) == ("00", inside["trace_id"], inside["span_id"])
+    assert int(flags, 16) & 1  # sampled
+    assert span.resource.attributes["service.name"] == "paiju-table"
+
+
+def test_tracing_is_off_unless_configured() -> None:
+    from paiju import tracing
+
+    assert not tracing.setup("table", "table-1", "")
+    assert not tracing.enabled()
+    assert tracing.client_interceptors() == [] and tracing.server_interceptors() == []
+    with tracing.span("nothing") as s:
+        assert not s.is_recording() and tracing.headers() is None

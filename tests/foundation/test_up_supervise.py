@@ -152,3 +152,17 @@ def test_up_refuses_a_count_out_of_range() -> None:
         up.plan({}, {"table": 0})
     with pytest.raises(up.UpError, match="only table and gateway"):
         up.plan({}, {"lobby": 2})
+
+
+def test_up_reads_its_settings_from_paiju_config() -> None:
+    """PAIJU_UP_* are declared in paiju/config.py: parsed and checked there."""
+    plan = up.plan({"PAIJU_UP_PORT_BASE": "40000", "PAIJU_UP_TIMEOUT": "12.5",
+                    "PAIJU_UP_NATS_PORT": "4999"})
+    assert (plan.grpc_ports["lobby"], plan.metrics_ports["ledger"],
+            plan.health_ports["gateway"], plan.http_port) == (40001, 40013, 40034, 40080)
+    assert (plan.timeout, plan.nats_port, plan.nats_port_fixed) == (12.5, 4999, True)
+    assert up.plan({}).timeout == 60 and up.plan({}).grpc_ports["table"] == 50052
+    for name, bad in (("PAIJU_UP_TIMEOUT", "soon"), ("PAIJU_UP_PORT_BASE", "65500"),
+                      ("PAIJU_UP_NATS_PORT", "x"), ("PAIJU_DRAIN_SECONDS", "-1")):
+        with pytest.raises(up.UpError, match=f"^{name}="):
+            up.plan({name: bad})

@@ -151,10 +151,12 @@ async def stack(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIter
 @contextlib.asynccontextmanager
 async def lobby_stack(nats_server: str, tmp_path: Path, rooms_file: Path, *,
                       clock: Clock | None = None, interval: float = 3600,
-                      presence_timeout_seconds: float = 3600) -> AsyncIterator[Stack]:
+                      presence_timeout_seconds: float = 3600,
+                      table_config: dict[str, Any] | None = None) -> AsyncIterator[Stack]:
     """The ``stack`` with a given lobby ``clock`` (default a FakeClock, which
     ``Stack.clock`` then is), background pass ``interval`` (seconds) and
-    presence timeout (also its warm-up)."""
+    presence timeout (also its warm-up); ``table_config``: more settings of
+    both table instances (:class:`paiju.config.Config` fields)."""
     lobby_port = free_port()
     lobby_addr = f"127.0.0.1:{lobby_port}"
     table_clock = TableClock()
@@ -171,7 +173,8 @@ async def lobby_stack(nats_server: str, tmp_path: Path, rooms_file: Path, *,
                 "table", table_main.make_setup(clock=table_clock, tables=tables), {
                     "nats_url": nats_server, "ledger_addr": ledger_addr,
                     "lobby_addr": lobby_addr,
-                    "database_url": f"sqlite:///{tmp_path / f'table{i}.db'}"}))
+                    "database_url": f"sqlite:///{tmp_path / f'table{i}.db'}",
+                    **(table_config or {})}))
             table_addrs.append(addr)
         database_url = f"sqlite:///{tmp_path / 'lobby.db'}"
         await es.enter_async_context(running_service(

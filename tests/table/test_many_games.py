@@ -149,6 +149,8 @@ async def test_settlement_retried_until_the_ledger_answers(
 
     port = free_port()
     before = retried()
+    counted = REGISTRY.get_sample_value("paiju_retries_total",
+                                        {"operation": "ledger_settle"}) or 0.0
     (tmp_path / "a").mkdir()
     async with harness_running(nats_server, tmp_path / "a") as h:
         ps = ["rt0", "rt1", "rt2"]
@@ -160,6 +162,9 @@ async def test_settlement_retried_until_the_ledger_answers(
         room, gid = await h.create("doudizhu", ps)
         await h.stub.Leave(table_pb2.PlayerRequest(room=room, player=ps[1]))
         await h.wait(lambda: retried() > before, "a retry")
+        # counted by paiju.retries as well (jittered, capped backoff, for ever)
+        assert (REGISTRY.get_sample_value("paiju_retries_total",
+                                          {"operation": "ledger_settle"}) or 0) > counted
         assert not [e for e in h.public(room) if e["type"] == "game_finished"]
         (tmp_path / "b").mkdir()
         async with running_service("ledger", ledger_setup, {

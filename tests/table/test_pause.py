@@ -44,13 +44,16 @@ async def test_game_pauses_while_the_log_cannot_be_written(nats_process: NatsSer
         finally:
             nats_process.start()
         await h.wait(lambda: runner.paused_at is None, "the game goes on", timeout=30)
-        assert runner.entries[-1]["type"] == "resume"
+        # NATS back, the table sends every seat its view once more (services/table/outage.py)
+        await h.wait(lambda: runner.entries[-1]["type"] == "level", "the level entry", timeout=30)
+        assert [e["type"] for e in runner.entries[-2:]] == ["resume", "level"]
         after = await h.view(room, ps[0])
         # The turn had 20 s left when the game stood still; it goes on with them.
         assert after["deadlines"] == {str(seat): ms(h.clock.now() + 20)}
-        # Everyone was brought level: each seat's view, then the turn (public).
+        # Everyone was brought level: each seat's view, then the turn (public);
+        # then each seat's view again (nothing public).
         assert after["public_seq"] == before["public_seq"] + 1
-        assert after["player_seq"] == before["player_seq"] + 1
+        assert after["player_seq"] == before["player_seq"] + 2
         assert (await h.act(room, ps[seat], "call")).ok
         nc = h.nc
         assert nc is not None

@@ -1,0 +1,49 @@
+"""docs/configuration.md's tables, generated from the declarations in
+:class:`paiju.config.Settings` (``python -m paiju.config docs/configuration.md``
+rewrites them; a test fails when they differ)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from paiju.config import BEGIN, END, GROUPS, Settings, variable
+
+
+def markdown() -> str:
+    """The tables of every variable, one section per group (docs/configuration.md)."""
+    out: list[str] = []
+    for group, title in GROUPS.items():
+        out += ["", f"### {title}", "", "| variable | meaning | default |", "| --- | --- | --- |"]
+        for name, f in Settings.model_fields.items():
+            extra = f.json_schema_extra
+            assert isinstance(extra, dict)
+            if extra["group"] != group:
+                continue
+            default = extra.get("doc_default") or _shown(f.default)
+            out.append(f"| `{variable(name)}` | {f.description} | {default} |")
+    return "\n".join([BEGIN, *out, "", END])
+
+
+def _shown(value: Any) -> str:
+    """A default as the docs show it: ``off``/``on``, ``10`` for 10.0."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"`{value}`"
+
+
+def rewrite_docs(path: Path) -> bool:
+    """Put :func:`markdown` between the markers of ``path``; True if it changed."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    new = text[:start] + markdown() + text[end:]
+    path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def main(paths: list[str]) -> None:
+    """Rewrite the tables in each of ``paths`` and say which changed."""
+    for arg in paths:
+        print(f"{arg}: {'rewritten' if rewrite_docs(Path(arg)) else 'up to date'}")

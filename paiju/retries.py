@@ -1,0 +1,106 @@
+"""Retries of calls to other services and stores, through tenacity (issue 23).
+
+Every retry waits a random time up to an exponential bound ("full jitter":
+``uniform(0, min(cap, first · 2^n))`` seconds before try n+1, tenacity's
+``wait_random_exponential``), so that the instances which failed together
+(after an outage) do not all try again at the same moment; the bound stops
+growing at ``cap`` seconds. Each retry is logged (WARNING, with the
+operation and the error) and counted in ``paiju_retries_total{operation}``;
+an operation that gives up is counted in ``paiju_retries_exhausted_total``
+and raises its last error.
+
+``operation`` is one of a fixed set of names per caller (``ledger_settle``,
+``lobby_game_over``, ``record_store`` …), so the label stays bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from prometheus_client import Counter
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_delay,
+    stop_never,
+    wait_random_exponential,
+)
+from tenacity.stop import StopBaseT
+
+log = logging.getLogger("paiju.retries")
+
+T = TypeVar("T")
+
+RETRIES = Counter("paiju_retries_total",
+                  "Calls tried again after a failure (jittered, capped backoff), by operation.",
+                  ["operation"])
+EXHAUSTED = Counter("paiju_retries_exhausted_total",
+                    "Operations that gave up retrying (their last error was raised), "
+                    "by operation.", ["operation"])
+
+#: Default first bound and cap of the backoff (seconds).
+FIRST, CAP = 0.1, 5.0
+
+
+def policy(operation: str, retry_on: Callable[[BaseException], bool], *,
+           give_up_after: float | None = None, first: float = FIRST, cap: float = CAP,
+           on_retry: Callable[[], None] | None = None,
+           sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> AsyncRetrying:
+    """The tenacity policy of ``operation``: retry while ``retry_on(error)``
+    holds, waiting ``uniform(0, min(cap, first · 2^n))`` seconds; for ever
+    (``give_up_after`` None) or until ``give_up_after`` seconds have passed
+    since the first try. Each retry is logged, counted (and ``on_retry()``
+    called); the last error is raised as it is (not wrapped). ``sleep``:
+    how the waits are waited (tests record them)."""
+    def before_sleep(state: RetryCallState) -> None:
+        RETRIES.labels(operation).inc()
+        if on_retry is not None:
+            on_retry()
+        error = state.outcome.exception() if state.outcome is not None else None
+        delay = state.next_action.sleep if state.next_action is not None else 0.0
+        log.warning("%s failed (%s); try %d in %.2f s", operation, describe(error),
+                    state.attempt_number + 1, delay,
+                    extra={"operation": operation, "attempt": state.attempt_number})
+
+    def after_give_up(state: RetryCallState) -> None:
+        EXHAUSTED.labels(operation).inc()
+        assert state.outcome is not None
+        state.outcome.result()  # raises the last error
+
+    stop: StopBaseT = stop_never if give_up_after is None else stop_after_delay(give_up_after)
+    return AsyncRetrying(stop=stop, wait=wait_random_exponential(multiplier=first, max=cap),
+                         retry=retry_if_exception(retry_on), before_sleep=before_sleep,
+                         retry_error_callback=after_give_up, reraise=True, sleep=sleep)
+
+
+async def call(operation: str, fn: Callable[[], Awaitable[T]],
+               retry_on: Callable[[BaseException], bool], *,
+               give_up_after: float | None = None, first: float = FIRST, cap: float = CAP,
+               on_retry: Callable[[], None] | None = None,
+               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> T:
+    """``await fn()`` under :func:`policy` (same arguments); returns its
+    result. ``fn`` may be any callable returning an awaitable (a lambda too)."""
+    async def attempt() -> T:
+        return await fn()
+
+    result: T = await policy(operation, retry_on, give_up_after=give_up_after, first=first,
+                             cap=cap, on_retry=on_retry, sleep=sleep)(attempt)
+    return result
+
+
+def describe(error: BaseException | None) -> str:
+    """A short description of ``error`` for a log line (a gRPC status name
+    where it has one)."""
+    if error is None:
+        return "no error"
+    code = getattr(error, "code", None)
+    if callable(code):
+        try:
+            return str(code().name)
+        except Exception:
+            pass
+    return f"{type(error).__name__}: {error}"
