@@ -66,6 +66,7 @@ RULES: Mapping[str, Rule] = {
     _LOBBY + "Ready": _rule(GATEWAY, why="a player is ready"),
     _LOBBY + "WhereIs": _rule(GATEWAY, why="a player's seat on (re)connect"),
     _LOBBY + "GameOver": _rule(TABLE, why="the table reports a finished game"),
+    _LOBBY + "GameMoved": _rule(TABLE, why="a table instance took a game over"),
     _LOBBY + "LastResult": _rule(GATEWAY, why="a returning player's last settlement"),
     # table: games are created by the lobby, played through the gateway
     _TABLE + "CreateGame": _rule(LOBBY, why="the lobby starts a full room's game"),
@@ -80,6 +81,8 @@ RULES: Mapping[str, Rule] = {
     _TABLE + "PlayerReconnected": _rule(GATEWAY, why="a player came back (as presence)"),
     _TABLE + "Leave": _rule(GATEWAY, why="a player leaves (escape)"),
     _TABLE + "ListGames": _rule(LOBBY, OPERATOR, why="placement and reconciliation"),
+    _TABLE + "LocateGame": _rule(LOBBY, OPERATOR, why="a game's lease and log, before the "
+                                 "reconciler voids it"),
     # ledger: coins move only by the table's settlements and the operator's grants
     _LEDGER + "OpenAccount": _rule(GATEWAY, why="a player's first sign-in"),
     _LEDGER + "GetBalance": _rule(GATEWAY, LOBBY, OPERATOR,

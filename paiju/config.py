@@ -156,6 +156,14 @@ Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Address = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address"))]
 
 
+def _optional_addresses(value: str) -> str:
+    return _check(_ADDRESS, "a host:port address")(value) if value.strip() else ""
+
+
+#: A comma-separated list of addresses, or nothing.
+Addresses = Annotated[str, AfterValidator(_optional_addresses)]
+
+
 def _doc(group: str, default: str | None = None) -> dict[str, Any]:
     """Field metadata for the docs: the table ``group`` and a default as written there."""
     return {"group": group} if default is None else {"group": group, "doc_default": default}
@@ -222,10 +230,10 @@ class Settings(BaseSettings):
     lobby_addr: Address = Field(
         default="127.0.0.1:50051", description="the lobby's gRPC address (table, gateway)",
         json_schema_extra=_doc("all"))
-    table_addrs: Address = Field(
-        default="127.0.0.1:50052", description="table instances' gRPC addresses, comma separated "
-        "(lobby; gateways reach each game's table at one of them)",
-        json_schema_extra=_doc("all"))
+    table_addrs: Addresses = Field(
+        default="", description="table instances the lobby places games on besides those "
+        "that announce themselves in the registry (comma separated; optional)",
+        json_schema_extra=_doc("lobby", "none"))
     instance: Annotated[str, AfterValidator(_instance)] | None = Field(
         default=None, description="this instance's name (logs, NATS connection names)",
         json_schema_extra=_doc("all", "`<service>-<grpc port>`"))
@@ -438,7 +446,7 @@ class Config:
     data_dir: Path = Path(".paiju")
     ledger_addr: str = "127.0.0.1:50053"
     lobby_addr: str = "127.0.0.1:50051"
-    table_addrs: tuple[str, ...] = ("127.0.0.1:50052",)
+    table_addrs: tuple[str, ...] = ()
     instance: str = ""
     gateway_port: int = 8080
     token_secret: str = DEV_TOKEN_SECRET
@@ -500,7 +508,7 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
         health_port=HEALTH_PORTS.get(service, 0) if s.health_port is None else s.health_port,
         database_url=s.database_url or f"sqlite:///{s.data_dir / (service + '.db')}",
         instance=s.instance or f"{service}-{grpc_port}",
-        table_addrs=tuple(s.table_addrs.split(",")),
+        table_addrs=tuple(a.strip() for a in s.table_addrs.split(",") if a.strip()),
         rooms_file=str(s.rooms_file or ""),
         table_address=s.table_address or "",
         table_pool=s.table_pool or "",

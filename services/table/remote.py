@@ -5,7 +5,8 @@
   or failing (UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN, …); a refusal
   (INVALID_ARGUMENT, FAILED_PRECONDITION, NOT_FOUND) is an answer and is not
   retried (:class:`Refused`).
-- lobby ``GameOver`` (idempotent by game id), retried the same way.
+- lobby ``GameOver`` and ``GameMoved`` (both idempotent by game id), retried
+  the same way.
 """
 
 from __future__ import annotations
@@ -106,6 +107,13 @@ class Lobby:
         async def call() -> None:
             await self.stub.GameOver(request, timeout=self.timeout)
         await retry(call, f"GameOver {request.game_id}", lambda: None)
+
+    async def game_moved(self, request: lobby_pb2.GameMovedRequest) -> None:
+        """``GameMoved``, retried until answered; :class:`Refused` NOT_FOUND
+        when the room no longer runs the game."""
+        async def call() -> None:
+            await self.stub.GameMoved(request, timeout=self.timeout)
+        await retry(call, f"GameMoved {request.game_id}", lambda: None)
 
     async def close(self) -> None:
         """Close the channel."""

@@ -81,6 +81,12 @@ class LobbyServiceStub:
     """The table service reports a finished game; idempotent by game_id.
     NOT_FOUND no_such_game for a game the lobby never started.
     """
+    GameMoved: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.GameMovedRequest, _lobby_pb2.Room]
+    """A table instance took a running game over (its owner died or handed it
+    over): the room's table_instance becomes the new owner's address
+    (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
+    longer runs that game (it ended or was voided).
+    """
 
 @_typing.type_check_only
 class LobbyServiceAsyncStub(LobbyServiceStub):
@@ -122,6 +128,12 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     GameOver: _aio.UnaryUnaryMultiCallable[_lobby_pb2.GameOverRequest, _lobby_pb2.Room]  # type: ignore[assignment]
     """The table service reports a finished game; idempotent by game_id.
     NOT_FOUND no_such_game for a game the lobby never started.
+    """
+    GameMoved: _aio.UnaryUnaryMultiCallable[_lobby_pb2.GameMovedRequest, _lobby_pb2.Room]  # type: ignore[assignment]
+    """A table instance took a running game over (its owner died or handed it
+    over): the room's table_instance becomes the new owner's address
+    (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
+    longer runs that game (it ended or was voided).
     """
 
 class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -215,6 +227,18 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
         """The table service reports a finished game; idempotent by game_id.
         NOT_FOUND no_such_game for a game the lobby never started.
+        """
+
+    @_abc_1.abstractmethod
+    def GameMoved(
+        self,
+        request: _lobby_pb2.GameMovedRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
+        """A table instance took a running game over (its owner died or handed it
+        over): the room's table_instance becomes the new owner's address
+        (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
+        longer runs that game (it ended or was voided).
         """
 
 def add_LobbyServiceServicer_to_server(servicer: LobbyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

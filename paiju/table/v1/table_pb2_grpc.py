@@ -89,6 +89,11 @@ class TableServiceStub:
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
+        self.LocateGame = channel.unary_unary(
+                '/paiju.table.v1.TableService/LocateGame',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.LocateGameRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.LocateGameResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -181,6 +186,16 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LocateGame(self, request, context):
+        """Where a sitting stands in this instance's pool (its lease and its game
+        log, docs/table.md "The game log"): the lobby's reconciler asks before it
+        voids a game. INVALID_ARGUMENT without game_id; UNAVAILABLE while
+        JetStream does not answer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -238,6 +253,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.ListGames,
                     request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ListGamesRequest.FromString,
                     response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'LocateGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LocateGame,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.LocateGameRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.LocateGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -537,6 +557,33 @@ class TableService:
             '/paiju.table.v1.TableService/ListGames',
             paiju_dot_table_dot_v1_dot_table__pb2.ListGamesRequest.SerializeToString,
             paiju_dot_table_dot_v1_dot_table__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LocateGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/LocateGame',
+            paiju_dot_table_dot_v1_dot_table__pb2.LocateGameRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.LocateGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -76,6 +76,12 @@ class TableServiceStub:
     """The player leaves the game: an escape."""
     ListGames: _grpc.UnaryUnaryMultiCallable[_table_pb2.ListGamesRequest, _table_pb2.ListGamesResponse]
     """The games this instance runs."""
+    LocateGame: _grpc.UnaryUnaryMultiCallable[_table_pb2.LocateGameRequest, _table_pb2.LocateGameResponse]
+    """Where a sitting stands in this instance's pool (its lease and its game
+    log, docs/table.md "The game log"): the lobby's reconciler asks before it
+    voids a game. INVALID_ARGUMENT without game_id; UNAVAILABLE while
+    JetStream does not answer.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -117,6 +123,12 @@ class TableServiceAsyncStub(TableServiceStub):
     """The player leaves the game: an escape."""
     ListGames: _aio.UnaryUnaryMultiCallable[_table_pb2.ListGamesRequest, _table_pb2.ListGamesResponse]  # type: ignore[assignment]
     """The games this instance runs."""
+    LocateGame: _aio.UnaryUnaryMultiCallable[_table_pb2.LocateGameRequest, _table_pb2.LocateGameResponse]  # type: ignore[assignment]
+    """Where a sitting stands in this instance's pool (its lease and its game
+    log, docs/table.md "The game log"): the lobby's reconciler asks before it
+    voids a game. INVALID_ARGUMENT without game_id; UNAVAILABLE while
+    JetStream does not answer.
+    """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -221,5 +233,17 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.ListGamesResponse, _abc.Awaitable[_table_pb2.ListGamesResponse]]:
         """The games this instance runs."""
+
+    @_abc_1.abstractmethod
+    def LocateGame(
+        self,
+        request: _table_pb2.LocateGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.LocateGameResponse, _abc.Awaitable[_table_pb2.LocateGameResponse]]:
+        """Where a sitting stands in this instance's pool (its lease and its game
+        log, docs/table.md "The game log"): the lobby's reconciler asks before it
+        voids a game. INVALID_ARGUMENT without game_id; UNAVAILABLE while
+        JetStream does not answer.
+        """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
