@@ -66,7 +66,8 @@ async def service(name: str, setup: Setup, **overrides: Any) -> AsyncIterator[st
     started: asyncio.Future[Context] = asyncio.get_running_loop().create_future()
     task = asyncio.create_task(serve(config, setup, stop=stop, signals=False,
                                      on_started=started.set_result))
-    await asyncio.wait([started, task], return_when=asyncio.FIRST_COMPLETED)
+    waiting: list[asyncio.Future[Any]] = [started, task]
+    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     if not started.done():
         await task  # it failed to start: its error
         raise RuntimeError(f"{name} stopped before it served")
