@@ -331,7 +331,7 @@ class Lobby:
         return saved
 
     async def game_moved(self, game_id: str, room_id: str, table_instance: str,
-                         source: str = "game_moved") -> Room:
+                         reason: str = "game_moved") -> Room:
         """A table instance took ``game_id`` over: the room's ``table_instance``
         becomes ``table_instance`` (``room_changed`` when it changed;
         idempotent). ``no_such_room``; ``no_such_game`` (NOT_FOUND) when the
@@ -347,7 +347,7 @@ class Lobby:
         if saved.game_id != game_id:
             raise E.not_found(E.NO_SUCH_GAME, f"room {room_id} does not run game {game_id}")
         if old.table_instance != saved.table_instance:
-            M.GAMES_MOVED.labels(source).inc()
+            M.GAMES_MOVED.labels(reason).inc()
         log.info("game moved", extra={"room": room_id, "game_id": game_id,
                                       "table_instance": table_instance})
         return saved

@@ -33,7 +33,7 @@ ROOMS_RECOVERED = Counter(
 GAMES_MOVED = Counter(
     "paiju_lobby_games_moved_total",
     "Rooms whose game another table instance took over: told by that instance "
-    "(game_moved) or found by the reconciler (reconciler).", ["source"])
+    "(game_moved) or found by the reconciler (reconciler).", ["reason"])
 IDLE_STANDUPS = Counter(
     "paiju_lobby_idle_standups_total",
     "Seated players stood up because they were absent (no live session) outside a "
@@ -44,5 +44,5 @@ for _reason in SIT_REFUSALS:
     SITS_REFUSED.labels(_reason)
 for _reason in RECOVERY_REASONS:
     ROOMS_RECOVERED.labels(_reason)
-for _source in ("game_moved", "reconciler"):
-    GAMES_MOVED.labels(_source)
+for _reason in ("game_moved", "reconciler"):
+    GAMES_MOVED.labels(_reason)

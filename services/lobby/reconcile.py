@@ -14,7 +14,7 @@ every known instance):
 
 - somebody holds its lease: the game runs there; where that is another
   instance than the room names, the room is moved to it (a ``GameMoved``
-  that did not arrive), counted in ``paiju_lobby_games_moved_total{source="reconciler"}``;
+  that did not arrive), counted in ``paiju_lobby_games_moved_total{reason="reconciler"}``;
 - nobody holds it but its log replays: an instance will take it over (or,
   with no instance alive, the next one to start will); it is left alone;
 - nobody has held its lease and its log could not be read (missing, not
@@ -186,7 +186,7 @@ class Reconciler:
 
     async def _move(self, game: StartedGame, owner: str) -> None:
         try:
-            await self.lobby.game_moved(game.game_id, game.room, owner, source="reconciler")
+            await self.lobby.game_moved(game.game_id, game.room, owner, reason="reconciler")
         except E.LobbyError as e:
             log.warning("moving game %s of %s to %s failed: %s", game.game_id, game.room,
                         owner, e)

@@ -177,7 +177,8 @@ def test_alert_rules_and_scraping_are_well_formed() -> None:
     rule = next(d for d in docs if d["kind"] == "PrometheusRule")
     alerts = {r["alert"]: r for g in rule["spec"]["groups"] for r in g["rules"]}
     assert {"PaijuGrpcErrorRate", "PaijuSettlementFailures", "PaijuDependencyDown",
-            "PaijuGamesStuck", "PaijuSlowClientDisconnectsSurge"} <= set(alerts)
+            "PaijuGamesStuck", "PaijuSlowClientDisconnectsSurge", "PaijuGamesVoided"
+            } <= set(alerts)
     for name, r in alerts.items():
         assert r["expr"].strip() and r["labels"]["severity"] in {"page", "warn"}, name
         assert r["annotations"]["summary"], name

@@ -450,7 +450,7 @@ async def test_the_reconciler_moves_a_room_to_its_lease_holder(world: World) -> 
     """An instance of the game's pool took the game over but could not tell
     the lobby (its lobby address leads nowhere): the reconciler finds the
     lease holder (LocateGame) and moves the room there, counted as
-    source=reconciler."""
+    reason=reconciler."""
     await seat_players(world)
     started = await start_game(world)
     game, addr = started.game_id, started.table_instance
@@ -464,12 +464,12 @@ async def test_the_reconciler_moves_a_room_to_its_lease_holder(world: World) -> 
                     and mute.addr in world.lobby.tables.known(),
                     "the game taken over, its instance registered")
         assert (await get_room(world)).table_instance == addr  # nobody told the lobby
-        before = sample("paiju_lobby_games_moved_total", source="reconciler")
+        before = sample("paiju_lobby_games_moved_total", reason="reconciler")
         world.clock.advance(31)
         assert await world.reconciler.run_once() == []
         room = await get_room(world)
         assert (room.state, room.game_id, room.table_instance) == ("started", game, mute.addr)
-        assert sample("paiju_lobby_games_moved_total", source="reconciler") == before + 1
+        assert sample("paiju_lobby_games_moved_total", reason="reconciler") == before + 1
         event = await world.events.wait_for(lambda e: e["version"] == room.version)
         assert event["table_instance"] == mute.addr
     finally:
@@ -482,14 +482,14 @@ async def test_game_moved_rpc(world: World) -> None:
     does not run is NOT_FOUND no_such_game and changes nothing."""
     await seat_players(world)
     started = await start_game(world)
-    before = sample("paiju_lobby_games_moved_total", source="game_moved")
+    before = sample("paiju_lobby_games_moved_total", reason="game_moved")
     req = lobby_pb2.GameMovedRequest(game_id=started.game_id, room=ROOM,
                                      table_instance="table-9.table:50052")
     room = await world.stub.GameMoved(req)
     assert (room.state, room.game_id, room.table_instance, room.version) == (
         "started", started.game_id, "table-9.table:50052", started.version + 1)
     assert (await world.stub.GameMoved(req)).version == room.version
-    assert sample("paiju_lobby_games_moved_total", source="game_moved") == before + 1
+    assert sample("paiju_lobby_games_moved_total", reason="game_moved") == before + 1
     event = await world.events.wait_for(lambda e: e["version"] == room.version)
     assert event["table_instance"] == "table-9.table:50052"
     with pytest.raises(grpc.aio.AioRpcError) as err:
