@@ -83,4 +83,6 @@ class Registry:
                 await self.refresh()
             except NATS_ERRORS as e:
                 log.warning("reading the table registry failed: %s", e)
+            except Exception:
+                log.exception("reading the table registry failed")
             await asyncio.sleep(self.interval)
