@@ -119,6 +119,8 @@ class Run:
     killed_addr: str = ""
     killed_rooms: list[str] = field(default_factory=list)
     killed_at: float = 0.0
+    #: Games each table instance ran when one was killed.
+    before_kill: dict[str, int] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
 
     def addr(self, offset: int) -> str:
@@ -220,6 +222,7 @@ async def failover(tables: int = 8, games: int = 1, lease_seconds: float = 2.0,
                     g.seq >= 6 for gs in lists.values() for g in gs):
                 break
             await asyncio.sleep(0.2)
+        run.before_kill = {a: len(g) for a, g in lists.items()}
         run.killed_addr = max(run.tables, key=lambda a: len(lists[a]))
         run.killed_rooms = [g.room for g in lists[run.killed_addr]]
         pid = service_pid(proc.pid, "table", int(run.killed_addr.rsplit(":", 1)[1]))

@@ -3,7 +3,8 @@ when"): real processes (NATS with JetStream, ledger, two table instances,
 lobby, gateway), bots at 8 doudizhu tables over the gateway; once every
 game is under way the instance running more of them is killed. Every game
 finishes, the bots see no error (the gateway sends their actions to the new
-owner), none is voided by the lobby's reconciler, each is settled once and
+owner), the lobby placed games on both registered instances, none is
+voided by the lobby's reconciler, each is settled once and
 its record replays. The scenario is bench/failover.py's."""
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ async def test_a_killed_instance_loses_no_game_under_paiju_up() -> None:
         summary = run.summary
         assert summary["games_finished"] == {"doudizhu": 8}, summary
         assert summary["errors"] == {}, summary
+        # The lobby found both instances in the registry (paiju up lists none).
+        assert all(n > 0 for n in run.before_kill.values()), run.before_kill
         assert run.killed_rooms, "the killed instance ran no game"
         took = run.takeover_seconds()
         assert len(took) == len(run.killed_rooms), (run.killed_rooms, run.moved)
