@@ -279,8 +279,8 @@ class Settings(BaseSettings):
         default=30.0, description="seconds a started room is left alone before its game is checked",
         json_schema_extra=_doc("lobby"))
     lobby_table_lost_seconds: Positive = Field(
-        default=60.0, description="seconds a table instance may not answer before its rooms' games "
-        "count as lost", json_schema_extra=_doc("lobby"))
+        default=60.0, description="seconds a started game may have no lease holder and no "
+        "readable game log before the reconciler voids it", json_schema_extra=_doc("lobby"))
 
     table_deal_interval_ms: Seconds = Field(
         default=150.0, description="default pace of a paced deal, milliseconds per card (a room's "
