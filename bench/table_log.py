@@ -58,13 +58,19 @@ PASSES = {"pass", "no_call", "no_rob"}
 async def service(name: str, setup: Setup, **overrides: Any) -> AsyncIterator[str]:
     """Service ``name`` in-process on a free port; yields its address."""
     port = free_port()
+    # Development mode: no certificates (plain gRPC on loopback), no NATS user.
     config = dataclasses.replace(load(name), grpc_port=port, metrics_port=0,
-                                 instance=f"{name}-{port}", **overrides)
+                                 instance=f"{name}-{port}", dev_mode=True, tls_dir=None,
+                                 **overrides)
     stop = asyncio.Event()
     started: asyncio.Future[Context] = asyncio.get_running_loop().create_future()
     task = asyncio.create_task(serve(config, setup, stop=stop, signals=False,
                                      on_started=started.set_result))
-    await started
+    waiting: list[asyncio.Future[Any]] = [started, task]
+    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+    if not started.done():
+        await task  # it failed to start: its error
+        raise RuntimeError(f"{name} stopped before it served")
     try:
         yield f"127.0.0.1:{port}"
     finally:

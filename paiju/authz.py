@@ -69,6 +69,7 @@ RULES: Mapping[str, Rule] = {
     _LOBBY + "WhereIs": _rule(GATEWAY, OPERATOR, why="a player's seat on (re)connect; "
                                                       "paiju admin find"),
     _LOBBY + "GameOver": _rule(TABLE, why="the table reports a finished game"),
+    _LOBBY + "GameMoved": _rule(TABLE, why="a table instance took a game over"),
     _LOBBY + "LastResult": _rule(GATEWAY, OPERATOR, why="a returning player's last "
                                                          "settlement; paiju admin show"),
     _LOBBY + "QuickStart": _rule(GATEWAY, why="a player's quick start (快速开始)"),
@@ -89,6 +90,8 @@ RULES: Mapping[str, Rule] = {
     _TABLE + "ListGames": _rule(LOBBY, OPERATOR, why="placement and reconciliation"),
     _TABLE + "GetRecord": _rule(GATEWAY, OPERATOR, why="a finished game's record (replays: "
                                 "the gateway checks the viewer)"),
+    _TABLE + "LocateGame": _rule(LOBBY, OPERATOR, why="a game's lease and log, before the "
+                                 "reconciler voids it"),
     # ledger: coins move only by the table's settlements and the operator's grants
     _LEDGER + "OpenAccount": _rule(GATEWAY, why="a player's first sign-in"),
     _LEDGER + "GetBalance": _rule(GATEWAY, LOBBY, OPERATOR,

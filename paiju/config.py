@@ -31,6 +31,7 @@ from paiju.config_checks import (
     LOG_LEVELS,
     MIN_TOKEN_KEY_BYTES,
     Address,
+    Addresses,
     Port,
     Positive,
     Replicas,
@@ -135,10 +136,10 @@ class Settings(BaseSettings):
         default="127.0.0.1:50051", description="the lobby's gRPC address (table, gateway), as "
         "`PAIJU_LEDGER_ADDR` takes it",
         json_schema_extra=_doc("all"))
-    table_addrs: Address = Field(
-        default="127.0.0.1:50052", description="table instances' gRPC addresses, comma separated "
-        "(lobby; gateways reach each game's table at one of them)",
-        json_schema_extra=_doc("all"))
+    table_addrs: Addresses = Field(
+        default="", description="table instances the lobby places games on besides those "
+        "that announce themselves in the registry (comma separated; optional)",
+        json_schema_extra=_doc("lobby", "none"))
     games: Annotated[str, AfterValidator(_games)] | None = Field(
         default=None, description="modules of extra games, comma separated, registered beside "
         "the `paiju.games` entry points (paiju/rules/registry.py); every service reads it",
@@ -193,8 +194,8 @@ class Settings(BaseSettings):
         default=30.0, description="seconds a started room is left alone before its game is checked",
         json_schema_extra=_doc("lobby"))
     lobby_table_lost_seconds: Positive = Field(
-        default=60.0, description="seconds a table instance may not answer before its rooms' games "
-        "count as lost", json_schema_extra=_doc("lobby"))
+        default=60.0, description="seconds a started game may have no lease holder and no "
+        "readable game log before the reconciler voids it", json_schema_extra=_doc("lobby"))
 
     table_deal_interval_ms: Seconds = Field(
         default=150.0, description="default pace of a paced deal, milliseconds per card (a room's "
@@ -385,7 +386,7 @@ class Config:
     data_dir: Path = Path(".paiju")
     ledger_addr: str = "127.0.0.1:50053"
     lobby_addr: str = "127.0.0.1:50051"
-    table_addrs: tuple[str, ...] = ("127.0.0.1:50052",)
+    table_addrs: tuple[str, ...] = ()
     instance: str = ""
     gateway_port: int = 8080
     token_secret: str = DEV_TOKEN_SECRET
@@ -453,7 +454,7 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
         health_port=HEALTH_PORTS.get(service, 0) if s.health_port is None else s.health_port,
         database_url=s.database_url or f"sqlite:///{s.data_dir / (service + '.db')}",
         instance=s.instance or f"{service}-{grpc_port}",
-        table_addrs=tuple(s.table_addrs.split(",")),
+        table_addrs=tuple(a.strip() for a in s.table_addrs.split(",") if a.strip()),
         rooms_file=str(s.rooms_file or ""),
         table_address=s.table_address or "",
         table_pool=s.table_pool or "",

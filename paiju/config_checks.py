@@ -151,3 +151,11 @@ def _replicas(value: str) -> str:
 #: A service's replicas: one address, a comma list, or one ``dns:///`` name.
 Replicas = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address")),
                      AfterValidator(_replicas)]
+
+
+def _optional_addresses(value: str) -> str:
+    return _check(_ADDRESS, "a host:port address")(value) if value.strip() else ""
+
+
+#: A comma-separated list of addresses, or nothing.
+Addresses = Annotated[str, AfterValidator(_optional_addresses)]

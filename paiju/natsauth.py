@@ -64,6 +64,11 @@ _CONTROL = subjects.player_control("*")
 _PRESENCE = subjects.presence("*")
 _CHAT = subjects.chat("*")
 
+#: The lobby reads the table registry bucket (its stream's info, its messages)
+#: and nothing else of JetStream.
+_REGISTRY_READ = ("$JS.API.STREAM.INFO.KV_paiju_table_instances",
+                  "$JS.API.STREAM.MSG.GET.KV_paiju_table_instances")
+
 #: What each service may publish and subscribe (besides its inbox,
 #: ``_INBOX.<service>.>``, which every one subscribes). Who sends what is
 #: events.md "Subjects": the lobby ``room_changed``; the table the public and
@@ -73,9 +78,10 @@ _CHAT = subjects.chat("*")
 #: its consumers); the ledger ``balance_changed`` from its outbox; the gateway
 #: presence and ``session_started``. The gateway alone reads what goes to
 #: clients; presence is read by the lobby and the table; player control
-#: subjects are only among gateways. Nobody but the table touches JetStream.
+#: subjects are only among gateways. Nobody but the table writes to JetStream;
+#: the lobby reads the table registry (services/lobby/registry.py).
 PERMISSIONS: dict[str, Permissions] = {
-    "lobby": Permissions(publish=(_ROOMS,), subscribe=(subjects.PRESENCE_ALL,)),
+    "lobby": Permissions(publish=(_ROOMS, *_REGISTRY_READ), subscribe=(subjects.PRESENCE_ALL,)),
     "table": Permissions(
         publish=(_TABLE, _PLAYER, "paiju.gamelog.>", "$JS.API.>", "$KV.*.>", "$JS.ACK.>",
                  "$JS.FC.>"),

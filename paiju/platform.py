@@ -20,8 +20,10 @@ platform came up is restarted, after a back-off that doubles from 0.5 s up to
 30 s (reset once the process has run for a minute); each restart is printed
 with its count. ``--tables N`` and ``--gateways N`` run N instances of the
 table service and of the gateway: instance k (from 0) of a service listens on
-its ports + 100·k (gRPC, health and metrics) and, for gateways, web port + k; every
-service is given all the table instances in ``PAIJU_TABLE_ADDRS``.
+its ports + 100·k (gRPC, health and metrics) and, for gateways, web port + k. The
+table instances share one record database (one pool: they take over each
+other's games) and register themselves in NATS, where the lobby finds them
+(``PAIJU_TABLE_ADDRS`` is not set).
 
 Its own settings are declared in :mod:`paiju.config` with the services'
 (``PAIJU_UP_NATS_PORT``, ``PAIJU_UP_PORT_BASE``, ``PAIJU_UP_TIMEOUT``; see
@@ -122,10 +124,6 @@ class Plan:
                     health_port=self.health_ports[service] + INSTANCE_STRIDE * k))
         return out
 
-    def table_addrs(self) -> str:
-        """``PAIJU_TABLE_ADDRS``: every table instance, comma separated."""
-        return ",".join(self.addr("table", k) for k in range(self.counts.get("table", 1)))
-
     def certificates(self) -> Path:
         """The folder of the CA and certificates: ``PAIJU_TLS_DIR`` if given,
         else ``tls`` in the data folder."""
@@ -148,7 +146,6 @@ class Plan:
             "PAIJU_DATA_DIR": str(self.data_dir),
             "PAIJU_LEDGER_ADDR": self.addr("ledger"),
             "PAIJU_LOBBY_ADDR": self.addr("lobby"),
-            "PAIJU_TABLE_ADDRS": self.table_addrs(),
             "PAIJU_DEV_MODE": "1",
             "PYTHONUNBUFFERED": "1",
         })

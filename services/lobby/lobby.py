@@ -387,6 +387,28 @@ class Lobby:
             ready_seconds=server.ready_seconds, result=result))
         return saved
 
+    async def game_moved(self, game_id: str, room_id: str, table_instance: str,
+                         reason: str = "game_moved") -> Room:
+        """A table instance took ``game_id`` over: the room's ``table_instance``
+        becomes ``table_instance`` (``room_changed`` when it changed;
+        idempotent). ``no_such_room``; ``no_such_game`` (NOT_FOUND) when the
+        room does not run ``game_id`` (it ended or was voided);
+        invalid_argument without a game id or address."""
+        if not game_id or not table_instance:
+            raise E.invalid("game_id and table_instance are required")
+        self._server(room_id)
+        room = await self._load(room_id)
+        if room.game_id != game_id:
+            raise E.not_found(E.NO_SUCH_GAME, f"room {room_id} does not run game {game_id}")
+        old, saved = await self._mutate(room_id, _mover(game_id, table_instance))
+        if saved.game_id != game_id:
+            raise E.not_found(E.NO_SUCH_GAME, f"room {room_id} does not run game {game_id}")
+        if old.table_instance != saved.table_instance:
+            M.GAMES_MOVED.labels(reason).inc()
+        log.info("game moved", extra={"room": room_id, "game_id": game_id,
+                                      "table_instance": table_instance})
+        return saved
+
     async def void_game(self, room_id: str, game_id: str) -> tuple[Room, bool]:
         """The room's game ``game_id`` was lost (the reconciler): the room goes
         back to waiting as :func:`domain.void_game` says, with compare-and-set,

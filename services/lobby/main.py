@@ -2,7 +2,9 @@
 
 Reads the rooms file (``PAIJU_ROOMS_FILE``, default services/lobby/rooms.yaml),
 migrates its database (``PAIJU_DATABASE_URL``), inserts missing rooms, connects
-to NATS, the ledger and the table instances, and serves ``LobbyService`` with
+to NATS, the ledger and the table instances (those that announce themselves
+in the registry, services/lobby/registry.py, and ``PAIJU_TABLE_ADDRS``), and
+serves ``LobbyService`` with
 a background pass (ready kick, presence sweep and idle stand-up, gauges) every
 second, presence (services/lobby/presence.py; ``PAIJU_PRESENCE_TIMEOUT_SECONDS``
 6) and the reconciler (services/lobby/reconcile.py;
@@ -13,6 +15,7 @@ second, presence (services/lobby/presence.py; ``PAIJU_PRESENCE_TIMEOUT_SECONDS``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 from paiju import db, natsauth, natsconn
@@ -25,6 +28,7 @@ from services.lobby.lobby import Lobby
 from services.lobby.placement import Tables
 from services.lobby.presence import SeatPresence
 from services.lobby.reconcile import Reconciler, ReconcileSettings
+from services.lobby.registry import NATS_ERRORS, Registry
 from services.lobby.servicer import LobbyServicer
 from services.lobby.store import Store
 
@@ -59,6 +63,11 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
                                     auth=natsauth.client_options(ctx.config))
         ledger = Ledger(ctx.config.ledger_addr, ctx.identity)
         tables = Tables(ctx.config.table_addrs, identity=ctx.identity)
+        registry = Registry(nc)
+        tables.registered = registry.addresses
+        with contextlib.suppress(*NATS_ERRORS):
+            await registry.refresh()
+        ctx.tasks.append(asyncio.create_task(registry.run()))
         lobby = Lobby(config, store, ledger, tables, nc, the_clock)
         if lobbies is not None:
             lobbies.append(lobby)

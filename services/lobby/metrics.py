@@ -26,9 +26,14 @@ PLACEMENT_FAILURES = Counter("paiju_lobby_placement_failures_total",
                              "CreateGame calls a table instance refused or did not answer.")
 ROOMS_RECOVERED = Counter(
     "paiju_lobby_rooms_recovered_total",
-    "Started rooms returned to waiting because their game was lost: game_missing "
-    "(the table instance answers without it), table_unreachable (the instance "
-    "did not answer for too long).", ["reason"])
+    "Started rooms returned to waiting because their game was lost (nobody held "
+    "its lease for lost_after_seconds and its game log could not be read): "
+    "game_missing (the room's table instance answers without it), "
+    "table_unreachable (that instance does not answer).", ["reason"])
+GAMES_MOVED = Counter(
+    "paiju_lobby_games_moved_total",
+    "Rooms whose game another table instance took over: told by that instance "
+    "(game_moved) or found by the reconciler (reconciler).", ["reason"])
 IDLE_STANDUPS = Counter(
     "paiju_lobby_idle_standups_total",
     "Seated players stood up because they were absent (no live session) outside a "
@@ -44,3 +49,5 @@ for _reason in QUICK_START_RESULTS:
     QUICK_STARTS.labels(_reason)
 for _reason in RECOVERY_REASONS:
     ROOMS_RECOVERED.labels(_reason)
+for _reason in ("game_moved", "reconciler"):
+    GAMES_MOVED.labels(_reason)

@@ -1,8 +1,11 @@
 """Placing a game on a table instance (architecture.md "Scaling out").
 
-Candidates are the instances of ``PAIJU_TABLE_ADDRS`` that answer
-``ListGames`` and accept new games, least loaded (fewest games) first; ties
-keep the configured order. ``CreateGame`` is then tried on each in turn.
+Candidates are the instances that announced themselves in the registry
+(:mod:`services.lobby.registry`) and those of ``PAIJU_TABLE_ADDRS`` (an
+optional override: instances always considered), that answer ``ListGames``
+and accept new games, least loaded (fewest games) first; ties keep the
+configured order, then the registered. ``CreateGame`` is then tried on each
+in turn.
 :meth:`Tables.running_games` asks any instance (also one a started room
 names that is no longer configured) which games it runs (the reconciler).
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import grpc
 
@@ -42,8 +45,15 @@ class Tables:
         self.timeout = timeout
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
+        #: The registered instances' addresses (set by the lobby from its
+        #: :class:`~services.lobby.registry.Registry`).
+        self.registered: Callable[[], Sequence[str]] = lambda: ()
         for a in self.addrs:
             self.stub(a)
+
+    def known(self) -> list[str]:
+        """The configured instances, then the registered ones not configured."""
+        return [*self.addrs, *(a for a in self.registered() if a not in self.addrs)]
 
     def stub(self, addr: str) -> table_pb2_grpc.TableServiceStub:
         """The client of the instance at ``addr`` (a channel opened on first use)."""
@@ -73,10 +83,18 @@ class Tables:
 
     async def candidates(self) -> list[str]:
         """Instances that answer and accept, least loaded first."""
-        loads = await asyncio.gather(*(self._load(a) for a in self.addrs))
-        ranked = [(n, i, a) for i, (a, n) in enumerate(zip(self.addrs, loads, strict=True))
+        addrs = self.known()
+        loads = await asyncio.gather(*(self._load(a) for a in addrs))
+        ranked = [(n, i, a) for i, (a, n) in enumerate(zip(addrs, loads, strict=True))
                   if n is not None]
         return [a for _, _, a in sorted(ranked)]
+
+    async def locate(self, addr: str, game_id: str) -> table_pb2.LocateGameResponse:
+        """``LocateGame`` at ``addr``: the sitting's lease holder and whether
+        its log replays. Raises ``grpc.aio.AioRpcError``."""
+        reply: table_pb2.LocateGameResponse = await self.stub(addr).LocateGame(
+            table_pb2.LocateGameRequest(game_id=game_id), timeout=self.timeout)
+        return reply
 
     async def create_game(self, addr: str, room: Room, server: CoinServer) -> None:
         """``CreateGame`` for ``room``'s game on ``addr``: options are the

@@ -84,6 +84,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             request.game_id, request.room, list(request.escaped), request.carry_json,
             list(request.settlement), request.record_id)))
 
+    async def GameMoved(self, request: lobby_pb2.GameMovedRequest,
+                        context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
+        """A table instance took a running game over."""
+        return room_message(await _guard(context, self.lobby.game_moved(
+            request.game_id, request.room, request.table_instance)))
+
     async def LastResult(self, request: lobby_pb2.PlayerRequest,
                          context: grpc.aio.ServicerContext) -> lobby_pb2.RoomResult:
         """The player's last finished game."""

@@ -12,6 +12,10 @@ it (``game_moved``; default ``<PAIJU_HOST>:<PAIJU_GRPC_PORT>``),
 games (default: derived from PAIJU_DATABASE_URL, since a pool shares its
 record database).
 
+The instance announces itself (address, pool, games, accepting) in the
+registry bucket every third of the lease TTL (:mod:`services.table.registry`);
+the lobby places games on the instances listed there.
+
 SIGTERM (or SIGINT) hands every game over at once (a ``handover`` entry, the
 lease released: another instance takes it over), for at most
 ``PAIJU_TABLE_GAME_DRAIN_SECONDS``, and stops.
@@ -24,6 +28,7 @@ table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Callable, Sequence
@@ -40,6 +45,7 @@ from services.table.gamelog import GameLog
 from services.table.lease import NATS_ERRORS, Leases, pool_name
 from services.table.outage import level_after_outage
 from services.table.publisher import NatsPublisher
+from services.table.registry import Registration
 from services.table.remote import Ledger, Lobby
 from services.table.runner import Table
 from services.table.servicer import TableServicer
@@ -113,8 +119,15 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         ctx.tasks.append(asyncio.create_task(table.keep_leases()))
         takeover = Takeover(table, min(1.0, lease_seconds / 4))
         ctx.tasks.append(asyncio.create_task(takeover.run()))
+        registration = Registration(nc, cfg.instance, address, pool, lease_seconds / 3,
+                                    cfg.game_log_replicas)
+        ctx.tasks.append(asyncio.create_task(registration.run(
+            lambda: (len(table.rooms), table.accepting))))
 
         async def hand_over_then_stop() -> None:
+            table.drain()
+            with contextlib.suppress(*NATS_ERRORS, nats.js.errors.APIError):
+                await registration.put(len(table.rooms), False)
             try:
                 await asyncio.wait_for(table.hand_over(), cfg.table_game_drain_seconds)
             except TimeoutError:
@@ -135,6 +148,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
 
         async def close() -> None:
             await table.hand_over()
+            await registration.remove()
             await presence.stop()
             await nc.drain()
             await ledger.close()

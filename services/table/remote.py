@@ -7,8 +7,8 @@
   operations ``ledger_settle``, ``ledger_charge_fee``); a refusal
   (INVALID_ARGUMENT, FAILED_PRECONDITION, NOT_FOUND) is an answer and is not
   retried (:class:`Refused`).
-- lobby ``GameOver`` (idempotent by game id), retried the same way
-  (``lobby_game_over``).
+- lobby ``GameOver`` and ``GameMoved`` (both idempotent by game id), retried
+  the same way (``lobby_game_over``, ``lobby_game_moved``).
 
 The addresses may name every replica (:mod:`paiju.peers`): a call goes to
 one that is up, and a retry after a replica died goes to another.
@@ -109,6 +109,13 @@ class Lobby:
         async def call() -> None:
             await self.stub.GameOver(request, timeout=self.timeout)
         await retry(call, "lobby_game_over")
+
+    async def game_moved(self, request: lobby_pb2.GameMovedRequest) -> None:
+        """``GameMoved``, retried until answered; :class:`Refused` NOT_FOUND
+        when the room no longer runs the game."""
+        async def call() -> None:
+            await self.stub.GameMoved(request, timeout=self.timeout)
+        await retry(call, "lobby_game_moved")
 
     async def close(self) -> None:
         """Close the channel."""

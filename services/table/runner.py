@@ -235,7 +235,10 @@ class Table:
         """Take no new games and give every game up (SIGTERM): each gets its
         ``handover`` entry and its lease is released, all at once."""
         self.drain()
-        await asyncio.gather(*(r.hand_over() for r in list(self.rooms.values())))
+        runners = list(self.rooms.values())
+        if runners:
+            log.info("handing %d games over to the other instances", len(runners))
+        await asyncio.gather(*(r.hand_over() for r in runners))
 
     async def wait_idle(self, timeout: float) -> bool:
         """Wait until every game ended (True) or ``timeout`` seconds ran out (False)."""

@@ -25,6 +25,7 @@ from paiju.common.v1 import common_pb2
 from paiju.rules import ENGINES, RulesError, load
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.game import Answer, GameError, RunningGame, Seat
+from services.table.locate import locate
 from services.table.options import DEFAULT_DEAL_INTERVAL_MS, OptionsError, split
 from services.table.public_view import public_view
 from services.table.runner import Table
@@ -269,6 +270,19 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                 "operator": by, "game_id": game_id, "room": request.room,
                 "reason": request.reason})
             return table_pb2.EndGameResponse(game_id=game_id, room=request.room)
+        return await _guard(context, body)
+
+
+    async def LocateGame(self, request: table_pb2.LocateGameRequest,
+                         context: grpc.aio.ServicerContext) -> table_pb2.LocateGameResponse:
+        """The sitting's lease holder and whether its log replays
+        (:func:`services.table.locate.locate`)."""
+        async def body() -> table_pb2.LocateGameResponse:
+            if not request.game_id:
+                raise GameError("invalid_argument", "game_id is required", "INVALID_ARGUMENT")
+            found = await locate(self.table, request.game_id)
+            return table_pb2.LocateGameResponse(owner=found.owner, log=found.log,
+                                                ended=found.ended)
         return await _guard(context, body)
 
 

@@ -14,7 +14,8 @@ its owner gave it up, else the later of its last entry and a lease's TTL ago
 (when the dead owner's lease was last renewed at the latest). The takeover
 entry brings every seat level (:mod:`services.table.level`: ``game_moved``
 with this instance's address on the table's public subject, each player's
-``view``, the turns with their deadlines) and the game goes on here; a game
+``view``, the turns with their deadlines), the lobby is told (``GameMoved``:
+the room's ``table_instance`` becomes this instance) and the game goes on here; a game
 that had finished goes on with its end (settlement and record are idempotent
 by game id; what the log says was done is not done again). A sitting whose
 log says it ended is only unlisted. A log that cannot be replayed is logged
@@ -27,10 +28,12 @@ import asyncio
 import logging
 import time
 
+from paiju.lobby.v1 import lobby_pb2
 from services.table import metrics
 from services.table.gamelog import Fenced, LogUnavailable
 from services.table.lease import NATS_ERRORS
 from services.table.outgoing import ms
+from services.table.remote import Refused
 from services.table.room import RoomRunner
 from services.table.runner import Table
 from services.table.sitting import restore
@@ -88,6 +91,18 @@ class Takeover:
                 await table.leases.release(gid)
         return taken
 
+    async def tell_lobby(self, gid: str, room: str) -> None:
+        """``GameMoved``: the room's game runs at this instance now (retried;
+        a lobby that no longer runs the game there is logged)."""
+        lobby = self.table.lobby
+        if lobby is None:
+            return
+        try:
+            await lobby.game_moved(lobby_pb2.GameMovedRequest(
+                game_id=gid, room=room, table_instance=self.table.address))
+        except Refused as e:
+            log.warning("the lobby refused GameMoved of %s: %s", gid, e)
+
     async def _take(self, gid: str, started: float) -> bool:
         table = self.table
         try:
@@ -126,6 +141,9 @@ class Takeover:
         runner = RoomRunner(table, sitting, [*entries, entry], seq)
         table.adopt(runner)
         await runner.start(out)
+        task = asyncio.get_running_loop().create_task(self.tell_lobby(gid, sitting.spec.room))
+        table.background.add(task)
+        task.add_done_callback(table.background.discard)
         seconds = time.perf_counter() - started
         metrics.GAMES_TAKEN_OVER.inc()
         metrics.TAKEOVER_SECONDS.observe(seconds)

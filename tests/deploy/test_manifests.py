@@ -165,6 +165,11 @@ def test_the_table_autoscales_in_prod_and_hands_games_over_within_its_grace() ->
         # others reach an instance by its stable name <pod>.<headless service>
         service = table["spec"]["serviceName"]
         assert env["PAIJU_TABLE_ADDRESS"] == f"$(PAIJU_INSTANCE).{service}:50052"
+        # Instances register themselves (services/table/registry.py): no
+        # list of them to edit when the autoscaler changes their number.
+        cm = next(d for d in docs if d["kind"] == "ConfigMap"
+                  and d["metadata"]["name"].startswith("paiju-config"))
+        assert "PAIJU_TABLE_ADDRS" not in cm["data"], overlay
 
 
 def test_alert_rules_and_scraping_are_well_formed() -> None:
@@ -172,7 +177,8 @@ def test_alert_rules_and_scraping_are_well_formed() -> None:
     rule = next(d for d in docs if d["kind"] == "PrometheusRule")
     alerts = {r["alert"]: r for g in rule["spec"]["groups"] for r in g["rules"]}
     assert {"PaijuGrpcErrorRate", "PaijuSettlementFailures", "PaijuDependencyDown",
-            "PaijuGamesStuck", "PaijuSlowClientDisconnectsSurge"} <= set(alerts)
+            "PaijuGamesStuck", "PaijuSlowClientDisconnectsSurge", "PaijuGamesVoided"
+            } <= set(alerts)
     for name, r in alerts.items():
         assert r["expr"].strip() and r["labels"]["severity"] in {"page", "warn"}, name
         assert r["annotations"]["summary"], name

@@ -296,8 +296,9 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
     for key, value in env.items():
         if key.startswith("PAIJU_") and key != "PAIJU_DATABASE_URL":
             env[key] = HOST_PORT.sub(lambda m: addresses.get(m.group(0), m.group(0)), value)
-    for key in ("PAIJU_NATS_URL", "PAIJU_LEDGER_ADDR", "PAIJU_LOBBY_ADDR", "PAIJU_TABLE_ADDRS"):
-        for item in env[key].split(","):
+    for key in ("PAIJU_NATS_URL", "PAIJU_LEDGER_ADDR", "PAIJU_LOBBY_ADDR", "PAIJU_TABLE_ADDRS",
+                "PAIJU_TABLE_ADDRESS"):
+        for item in filter(None, env.get(key, "").split(",")):
             assert item.split("//")[-1].lstrip("/").startswith("127.0.0.1:"), \
                 f"{where}: {key} names {item!r}, which no Service or pod of the manifests answers"
 

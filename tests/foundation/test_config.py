@@ -35,7 +35,7 @@ def test_defaults_work_on_one_machine() -> None:
     assert ledger.database_url == "sqlite:///.paiju/ledger.db"
     assert ledger.ledger_addr == "127.0.0.1:50053"
     assert ledger.lobby_addr == "127.0.0.1:50051"
-    assert ledger.table_addrs == ("127.0.0.1:50052",)
+    assert ledger.table_addrs == ()
     assert ledger.instance == "ledger-50053"
     assert ledger.gateway_port == 8080
     assert ledger.dev_mode is False

@@ -33,6 +33,8 @@ from nats.js import api
 from paiju import natsauth, natsconn
 from paiju.config import load
 from paiju.platform import Platform, plan
+from services.lobby.registry import Registry
+from services.table.registry import Registration
 from tests.conftest import REPO
 from tests.fixtures import NatsServer, free_port, service_env, until
 
@@ -249,6 +251,33 @@ async def test_the_table_reaches_its_game_log_and_leases(server: NatsServer) -> 
         assert (await sub.next_msg(timeout=5)).data == b"created"
     finally:
         await nc.close()
+
+
+async def test_the_lobby_reads_the_table_registry_and_nothing_else(server: NatsServer) -> None:
+    """A table instance announces itself (services/table/registry.py); the
+    lobby's user reads the entry (services/lobby/registry.py) but cannot
+    write it, nor read the game log or the leases."""
+    table = await as_service(server, "table")
+    lobby = await as_service(server, "lobby")
+    try:
+        reg = Registration(table, "table-0", "table-0.table:50052", "p1", interval=10)
+        await reg.put(3, True)
+        js = table.jetstream(timeout=5)
+        await js.add_stream(name="paiju_gamelog_p1", subjects=["paiju.gamelog.p1.>"])
+        await js.publish("paiju.gamelog.p1.g1", b"created")
+        found = await Registry(lobby, timeout=2).refresh()
+        assert found["table-0.table:50052"]["games"] == 3
+        assert found["table-0.table:50052"]["pool"] == "p1"
+        ljs = lobby.jetstream(timeout=2)
+        with pytest.raises((nats.errors.NoRespondersError, nats.errors.TimeoutError,
+                            nats.js.errors.Error)):
+            await ljs.publish("$KV.paiju_table_instances.table-0", b"{}", timeout=2)
+        with pytest.raises((nats.errors.NoRespondersError, nats.errors.TimeoutError,
+                            nats.js.errors.Error)):
+            await ljs.get_last_msg("paiju_gamelog_p1", "paiju.gamelog.p1.g1")
+    finally:
+        await lobby.close()
+        await table.close()
 
 
 async def test_other_services_have_no_jetstream(server: NatsServer) -> None:

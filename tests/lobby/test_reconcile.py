@@ -1,24 +1,26 @@
 """The reconciler (services/lobby/reconcile.py): a started room whose game
 was lost goes back to waiting.
 
-A real lobby, ledger, NATS and two real table instances on loopback that a
-test can stop (their games die with them) and start again on the same port
-(a fresh instance that runs nothing). The lobby's clock is a FakeClock and
-the tests drive one reconcile pass at a time (``run_once``); settings: a
-room started less than 30 s ago is not checked, an instance that does not
-answer for 60 s has lost its games.
+A real lobby, ledger, NATS (JetStream) and two real table instances on
+loopback, each with its own record database (so two pools: neither takes
+the other's games over), that a test can stop (it hands its games over:
+their leases released, their logs kept) and start again. The lobby's clock is
+a FakeClock and the tests drive one reconcile pass at a time (``run_once``);
+settings: a room started less than 30 s ago is not checked, a game without a
+lease holder and without a readable log for 60 s is lost (issue 17).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
 import nats
 import pytest
 
@@ -43,8 +45,10 @@ from services.lobby.reconcile import (
 from services.lobby.store import Store
 from services.table import main as table_main
 from services.table.clock import FakeClock as TableClock
+from services.table.gamelog import STREAM_PREFIX, SUBJECT_PREFIX
+from services.table.lease import pool_name
 from services.table.runner import Table
-from tests.fixtures import as_identity, free_port, running_service, service_channel
+from tests.fixtures import as_identity, free_port, running_service, service_channel, until
 from tests.lobby.conftest import Bank, Events, ledger_service
 from tests.lobby.helpers import sample
 
@@ -95,6 +99,7 @@ class World:
     instances: list[TableInstance]
     events: Events
     database_url: str
+    nats_url: str
 
     def instance(self, addr: str) -> TableInstance:
         return next(i for i in self.instances if i.addr == addr)
@@ -145,7 +150,7 @@ async def world(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIter
         bank = Bank(ledger_addr)
         es.push_async_callback(bank.channel.close)
         yield World(lobbies[0], reconcilers[0], clock, lobby_pb2_grpc.LobbyServiceStub(channel),
-                    bank, instances, events, database_url)
+                    bank, instances, events, database_url, nats_server)
 
 
 # -- helpers -------------------------------------------------------------------
@@ -165,6 +170,15 @@ def recovered_count(reason: str) -> float:
 async def get_room(world: World, room: str = ROOM) -> lobby_pb2.Room:
     reply: lobby_pb2.Room = await world.stub.GetRoom(lobby_pb2.GetRoomRequest(room=room))
     return reply
+
+
+async def until_room(world: World, pred: Callable[[lobby_pb2.Room], bool]) -> lobby_pb2.Room:
+    """The room once ``pred`` holds of it (polled)."""
+    room = await get_room(world)
+    while not pred(room):
+        await asyncio.sleep(0.05)
+        room = await get_room(world)
+    return room
 
 
 async def seat_players(world: World, players: list[str] = PLAYERS) -> None:
@@ -203,13 +217,53 @@ async def running_ids(addr: str) -> list[str]:
     return [g.game_id for g in reply.games]
 
 
+async def purge_log(world: World, inst: TableInstance, game_id: str) -> None:
+    """Make ``game_id``'s log unreadable: every entry of its subject purged
+    (as a lost JetStream volume would leave it)."""
+    pool = pool_name(inst.overrides["database_url"])
+    nc = await nats.connect(world.nats_url)
+    try:
+        await nc.jetstream().purge_stream(STREAM_PREFIX + pool,
+                                          subject=f"{SUBJECT_PREFIX}{pool}.{game_id}")
+    finally:
+        await nc.close()
+
+
 # -- end to end ------------------------------------------------------------------
 
-async def test_game_lost_with_its_restarted_table_instance(world: World) -> None:
-    """The table instance running a room's game is restarted (its games die
-    with the old process, the new one runs nothing): after the grace the room
-    is back to waiting with its three players, nobody ready; a late GameOver
-    for the lost game changes nothing; a new game's room is left alone."""
+async def test_a_restarted_instance_takes_its_game_back(world: World) -> None:
+    """The table instance running a room's game is stopped (it hands the game
+    over: a handover entry, the lease released) and started again on another
+    port with the same record database: it takes the game over from its log
+    and tells the lobby (GameMoved), the room names the new address; the
+    reconciler voids nothing, also long after."""
+    await seat_players(world)
+    started = await start_game(world)
+    game, addr = started.game_id, started.table_instance
+    inst = world.instance(addr)
+    await inst.stop()
+    moved = TableInstance(free_port(), inst.overrides, inst.clock)
+    await moved.start()
+    try:
+        await until(lambda: moved.tables and game in moved.tables[-1].sittings,
+                    "the game taken over")
+        room = await until_room(world, lambda r: r.table_instance == moved.addr)
+        assert (room.state, room.game_id) == ("started", game)
+        world.clock.advance(31)
+        assert await world.reconciler.run_once() == []
+        world.clock.advance(61)
+        assert await world.reconciler.run_once() == []
+        assert (await get_room(world)).game_id == game
+    finally:
+        await moved.stop()
+
+
+async def test_game_lost_with_its_log(world: World) -> None:
+    """The instance running a room's game stops and its game's log is lost
+    (purged); restarted, it runs nothing. The room is voided only once nobody
+    held the lease and the log could not be read for 60 s: back to waiting
+    with its three players, nobody ready; a late GameOver for the lost game
+    changes nothing; a new game's room is left alone."""
     await seat_players(world)
     started = await start_game(world)
     game, addr = started.game_id, started.table_instance
@@ -222,9 +276,14 @@ async def test_game_lost_with_its_restarted_table_instance(world: World) -> None
 
     inst = world.instance(addr)
     await inst.stop()
+    await purge_log(world, inst, game)
     await inst.start()
     assert await running_ids(addr) == []
     missing = recovered_count(GAME_MISSING)
+    assert await world.reconciler.run_once() == []  # the 60 s start now
+    world.clock.advance(59.999)
+    assert await world.reconciler.run_once() == []
+    world.clock.advance(0.001)
     assert await world.reconciler.run_once() == [Recovery(ROOM, game, addr, GAME_MISSING)]
     assert recovered_count(GAME_MISSING) == missing + 1
     room = await get_room(world)
@@ -256,9 +315,10 @@ async def test_game_lost_with_its_restarted_table_instance(world: World) -> None
 
 async def test_create_game_that_never_reached_the_table(world: World) -> None:
     """The lobby died between marking the room started and CreateGame: the
-    instance it chose answers without the game. The room is not checked for
-    30 s (its CreateGame could still be on its way), then goes back to
-    waiting, and can start a real game."""
+    instance it chose answers without the game, which has neither lease nor
+    log. The room is not checked for 30 s (its CreateGame could still be on
+    its way), then after 60 s without lease and log goes back to waiting,
+    and can start a real game."""
     await seat_players(world)
     addr = world.instances[0].addr
     marked = await started_without_table(world, "never-created-1", addr)
@@ -267,6 +327,8 @@ async def test_create_game_that_never_reached_the_table(world: World) -> None:
     assert await world.reconciler.run_once() == []
     assert (await get_room(world)).version == marked.version
     world.clock.advance(0.001)
+    assert await world.reconciler.run_once() == []
+    world.clock.advance(60)
     assert await world.reconciler.run_once() == [
         Recovery(ROOM, "never-created-1", addr, GAME_MISSING)]
     room = await get_room(world)
@@ -277,8 +339,9 @@ async def test_create_game_that_never_reached_the_table(world: World) -> None:
 
 
 async def test_table_instance_that_stops_answering(world: World) -> None:
-    """The instance running the game is gone for good: nothing is voided until
-    it has not answered for 60 s; then the room is back to waiting (counted as
+    """The instance running the game is gone for good and no instance of its
+    pool is left to read the game's log: nothing is voided until that has
+    lasted 60 s; then the room is back to waiting (counted as
     table_unreachable) and the next game goes to the other instance."""
     await seat_players(world)
     started = await start_game(world)
@@ -310,9 +373,10 @@ async def test_an_instance_that_answers_again_is_not_given_up(world: World) -> N
     addr = started.table_instance
     world.clock.advance(30)
     reconciler = Reconciler(world.lobby, SETTINGS)
-    reconciler.down_since[addr] = world.clock.now_ms() - 40_000  # not answered 40 s ago
+    # Lost (as this process saw it) since 40 s ago.
+    reconciler.lost_since[started.game_id] = world.clock.now_ms() - 40_000
     assert await reconciler.run_once() == []  # it answers, with the game
-    assert reconciler.down_since == {}
+    assert reconciler.lost_since == {}
     await world.instance(addr).stop()
     assert await reconciler.run_once() == []
     world.clock.advance(40)
@@ -363,8 +427,12 @@ async def test_two_lobbies_recover_the_room_once(world: World) -> None:
         other = Lobby(lobby.config, Store(engine, lobby.config), lobby.ledger, tables,
                       lobby.nc, world.clock)
         missing = recovered_count(GAME_MISSING)
-        results = await asyncio.gather(world.reconciler.run_once(),
-                                       Reconciler(other, SETTINGS).run_once())
+        second = Reconciler(other, SETTINGS)
+        # The first passes find no lease and no log; 60 s later both void.
+        assert list(await asyncio.gather(world.reconciler.run_once(), second.run_once())) == [
+            [], []]
+        world.clock.advance(60)
+        results = await asyncio.gather(world.reconciler.run_once(), second.run_once())
     finally:
         await tables.close()
         await engine.dispose()
@@ -376,6 +444,60 @@ async def test_two_lobbies_recover_the_room_once(world: World) -> None:
     await world.events.wait_for(lambda e: e["version"] == room.version)
     assert [e["state"] for e in world.events.items if e["version"] > marked.version] == [
         "waiting"]
+
+
+async def test_the_reconciler_moves_a_room_to_its_lease_holder(world: World) -> None:
+    """An instance of the game's pool took the game over but could not tell
+    the lobby (its lobby address leads nowhere): the reconciler finds the
+    lease holder (LocateGame) and moves the room there, counted as
+    reason=reconciler."""
+    await seat_players(world)
+    started = await start_game(world)
+    game, addr = started.game_id, started.table_instance
+    inst = world.instance(addr)
+    await inst.stop()
+    mute = TableInstance(free_port(), {**inst.overrides,
+                                       "lobby_addr": f"127.0.0.1:{free_port()}"}, inst.clock)
+    await mute.start()
+    try:
+        await until(lambda: mute.tables and game in mute.tables[-1].sittings
+                    and mute.addr in world.lobby.tables.known(),
+                    "the game taken over, its instance registered")
+        assert (await get_room(world)).table_instance == addr  # nobody told the lobby
+        before = sample("paiju_lobby_games_moved_total", reason="reconciler")
+        world.clock.advance(31)
+        assert await world.reconciler.run_once() == []
+        room = await get_room(world)
+        assert (room.state, room.game_id, room.table_instance) == ("started", game, mute.addr)
+        assert sample("paiju_lobby_games_moved_total", reason="reconciler") == before + 1
+        event = await world.events.wait_for(lambda e: e["version"] == room.version)
+        assert event["table_instance"] == mute.addr
+    finally:
+        await mute.stop()
+
+
+async def test_game_moved_rpc(world: World) -> None:
+    """GameMoved (the table's call) moves the started room's game to the new
+    address once (room_changed; a repeat changes nothing); a game the room
+    does not run is NOT_FOUND no_such_game and changes nothing."""
+    await seat_players(world)
+    started = await start_game(world)
+    before = sample("paiju_lobby_games_moved_total", reason="game_moved")
+    req = lobby_pb2.GameMovedRequest(game_id=started.game_id, room=ROOM,
+                                     table_instance="table-9.table:50052")
+    room = await world.stub.GameMoved(req)
+    assert (room.state, room.game_id, room.table_instance, room.version) == (
+        "started", started.game_id, "table-9.table:50052", started.version + 1)
+    assert (await world.stub.GameMoved(req)).version == room.version
+    assert sample("paiju_lobby_games_moved_total", reason="game_moved") == before + 1
+    event = await world.events.wait_for(lambda e: e["version"] == room.version)
+    assert event["table_instance"] == "table-9.table:50052"
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await world.stub.GameMoved(lobby_pb2.GameMovedRequest(
+            game_id="other-game", room=ROOM, table_instance="x:1"))
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    assert "no_such_game" in (err.value.details() or "")
+    assert await get_room(world) == room
 
 
 # -- pure parts ------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Fixtures of the table-service tests: a real NATS server (tests/conftest.py),
 a real ledger (services.ledger.main.setup) on SQLite, a table instance with a
 FakeClock on loopback gRPC, and a small real LobbyService on loopback that
-records GameOver calls (a test double of the remote lobby, for GameOver only).
+records GameOver and GameMoved calls (a test double of the remote lobby).
 """
 
 from __future__ import annotations
@@ -35,11 +35,12 @@ GRANT_METADATA = (("x-paiju-grant-key", "dev-grant-key"),)
 
 
 class LobbyRecorder(lobby_pb2_grpc.LobbyServiceServicer):
-    """A real gRPC LobbyService on loopback that records GameOver calls. With
+    """A real gRPC LobbyService on loopback that records GameOver and GameMoved calls. With
     ``gate`` set, GameOver answers only once the gate is open."""
 
     def __init__(self) -> None:
         self.calls: list[lobby_pb2.GameOverRequest] = []
+        self.moves: list[lobby_pb2.GameMovedRequest] = []
         self.gate: asyncio.Event | None = None
 
     async def GameOver(self, request: lobby_pb2.GameOverRequest,
@@ -48,6 +49,12 @@ class LobbyRecorder(lobby_pb2_grpc.LobbyServiceServicer):
         if self.gate is not None:
             await self.gate.wait()
         return lobby_pb2.Room(room=request.room, state="waiting")
+
+    async def GameMoved(self, request: lobby_pb2.GameMovedRequest,
+                        context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
+        self.moves.append(request)
+        return lobby_pb2.Room(room=request.room, state="started", game_id=request.game_id,
+                              table_instance=request.table_instance)
 
 
 @dataclass

@@ -93,6 +93,7 @@ async def test_stale_owner_cannot_append_or_publish(nats_process: NatsServer,
         await leave_and_check(cl, room, gid, a.addr, ps)
 
 
+@pytest.mark.slow  # about 35 s
 @pytest.mark.timeout(240)
 async def test_sigterm_hands_50_games_over(nats_process: NatsServer, tmp_path: Path) -> None:
     async with cluster_running(nats_process, tmp_path) as cl:

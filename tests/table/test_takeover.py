@@ -6,7 +6,8 @@ Expectations: the record replays (``paiju replay``) to the result
 ``game_finished`` gave, and it holds the same actions and result as the same
 deal played by the same bots without interruption; the ledger holds one
 settlement per player; every public and private seq goes 1, 2, 3 … without
-gap or repeat; ``game_moved`` names the new owner.
+gap or repeat; ``game_moved`` names the new owner, and the lobby is told
+(``GameMoved``) each time.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ async def kill_owner(cl: Cluster, room: str, first: str) -> str:
     return new
 
 
+@pytest.mark.slow  # about 30 to 40 s each on 2 shared cores
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize(("game", "seed"), [
     ("doudizhu", 31), ("hunzhan", 32), ("shengji", 33), ("daa", 34)])
@@ -126,6 +128,9 @@ async def test_killed_owner_is_taken_over_twice_and_the_game_finishes(
         # The players saw where the game went; the killed instances never came back.
         moves = [e for e in cl.public(room) if e["type"] == "game_moved"]
         assert len(moves) == 2 and moves[-1]["table_instance"] == last
+        # ... and so did the lobby (GameMoved from each new owner, its address).
+        told = [(m.game_id, m.room, m.table_instance) for m in cl.lobby.moves]
+        assert told == [(gid, room, e["table_instance"]) for e in moves]
     print(f"takeover seconds so far: {sorted(round(m, 2) for m in MEASURED)}")
 
 

@@ -482,3 +482,29 @@ class GameOverRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameOverRequest: _TypeAlias = GameOverRequest  # noqa: Y015
+
+@_typing.final
+class GameMovedRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    ROOM_FIELD_NUMBER: _builtins.int
+    TABLE_INSTANCE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    room: _builtins.str
+    table_instance: _builtins.str
+    """gRPC address of the instance that runs the game now."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        room: _builtins.str = ...,
+        table_instance: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "room", b"room", "table_instance", b"table_instance"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameMovedRequest: _TypeAlias = GameMovedRequest  # noqa: Y015

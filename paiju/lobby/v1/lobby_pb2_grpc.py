@@ -89,6 +89,11 @@ class LobbyServiceStub:
                 request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.KickRequest.SerializeToString,
                 response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
                 _registered_method=True)
+        self.GameMoved = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/GameMoved',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameMovedRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -194,6 +199,16 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GameMoved(self, request, context):
+        """A table instance took a running game over (its owner died or handed it
+        over): the room's table_instance becomes the new owner's address
+        (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
+        longer runs that game (it ended or was voided).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -250,6 +265,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
             'Kick': grpc.unary_unary_rpc_method_handler(
                     servicer.Kick,
                     request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.KickRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
+            ),
+            'GameMoved': grpc.unary_unary_rpc_method_handler(
+                    servicer.GameMoved,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameMovedRequest.FromString,
                     response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
             ),
     }
@@ -549,6 +569,33 @@ class LobbyService:
             target,
             '/paiju.lobby.v1.LobbyService/Kick',
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.KickRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GameMoved(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/GameMoved',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameMovedRequest.SerializeToString,
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
             options,
             channel_credentials,

@@ -97,6 +97,12 @@ class LobbyServiceStub:
     "x-paiju-operator"). not_seated; room_started while its game runs (then
     the table's Kick: an escape, or end the game with EndGame first).
     """
+    GameMoved: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.GameMovedRequest, _lobby_pb2.Room]
+    """A table instance took a running game over (its owner died or handed it
+    over): the room's table_instance becomes the new owner's address
+    (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
+    longer runs that game (it ended or was voided).
+    """
 
 @_typing.type_check_only
 class LobbyServiceAsyncStub(LobbyServiceStub):
@@ -154,6 +160,12 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     sits in, with a reason (logged with the operator's name, metadata
     "x-paiju-operator"). not_seated; room_started while its game runs (then
     the table's Kick: an escape, or end the game with EndGame first).
+    """
+    GameMoved: _aio.UnaryUnaryMultiCallable[_lobby_pb2.GameMovedRequest, _lobby_pb2.Room]  # type: ignore[assignment]
+    """A table instance took a running game over (its owner died or handed it
+    over): the room's table_instance becomes the new owner's address
+    (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
+    longer runs that game (it ended or was voided).
     """
 
 class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -275,6 +287,18 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         sits in, with a reason (logged with the operator's name, metadata
         "x-paiju-operator"). not_seated; room_started while its game runs (then
         the table's Kick: an escape, or end the game with EndGame first).
+        """
+
+    @_abc_1.abstractmethod
+    def GameMoved(
+        self,
+        request: _lobby_pb2.GameMovedRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
+        """A table instance took a running game over (its owner died or handed it
+        over): the room's table_instance becomes the new owner's address
+        (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
+        longer runs that game (it ended or was voided).
         """
 
 def add_LobbyServiceServicer_to_server(servicer: LobbyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

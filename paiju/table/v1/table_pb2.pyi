@@ -463,3 +463,56 @@ class GetRecordResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetRecordResponse: _TypeAlias = GetRecordResponse  # noqa: Y015
+
+@_typing.final
+class LocateGameRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The lobby's game id of the sitting (its first deal)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LocateGameRequest: _TypeAlias = LocateGameRequest  # noqa: Y015
+
+@_typing.final
+class LocateGameResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OWNER_FIELD_NUMBER: _builtins.int
+    LOG_FIELD_NUMBER: _builtins.int
+    ENDED_FIELD_NUMBER: _builtins.int
+    owner: _builtins.str
+    """gRPC address of the instance holding the sitting's lease; empty when
+    nobody holds it.
+    """
+    log: _builtins.str
+    """The sitting's game log: "readable" (it replays; an instance can take the
+    game over), "missing" (no entry) or "unreadable" (JetStream answered but
+    the entries cannot be read or replayed).
+    """
+    ended: _builtins.bool
+    """The log says the sitting ended (its last deal finished)."""
+    def __init__(
+        self,
+        *,
+        owner: _builtins.str = ...,
+        log: _builtins.str = ...,
+        ended: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended", b"ended", "log", b"log", "owner", b"owner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LocateGameResponse: _TypeAlias = LocateGameResponse  # noqa: Y015

@@ -109,6 +109,11 @@ class TableServiceStub:
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.EndGameRequest.SerializeToString,
                 response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.EndGameResponse.FromString,
                 _registered_method=True)
+        self.LocateGame = channel.unary_unary(
+                '/paiju.table.v1.TableService/LocateGame',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.LocateGameRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.LocateGameResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -241,6 +246,16 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LocateGame(self, request, context):
+        """Where a sitting stands in this instance's pool (its lease and its game
+        log, docs/table.md "The game log"): the lobby's reconciler asks before it
+        voids a game. INVALID_ARGUMENT without game_id; UNAVAILABLE while
+        JetStream does not answer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -318,6 +333,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.EndGame,
                     request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.EndGameRequest.FromString,
                     response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.EndGameResponse.SerializeToString,
+            ),
+            'LocateGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LocateGame,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.LocateGameRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.LocateGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -725,6 +745,33 @@ class TableService:
             '/paiju.table.v1.TableService/EndGame',
             paiju_dot_table_dot_v1_dot_table__pb2.EndGameRequest.SerializeToString,
             paiju_dot_table_dot_v1_dot_table__pb2.EndGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LocateGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/LocateGame',
+            paiju_dot_table_dot_v1_dot_table__pb2.LocateGameRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.LocateGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -100,6 +100,12 @@ class TableServiceStub:
     waits again). no_game; game_over (FAILED_PRECONDITION) once the game
     finished by the rules; invalid_argument without a reason.
     """
+    LocateGame: _grpc.UnaryUnaryMultiCallable[_table_pb2.LocateGameRequest, _table_pb2.LocateGameResponse]
+    """Where a sitting stands in this instance's pool (its lease and its game
+    log, docs/table.md "The game log"): the lobby's reconciler asks before it
+    voids a game. INVALID_ARGUMENT without game_id; UNAVAILABLE while
+    JetStream does not answer.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -164,6 +170,12 @@ class TableServiceAsyncStub(TableServiceStub):
     `game_finished` with reason "void", and the lobby's GameOver (the room
     waits again). no_game; game_over (FAILED_PRECONDITION) once the game
     finished by the rules; invalid_argument without a reason.
+    """
+    LocateGame: _aio.UnaryUnaryMultiCallable[_table_pb2.LocateGameRequest, _table_pb2.LocateGameResponse]  # type: ignore[assignment]
+    """Where a sitting stands in this instance's pool (its lease and its game
+    log, docs/table.md "The game log"): the lobby's reconciler asks before it
+    voids a game. INVALID_ARGUMENT without game_id; UNAVAILABLE while
+    JetStream does not answer.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -316,6 +328,18 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         `game_finished` with reason "void", and the lobby's GameOver (the room
         waits again). no_game; game_over (FAILED_PRECONDITION) once the game
         finished by the rules; invalid_argument without a reason.
+        """
+
+    @_abc_1.abstractmethod
+    def LocateGame(
+        self,
+        request: _table_pb2.LocateGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.LocateGameResponse, _abc.Awaitable[_table_pb2.LocateGameResponse]]:
+        """Where a sitting stands in this instance's pool (its lease and its game
+        log, docs/table.md "The game log"): the lobby's reconciler asks before it
+        voids a game. INVALID_ARGUMENT without game_id; UNAVAILABLE while
+        JetStream does not answer.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
