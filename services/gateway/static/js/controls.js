@@ -34,7 +34,7 @@ export function renderActions(S) {
   if (!el) return;
   let html = "";
   if (S.watch && !S.room) {
-    const who = g && g.turn && g.phase !== "finished" ? ` · 等待 <b>${esc(nameFromGame(g, g.turn.seat))}</b> ${PHASES[g.turn.phase] || ""}` : "";
+    const who = g && g.turn && g.phase !== "finished" ? ` · 等待 <b>${esc(nameFromGame(g, g.turn.seat))}</b> ${phaseText(g, g.turn.phase)}` : "";
     html = `<div class="bar-btns wait" id="watching-note">旁观中${who}</div>`;
   } else if (g && g.my && g.phase !== "finished") {
     const my = g.my;

@@ -3,7 +3,7 @@
 
 import { $, setHtml, esc, avatar } from "./dom.js";
 import { rowHtml, suitIcon } from "./cards.js";
-import { GAME_NAMES, BIDS, PHASES } from "./text.js";
+import { BIDS, PHASES } from "./text.js";
 
 const RESULT = { win: "胜", loss: "负", draw: "平" };
 const ACTIONS = { pass: "不出", bury: "扣底", reveal: "亮明", end_declare: "叫主结束",
@@ -16,6 +16,12 @@ function when(ms) {
 }
 
 function signed(n) { return n > 0 ? `+${n}` : String(n); }
+
+/** A game's title as the servers that play it give it (the server names games). */
+function gameTitle(S, game) {
+  const srv = (S.servers || []).find((x) => x.game === game);
+  return (srv && srv.game_title) || game;
+}
 
 function serverName(S, id) {
   const s = S.servers.find((x) => x.server === id);
@@ -30,7 +36,7 @@ export function renderHistory(S) {
   const h = S.history || { games: [], next: 0 };
   const rows = h.games.map((g) => `<div class="hist-row ${g.result}" data-game="${esc(g.game_id)}">` +
     `<span class="h-when">${when(g.ts_ms)}</span>` +
-    `<span class="h-where">${esc(GAME_NAMES[g.game] || g.game)} · ${esc(serverName(S, g.server))} · ${esc(g.room)}</span>` +
+    `<span class="h-where">${esc(gameTitle(S, g.game))} · ${esc(serverName(S, g.server))} · ${esc(g.room)}</span>` +
     `<span class="h-res">${RESULT[g.result]}</span>` +
     `<span class="h-pts">${signed(g.points)} 分</span>` +
     `<span class="h-coins">${signed(g.coins)} 金币${g.fee ? `（手续费 ${g.fee}）` : ""}</span>` +
@@ -96,7 +102,7 @@ export function renderReplay(S) {
       `${esc(seatName(rp, r.seat))} ${signed(r.coins)} 金币`).join("，") + `</div>` : "") + `</div>` : "";
   const last = rp.steps - 1;
   const trickNo = rp.tricks.filter((x) => x <= rp.step).length;
-  setHtml($("#screen-replay"), bar(`回放 · ${esc(GAME_NAMES[rp.game] || rp.game)}`,
+  setHtml($("#screen-replay"), bar(`回放 · ${esc(gameTitle(S, rp.game))}`,
     `<span class="terms">${esc(rp.room)}${rp.finished_at ? ` · ${when(rp.finished_at)}` : ""}${rp.viewer === "operator" ? " · 管理员" : ""}</span>`,
     !!S.me) +
     `<div class="rp-controls">` +
@@ -119,7 +125,7 @@ export function renderRankings(S) {
   const byGame = {};
   for (const s of S.servers) (byGame[s.game] ||= []).push(s);
   const pick = `<label class="rk-pick">服务器 <select id="rk-server">` + Object.entries(byGame).map(([game, list]) =>
-    `<optgroup label="${esc(GAME_NAMES[game] || game)}">` + list.map((s) =>
+    `<optgroup label="${esc(gameTitle(S, game))}">` + list.map((s) =>
       `<option value="${esc(s.server)}" ${s.server === r.server ? "selected" : ""}>${esc(s.name)}</option>`).join("") +
     `</optgroup>`).join("") + `</select></label>`;
   const row = (x, mine) => `<tr class="${mine ? "mine" : ""}" data-player="${esc(x.player)}"><td>${x.rank}</td>` +
