@@ -45,6 +45,7 @@ from paiju.rules.hunzhan_cards import (
     lead_options,
 )
 from paiju.rules.hunzhan_deal import PAR, SEATS, parse_deal, parse_options
+from paiju.rules.hunzhan_display import Display
 from paiju.rules.hunzhan_points import PointRules
 
 #: Declaration strength (叫主/反主 order, seed 000 叫主): a key of sorted cards →
@@ -74,7 +75,7 @@ def _holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
     return all(hand.get(c, 0) >= k for c, k in need.items())
 
 
-class Hunzhan(PointRules, Game):
+class Hunzhan(Display, PointRules, Game):
     """The 混战 engine (seed 000). See the module docstring and docs/rules/hunzhan.md.
 
     ``deal``: ``hands`` (4 × 21 cards), ``bottom`` (empty or absent), ``first``

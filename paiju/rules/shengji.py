@@ -122,6 +122,7 @@ class Shengji(Display, ShengjiPlay):
         self.last_trick = []
         self.last_winner = None
         self.captured = [0] * SEATS
+        self.captured_cards = [[] for _ in range(SEATS)]
         self.kitty_multiplier = 0
 
     @classmethod
@@ -421,6 +422,7 @@ class Shengji(Display, ShengjiPlay):
             },
             "captured": list(self.captured),
             "defender_points": self.defender_points(),
+            "scores": self.scores_detail(),
             "escaped": self.escaped,
         }
         if seat == self.dealer and self.buried:

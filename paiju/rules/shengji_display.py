@@ -6,6 +6,7 @@
   side suit together (♠ ♥ ♣ ♦, the trump suit left out), high to low. Before
   the trump is fixed the trumps are the jokers, 5s, 3s and 2s.
 - :class:`Display` (a mixin of :class:`paiju.rules.shengji.Shengji`):
+  :meth:`Display.scores_detail`, 看分's point cards (分牌) per seat;
   :meth:`Display.result_lines`, the settlement lines: 上台 (the defenders go
   up, seed 上台) and 下台 (the dealer's side), or 未上台; the dealer; the
   defenders' points (闲家得分, seed 非庄家方得分); the kitty's points and
@@ -66,10 +67,22 @@ class Display:
     kitty_multiplier: int
     redeal: bool
     escaped: int | None
+    captured: list[int]
+    captured_cards: list[list[Card]]
 
     if TYPE_CHECKING:
         def result(self) -> Result: ...  # paiju.rules.engine.Game
         def defender_points(self) -> int: ...  # paiju.rules.shengji_state
+
+    def scores_detail(self) -> list[dict[str, Any]]:
+        """看分 (seed 000 看分, seed 004 分牌): per seat ``{"points": captured
+        points, "cards": the point cards (5, 10, K) of the tricks it won, in
+        playing order}``: cards played openly only, so the buried kitty's
+        points of 抠底 count in ``points`` (and 闲家得分) but its cards, which
+        nobody but the dealer saw, are not listed. A game made by
+        ``from_position`` knows the points it was given, not their cards."""
+        return [{"points": self.captured[s], "cards": list(self.captured_cards[s])}
+                for s in range(SEATS)]
 
     def result_lines(self) -> list[dict[str, Any]]:
         """The settlement lines (see :meth:`paiju.rules.engine.Game.result_lines`
