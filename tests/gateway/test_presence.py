@@ -211,6 +211,10 @@ async def test_leave_during_a_game_is_an_escape_and_outside_one_stands(
             assert by_seat(last["settlement"]) == by_seat(finished["settlement"])
             escapee = next(r for r in last["settlement"] if r["seat"] == 1)
             assert escapee["coins"] < 0
+            # ... with the settlement screen's lines of game_finished (issue 21):
+            # the escapee named (seed 000 例外), kept by the lobby's LastResult
+            assert last["lines"] == finished["lines"]
+            assert last["lines"][0] == {"label": "逃跑", "seats": [1]}
         # Outside a game, 退出 stands up.
         stayer = clients[0]
         out = await stayer.client.call("leave")
