@@ -377,8 +377,18 @@ CUT_JS = """() => {
           bad.push([sel, 'clipped by ' + (box.id || box.className),
             [r.left, r.right, q.left, q.right]]);
       }
-      if (el.scrollWidth > el.clientWidth + 1 && !el.classList.contains('card'))
-        bad.push([sel, 'text wider than its box', [el.scrollWidth, el.clientWidth, el.innerText]]);
+      if (!el.classList.contains('card') && el.innerText.trim()) {
+        // the text as drawn (a Range: scrollWidth misses a button's clipped text)
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const t = range.getBoundingClientRect();
+        const cs = getComputedStyle(el);
+        const inner = [r.left + parseFloat(cs.borderLeftWidth),
+          r.right - parseFloat(cs.borderRightWidth)];
+        if (t.left < inner[0] - 0.5 || t.right > inner[1] + 0.5
+            || el.scrollWidth > el.clientWidth + 1)
+          bad.push([sel, 'text wider than its box', [t.left, t.right, inner, el.innerText]]);
+      }
       if (ring) {
         const y = r.top + r.height / 2;
         for (const x of [r.left + 2, r.right - 2]) {
