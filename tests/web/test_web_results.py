@@ -1,4 +1,4 @@
-"""看分's point cards and the settlement lines of a game missed (issue 21),
+"""看分's point cards (issue 21),
 in real headless Chromium against the real platform (processes), at 1280 and
 390 px.
 
@@ -8,12 +8,12 @@ in real headless Chromium against the real platform (processes), at 1280 and
   ``scores`` event); the expected cards come from the ``played`` and
   ``trick_won`` events a bot was sent. At 390 px the dialog, its cards, the
   settlement lines and the side buttons fit without being cut.
-- A game that ended while the player was elsewhere (signed in afresh on
-  another device): the sign-in's ``last_result`` (lobby ``LastResult``)
-  carries the lines of ``game_finished`` and the dialog shows them.
+
+A game that ended while the player was away shows its lines:
+tests/web/test_web_presence.py::test_game_ended_while_away_shows_its_settlement.
 
 Screenshots (artifacts/web/): results_scores_1280.png, results_scores_390.png,
-results_scores_after_390.png, results_settle_390.png, results_missed_390.png.
+results_scores_after_390.png, results_settle_390.png.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 QUICK = (0.05, 0.1)
 #: seed 004 分牌: 5, 10 (T) and K are the point cards.
 POINT_RANKS = "5TK"
-SUITS = "♠♥♣♦"
 
 #: The rows of the open 看分 dialog: [name, points, [cards]].
 SCORES_JS = """() => [...document.querySelectorAll('.modal-box table.scores tbody tr')].map((tr) =>
@@ -160,48 +159,5 @@ async def test_shengji_scores_show_the_point_cards(platform: Platform, browser: 
         await nothing_cut(page, "the settlement at 390 px")
         await page.screenshot(path=str(artifacts / "results_settle_390.png"))
         assert not page.errors, page.errors
-    finally:
-        await stop_bots(bots, wait=0.1)
-
-
-async def test_missed_game_shows_its_lines(platform: Platform, browser: Any,
-                                           artifacts: Path) -> None:
-    me = f"走{secrets.token_hex(2)}"
-    room = "doudizhu-10-05"
-    page = await open_page(browser, platform, DESKTOP, me)
-    bots = start_bots(platform, "doudizhu", room, [1, 2], think=QUICK)
-    try:
-        await sit_and_start(page, "doudizhu-10", room, 2)
-        game_id = await page.evaluate("() => window.paiju.S.game.id")
-        await page.click("#btn-leave")
-        await page.click("#btn-leave-confirm")  # 退出 in a game: an escape (seed 000 例外)
-        fin: dict[str, Any] = {}
-        for _ in range(100):
-            fin = next((e for e in bots[0][0].events if e.get("game_id") == game_id
-                        and e["type"] == "game_finished"), {})
-            if fin:
-                break
-            await page.wait_for_timeout(100)
-        assert fin.get("reason") == "escape", fin
-        await page.context.close()
-        # signed in afresh elsewhere: the game's settlement with its lines
-        phone = await open_page(browser, platform, PHONE, me)
-        await phone.wait_for_selector(".modal-box #settle-lines", timeout=10000)
-        assert await phone.inner_text(".modal-head b") == "你离开期间牌局已结束"
-        shown = await phone.evaluate(
-            "() => [...document.querySelectorAll('.modal-box #settle-lines .sline')].map((l) =>"
-            " [l.querySelector('dt').innerText.trim(), l.querySelector('dd').innerText.trim()])")
-        assert [x[0] for x in shown] == [line["label"] for line in fin["lines"]], shown
-        for (_, text), line in zip(shown, fin["lines"], strict=True):
-            seats = line.get("seats", [])
-            value = "".join(ch for ch in line.get("value", "") if ch not in SUITS)
-            if seats == [0]:
-                assert text == " ".join(x for x in ("你", value) if x), (text, line)
-            elif not seats:
-                assert text == value, (text, line)
-        assert shown[0] == ["逃跑", "你"]  # the escapee (seat 0: the page's player)
-        await nothing_cut(phone, "the missed game at 390 px")
-        await phone.screenshot(path=str(artifacts / "results_missed_390.png"))
-        assert not phone.errors, phone.errors
     finally:
         await stop_bots(bots, wait=0.1)
