@@ -41,13 +41,15 @@ class Seat:
 
 @dataclass(frozen=True)
 class Row:
-    """One row of a settlement table (结算表): points and coins after the fee."""
+    """One row of a settlement table (结算表): points and coins after the fee,
+    and the player's display ``name`` as it sat (``""`` where unknown)."""
 
     player: str
     seat: int
     points: int
     coins: int
     fee: int
+    name: str = ""
 
 
 @dataclass(frozen=True)

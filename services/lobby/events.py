@@ -49,7 +49,8 @@ def result_message(result: Result) -> lobby_pb2.RoomResult:
         settlement=[common_pb2.SettlementRow(player=r.player, seat=r.seat, points=r.points,
                                              coins=r.coins, fee=r.fee) for r in result.rows],
         lines=[lobby_pb2.ResultLine(label=x.label, value=x.value, seats=x.seats)
-               for x in result.lines])
+               for x in result.lines],
+        names=[r.name for r in result.rows])
 
 
 def room_message(room: Room) -> lobby_pb2.Room:

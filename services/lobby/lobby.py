@@ -339,7 +339,8 @@ class Lobby:
             [s.player for s in room.seats.values() if s.player not in gone])
         now = self.clock.now_ms()
         result = Result(room_id, game_id, record_id, tuple(
-            Row(r.player, r.seat, r.points, r.coins, r.fee) for r in settlement), now,
+            Row(r.player, r.seat, r.points, r.coins, r.fee, _name(room, r.player))
+            for r in settlement), now,
             tuple(Line(x.label, x.value, tuple(x.seats)) for x in lines))
         _, saved = await self._mutate(room_id, lambda r: domain.game_over(
             r, game_id, list(escaped), carry, balances, server.min_coins, now_ms=now,
@@ -413,3 +414,8 @@ def _mover(game_id: str, addr: str) -> Callable[[Room], Room]:
     def move(r: Room) -> Room:
         return domain.move(r, game_id, addr) if r.game_id == game_id else r
     return move
+
+
+def _name(room: Room, player: str) -> str:
+    """``player``'s display name in ``room`` (``""`` where it sits nowhere there)."""
+    return next((s.name for s in room.seats.values() if s.player == player), "")

@@ -263,6 +263,8 @@ async def test_game_ended_while_away_shows_its_settlement(platform: Platform, br
             " [tr.className, ...[...tr.children].map((td) => td.textContent)])")
         assert len(rows) == 3 and rows[0][0] == "mine" and rows[0][1] == me, rows
         assert int(rows[0][2]) < 0 < int(rows[1][2]), rows
+        # the others by the names they sat with (last_result's names), not 座位N
+        assert sorted(r[1] for r in rows[1:]) == sorted(b.name for b, _ in bots), rows
         # ... with the settlement lines of its game_finished (issue 21), the
         # escapee first (你: seat 0), the labels in the server's order
         fin = next(ev for ev in bots[0][0].events

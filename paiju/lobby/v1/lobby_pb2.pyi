@@ -271,6 +271,7 @@ class RoomResult(_message.Message):
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     ENDED_MS_FIELD_NUMBER: _builtins.int
     LINES_FIELD_NUMBER: _builtins.int
+    NAMES_FIELD_NUMBER: _builtins.int
     room: _builtins.str
     game_id: _builtins.str
     """The lobby's game id (GameOverRequest.game_id)."""
@@ -288,6 +289,13 @@ class RoomResult(_message.Message):
         was away when the game ended.
         """
 
+    @_builtins.property
+    def names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The players' display names as they sat, one per settlement row, in the
+        same order ("" where unknown), so that a player who was away reads who
+        played.
+        """
+
     def __init__(
         self,
         *,
@@ -297,10 +305,11 @@ class RoomResult(_message.Message):
         settlement: _abc.Iterable[_common_pb2.SettlementRow] | None = ...,
         ended_ms: _builtins.int = ...,
         lines: _abc.Iterable[Global___ResultLine] | None = ...,
+        names: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended_ms", b"ended_ms", "game_id", b"game_id", "lines", b"lines", "record_id", b"record_id", "room", b"room", "settlement", b"settlement"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended_ms", b"ended_ms", "game_id", b"game_id", "lines", b"lines", "names", b"names", "record_id", b"record_id", "room", b"room", "settlement", b"settlement"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
