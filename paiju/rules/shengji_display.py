@@ -80,7 +80,8 @@ class Display:
         playing order}``: cards played openly only, so the buried kitty's
         points of 抠底 count in ``points`` (and 闲家得分) but its cards, which
         nobody but the dealer saw, are not listed. A game made by
-        ``from_position`` knows the points it was given, not their cards."""
+        ``from_position`` lists the cards it was given with its points
+        (``captured_cards``), none by default."""
         return [{"points": self.captured[s], "cards": list(self.captured_cards[s])}
                 for s in range(SEATS)]
 

@@ -10,11 +10,12 @@ import pytest
 from paiju.rules.daa import Daa
 from paiju.rules.errors import RulesError
 from paiju.rules.hunzhan import Hunzhan
+from paiju.rules.shengji import Shengji
 from paiju.rules.shengji_display import in_hand_order
 from tests.rules import test_daa as daa_t
 from tests.rules import test_doudizhu as ddz_t
+from tests.rules.shengji_helpers import LOW_KITTY, declared_one_deck, position
 from tests.rules.shengji_helpers import act as sj_act
-from tests.rules.shengji_helpers import declared_one_deck, position
 
 # -- doudizhu ---------------------------------------------------------------------------
 
@@ -241,3 +242,25 @@ def test_shengji_scores_keep_the_point_cards_each_seat_won() -> None:
     assert scores["captured"] == [0, 0, 0, 50]
     assert scores["cards"] == [[], [], [], ["KD", "TD", "KC"]]  # never the buried KH
     assert g.view(2)["scores"][3] == {"points": 50, "cards": ["KD", "TD", "KC"]}
+
+
+def test_shengji_position_takes_the_point_cards_behind_its_points() -> None:
+    hands = [["9C"], ["8C"], ["7C"], ["6C"]]
+    g = position(1, "S", 0, hands, 0, captured=[0, 15, 0, 10])
+    assert [s["cards"] for s in g.view(0)["scores"]] == [[], [], [], []]  # none given
+    def make(cards: list[list[str]], captured: tuple[int, ...] = (0, 15, 0, 10)) -> Shengji:
+        return Shengji.from_position({"decks": 1}, hands=hands, dealer=0, trump="S",
+                                     buried=LOW_KITTY[1], leader=0, captured=captured,
+                                     captured_cards=cards)
+
+    g = make([[], ["5H", "TH"], [], ["KC"]])
+    assert g.view(2)["scores"][1] == {"points": 15, "cards": ["5H", "TH"]}
+    for bad in ([[], ["5H", "TH"], [], ["QC"]],  # Q is no point card (seed 分牌)
+                [[], ["5H"], [], ["KC"]],  # 5 points, not the 15 captured
+                [[], ["5H", "TH"]]):  # not 4 lists
+        with pytest.raises(RulesError) as e:
+            make(bad)
+        assert e.value.code == "bad_deal", bad
+    with pytest.raises(RulesError) as e:  # one deck holds one KC
+        make([["KC"], ["5H", "TH"], [], ["KC"]], (10, 15, 0, 10))
+    assert e.value.code == "bad_deal" and "KC" in e.value.message
