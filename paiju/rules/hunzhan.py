@@ -47,6 +47,7 @@ from paiju.rules.hunzhan_cards import (
 from paiju.rules.hunzhan_deal import PAR, SEATS, parse_deal, parse_options
 from paiju.rules.hunzhan_display import Shown
 from paiju.rules.hunzhan_points import PointRules
+from paiju.rules.hunzhan_results import Results
 
 #: Declaration strength (叫主/反主 order, seed 000 叫主): a key of sorted cards →
 #: strength. BJ pair > SJ pair > ♠10 > ♥10 > ♣10 > ♦10.
@@ -75,7 +76,7 @@ def _holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
     return all(hand.get(c, 0) >= k for c, k in need.items())
 
 
-class Hunzhan(PointRules, Shown, Game):
+class Hunzhan(Results, PointRules, Shown, Game):
     """The 混战 engine (seed 000). See the module docstring and docs/rules/hunzhan.md.
 
     ``deal``: ``hands`` (4 × 21 cards), ``bottom`` (empty or absent), ``first``
@@ -401,12 +402,6 @@ class Hunzhan(PointRules, Shown, Game):
         key = self.ord.sort_key
         return sorted((c for c, k in self.hands[seat].items() for _ in range(k)),
                       key=key.__getitem__)
-
-    def scores_detail(self) -> list[dict[str, Any]]:
-        """看分: per seat ``{"points": captured points, "cards": the point cards
-        that made them}`` (seed 000 第二节 看分; these cards were played openly)."""
-        return [{"points": self.captured[s], "cards": list(self.captured_cards[s])}
-                for s in range(SEATS)]
 
     def view(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may see: own hand (hand order), counts, the declaration,

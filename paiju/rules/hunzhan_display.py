@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from paiju.rules.cards import Card
-from paiju.rules.hunzhan_deal import parse_options
+from paiju.rules.hunzhan_deal import SEATS, parse_options
 
 
 class Shown:
@@ -44,9 +44,13 @@ class Shown:
     def scores_view(self) -> dict[str, Any]:
         """看分: per seat the captured points and the point cards that made
         them (seed 000 第二节 看分; these cards were played openly)."""
-        return {"captured": list(self.captured),
-                "scores": [{"points": p, "cards": list(c)}
-                           for p, c in zip(self.captured, self.captured_cards, strict=True)]}
+        return {"captured": list(self.captured), "scores": self.scores_detail()}
+
+    def scores_detail(self) -> list[dict[str, Any]]:
+        """看分: per seat ``{"points": captured points, "cards": the point cards
+        that made them}`` (seed 000 第二节 看分; these cards were played openly)."""
+        return [{"points": self.captured[s], "cards": list(self.captured_cards[s])}
+                for s in range(SEATS)]
 
     def last_trick_view(self) -> dict[str, Any]:
         """上一轮: the last trick and its winner."""

@@ -61,7 +61,7 @@ from paiju.rules.shengji_follow import (
     shaped_combinations,
 )
 from paiju.rules.shengji_play import ShengjiPlay
-from paiju.rules.shengji_position import bad_position, parse_position
+from paiju.rules.shengji_position import bad_position, parse_captured_cards, parse_position
 from paiju.rules.shengji_results import Results
 from paiju.rules.shengji_scoring import SCORE_TABLES, escape_points, score_row, table_result
 
@@ -122,6 +122,7 @@ class Shengji(Results, ShengjiPlay):
         self.last_trick = []
         self.last_winner = None
         self.captured = [0] * SEATS
+        self.captured_cards = [[] for _ in range(SEATS)]
         self.kitty_multiplier = 0
 
     @classmethod
@@ -139,6 +140,7 @@ class Shengji(Results, ShengjiPlay):
         trick_no: int = 1,
         declarer: int | None = None,
         declared: Sequence[str] = (),
+        captured_cards: Sequence[Sequence[str]] | None = None,
     ) -> Shengji:
         """A game in ``play`` at a given position (for tests, puzzles, analysis).
 
@@ -154,7 +156,8 @@ class Shengji(Results, ShengjiPlay):
         seat's hand plus that play. ``captured``: points per seat of the tricks
         it won (multiples of 5). ``trick_no``: the current trick's number (1
         = the first). ``declarer`` / ``declared``: the standing declaration,
-        for the views (default none).
+        for the views (default none). ``captured_cards``: per seat the point
+        cards behind ``captured`` (看分; default none listed).
 
         The original kitty is not part of a position: ``view`` shows
         ``kitty_shown`` as ``[]``. The game goes on by :meth:`apply` as any
@@ -176,6 +179,7 @@ class Shengji(Results, ShengjiPlay):
         g._fix_trump(pos.trump)
         g.buried = g._sorted(pos.buried)
         g.captured = list(pos.captured)
+        g.captured_cards = parse_captured_cards(opts.decks, pos, captured_cards)
         g._phase, g.leader, g.trick_no = "play", pos.leader, pos.trick_no
         for seat, cards in pos.trick:
             try:
@@ -421,6 +425,7 @@ class Shengji(Results, ShengjiPlay):
             },
             "captured": list(self.captured),
             "defender_points": self.defender_points(),
+            "scores": self.scores_detail(),
             "escaped": self.escaped,
         }
         if seat == self.dealer and self.buried:

@@ -40,8 +40,21 @@ class ShengjiShown(ShengjiState):
         return {} if nxt is None else {"dealer": nxt}
 
     def scores_view(self) -> dict[str, Any]:
-        """看分: captured points per seat and the defenders' total."""
-        return {"captured": list(self.captured), "defender_points": self.defender_points()}
+        """看分: captured points per seat, the defenders' total and each seat's
+        point cards (:meth:`scores_detail`)."""
+        return {"captured": list(self.captured), "defender_points": self.defender_points(),
+                "scores": self.scores_detail()}
+
+    def scores_detail(self) -> list[dict[str, Any]]:
+        """看分 (seed 000 看分, seed 004 分牌): per seat ``{"points": captured
+        points, "cards": the point cards (5, 10, K) of the tricks it won, in
+        playing order}``: cards played openly only, so the buried kitty's
+        points of 抠底 count in ``points`` (and 闲家得分) but its cards, which
+        nobody but the dealer saw, are not listed. A game made by
+        ``from_position`` lists the cards it was given with its points
+        (``captured_cards``), none by default."""
+        return [{"points": self.captured[s], "cards": list(self.captured_cards[s])}
+                for s in range(self.seats)]
 
     def last_trick_view(self) -> dict[str, Any]:
         """上一轮: ``{"plays": [{seat, cards}], "winner"}``."""

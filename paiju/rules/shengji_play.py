@@ -143,6 +143,8 @@ class ShengjiPlay(ShengjiShown):
         points = POINTS
         pts = sum(points[c] for _, cs in trick for c in cs)
         self.captured[winner] += pts
+        if pts:
+            self.captured_cards[winner].extend(c for _, cs in trick for c in cs if points[c])
         self.last_trick = trick
         self.last_winner = winner
         self.trick = []
@@ -154,6 +156,7 @@ class ShengjiPlay(ShengjiShown):
                 self.captured[winner] += bonus
             self._phase = "finished"
             events.append(Event("scores", {"captured": list(self.captured),
+                                           "cards": [list(cs) for cs in self.captured_cards],
                                            "defender_points": self.defender_points()}))
         else:
             self.leader = winner

@@ -143,3 +143,29 @@ def parse_position(
         raise bad_position("declared is 3s of the trump suit, by a declarer")
     return Position(before, dealer, trump, kitty, leader, list(zip(plays, played, strict=True)),
                     list(captured), trick_no, declarer, decl)
+
+
+def parse_captured_cards(decks: int, pos: Position,
+                         cards: Sequence[Sequence[str]] | None) -> list[list[Card]]:
+    """Check the point cards behind ``pos.captured`` (看分; ``None``: not
+    given, none listed): 4 lists of point cards only (seed 分牌: 5, 10, K)
+    whose points are each seat's ``captured`` (a position is in play: no
+    抠底 yet), no more of a card than the decks hold with the hands, the
+    trick and the kitty. Raises ``bad_deal``."""
+    if cards is None:
+        return [[] for _ in range(SEATS)]
+    if isinstance(cards, str | bytes) or len(cards) != SEATS:
+        raise bad_position("captured_cards is 4 lists of cards")
+    won = [_cards(c, f"captured_cards {s}") for s, c in enumerate(cards)]
+    for s, got in enumerate(won):
+        if any(c[0] not in CARD_POINTS for c in got):
+            raise bad_position(f"captured_cards {s}: point cards only (seed 分牌: 5, 10, K)")
+        if card_points(got) != pos.captured[s]:
+            raise bad_position(f"captured_cards {s} make {card_points(got)} points, "
+                               f"not the {pos.captured[s]} captured")
+    counts = Counter(chain(pos.buried, *(h.elements() for h in pos.hands), *won))
+    full = DECK_COUNTS[decks]
+    extra = sorted(c for c, k in counts.items() if k > full.get(c, 0))
+    if extra:
+        raise bad_position(f"more cards than {decks} deck(s) hold: {' '.join(extra)}")
+    return won

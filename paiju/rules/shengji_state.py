@@ -31,7 +31,8 @@ class ShengjiState(Game):
     shown), ``buried`` (the dealer's buried kitty), ``declarer``,
     ``declared``, ``trump`` (a suit letter or ``None``), ``dealer``,
     ``redeal``, ``leader``, ``trick``, ``trick_no``, ``last_trick``,
-    ``last_winner``, ``captured`` (points per seat), ``kitty_multiplier``;
+    ``last_winner``, ``captured`` (points per seat), ``captured_cards`` (per
+    seat the point cards that made them, 看分), ``kitty_multiplier``;
     ``power`` / ``cls`` / ``key`` (card → power, class, low key once trump is
     fixed).
     """
@@ -67,6 +68,8 @@ class ShengjiState(Game):
     last_trick: Trick
     last_winner: int | None
     captured: list[int]
+    #: per seat, the point cards of the tricks it won (never the buried kitty's)
+    captured_cards: list[list[Card]]
     kitty_multiplier: int
     _hands: list[Hand]
     #: each seat's hand in :meth:`_sorted` order, kept in step with its plays

@@ -39,11 +39,26 @@ def room(r: lobby_pb2.Room) -> dict[str, Any]:
 def result(x: lobby_pb2.RoomResult) -> dict[str, Any]:
     """A room's finished game (its settlement table, 结算表) as in
     ``room_changed``'s ``last_result``: game_id, record_id, ended_ms (unix ms),
-    settlement [{player, seat, points, coins, fee}]; ``room`` too."""
+    settlement [{player, seat, points, coins, fee, name}], lines [{label, value?,
+    seats?}] (as ``game_finished.lines``); ``room`` too."""
     return {"room": x.room, "game_id": x.game_id, "record_id": x.record_id,
             "ended_ms": x.ended_ms,
             "settlement": [{"player": row.player, "seat": row.seat, "points": row.points,
-                            "coins": row.coins, "fee": row.fee} for row in x.settlement]}
+                            "coins": row.coins, "fee": row.fee,
+                            "name": x.names[i] if i < len(x.names) else ""}
+                           for i, row in enumerate(x.settlement)],
+            "lines": [result_line(line) for line in x.lines]}
+
+
+def result_line(x: lobby_pb2.ResultLine) -> dict[str, Any]:
+    """A settlement line as ``game_finished.lines`` gives it: ``{label, value,
+    seats}``, value and seats only where given."""
+    out: dict[str, Any] = {"label": x.label}
+    if x.value:
+        out["value"] = x.value
+    if x.seats:
+        out["seats"] = list(x.seats)
+    return out
 
 
 def server(s: lobby_pb2.CoinServer) -> dict[str, Any]:

@@ -41,38 +41,71 @@ class Seat:
 
 @dataclass(frozen=True)
 class Row:
-    """One row of a settlement table (结算表): points and coins after the fee."""
+    """One row of a settlement table (结算表): points and coins after the fee,
+    and the player's display ``name`` as it sat (``""`` where unknown)."""
 
     player: str
     seat: int
     points: int
     coins: int
     fee: int
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a settlement screen (the engine's ``result_lines()``, issue
+    21): ``label``, ``value`` (``""``: none) and the ``seats`` it names."""
+
+    label: str
+    value: str = ""
+    seats: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"label": str, "value": str, "seats": [int]}``, value and seats
+        only where given (the shape of ``game_finished.lines``)."""
+        out: dict[str, Any] = {"label": self.label}
+        if self.value:
+            out["value"] = self.value
+        if self.seats:
+            out["seats"] = list(self.seats)
+        return out
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Line:
+        """The inverse of :meth:`to_json`."""
+        return Line(str(data["label"]), str(data.get("value", "")),
+                    tuple(int(s) for s in data.get("seats", ())))
 
 
 @dataclass(frozen=True)
 class Result:
     """A finished game of a room: the lobby's ``game_id``, the ``record_id`` of
-    the deal played out, its settlement ``rows`` and ``ended_ms`` (unix ms)."""
+    the deal played out, its settlement ``rows``, ``ended_ms`` (unix ms) and
+    the settlement screen's ``lines``."""
 
     room: str
     game_id: str
     record_id: str
     rows: tuple[Row, ...]
     ended_ms: int
+    lines: tuple[Line, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """As stored: {room, game_id, record_id, ended_ms, settlement: [{player,
-        seat, points, coins, fee}]}."""
+        seat, points, coins, fee}], lines: [{label, value?, seats?}]}."""
         return {"room": self.room, "game_id": self.game_id, "record_id": self.record_id,
                 "ended_ms": self.ended_ms,
-                "settlement": [dataclasses.asdict(r) for r in self.rows]}
+                "settlement": [dataclasses.asdict(r) for r in self.rows],
+                "lines": [line.to_json() for line in self.lines]}
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Result:
-        """The inverse of :meth:`to_json`."""
+        """The inverse of :meth:`to_json` (a result stored before ``lines``
+        existed has none)."""
         return Result(str(data["room"]), str(data["game_id"]), str(data["record_id"]),
-                      tuple(Row(**r) for r in data["settlement"]), int(data["ended_ms"]))
+                      tuple(Row(**r) for r in data["settlement"]), int(data["ended_ms"]),
+                      tuple(Line.from_json(x) for x in data.get("lines", ())))
 
 
 @dataclass(frozen=True)

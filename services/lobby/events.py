@@ -47,7 +47,10 @@ def result_message(result: Result) -> lobby_pb2.RoomResult:
         room=result.room, game_id=result.game_id, record_id=result.record_id,
         ended_ms=result.ended_ms,
         settlement=[common_pb2.SettlementRow(player=r.player, seat=r.seat, points=r.points,
-                                             coins=r.coins, fee=r.fee) for r in result.rows])
+                                             coins=r.coins, fee=r.fee) for r in result.rows],
+        lines=[lobby_pb2.ResultLine(label=x.label, value=x.value, seats=x.seats)
+               for x in result.lines],
+        names=[r.name for r in result.rows])
 
 
 def room_message(room: Room) -> lobby_pb2.Room:

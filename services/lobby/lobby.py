@@ -19,11 +19,12 @@ import grpc
 from nats.aio.client import Client as NATS
 
 from paiju.common.v1 import common_pb2
+from paiju.lobby.v1 import lobby_pb2
 from services.lobby import domain, quick
 from services.lobby import errors as E
 from services.lobby import metrics as M
 from services.lobby.clock import Clock
-from services.lobby.domain import Result, Room, Row
+from services.lobby.domain import Line, Result, Room, Row
 from services.lobby.events import publish_room
 from services.lobby.ledger import Ledger
 from services.lobby.placement import Tables
@@ -352,12 +353,14 @@ class Lobby:
     async def game_over(self, game_id: str, room_id: str, escaped: list[str],
                         carry_json: str,
                         settlement: Sequence[common_pb2.SettlementRow] = (),
-                        record_id: str = "") -> Room:
+                        record_id: str = "",
+                        lines: Sequence[lobby_pb2.ResultLine] = ()) -> Room:
         """The table reports ``game_id`` over (idempotent): back to waiting,
         nobody ready, escapees removed, players now below ``min_coins`` stood
         up, ``carry_json`` (a JSON object) kept for the next CreateGame, the
-        ``settlement`` table with ``record_id`` kept as the room's last result
-        (and each of its players' last game).
+        ``settlement`` table with ``record_id`` and the settlement screen's
+        ``lines`` kept as the room's last result (and each of its players' last
+        game).
         ``no_such_room``; ``no_such_game`` (NOT_FOUND) for a game never started;
         invalid_argument for a carry that is not a JSON object."""
         if not game_id:
@@ -381,7 +384,9 @@ class Lobby:
             [s.player for s in room.seats.values() if s.player not in gone])
         now = self.clock.now_ms()
         result = Result(room_id, game_id, record_id, tuple(
-            Row(r.player, r.seat, r.points, r.coins, r.fee) for r in settlement), now)
+            Row(r.player, r.seat, r.points, r.coins, r.fee, _name(room, r.player))
+            for r in settlement), now,
+            tuple(Line(x.label, x.value, tuple(x.seats)) for x in lines))
         _, saved = await self._mutate(room_id, lambda r: domain.game_over(
             r, game_id, list(escaped), carry, balances, server.min_coins, now_ms=now,
             ready_seconds=server.ready_seconds, result=result))
@@ -476,3 +481,8 @@ def _mover(game_id: str, addr: str) -> Callable[[Room], Room]:
     def move(r: Room) -> Room:
         return domain.move(r, game_id, addr) if r.game_id == game_id else r
     return move
+
+
+def _name(room: Room, player: str) -> str:
+    """``player``'s display name in ``room`` (``""`` where it sits nowhere there)."""
+    return next((s.name for s in room.seats.values() if s.player == player), "")

@@ -82,7 +82,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         """A finished game (from the table service)."""
         return room_message(await _guard(context, self.lobby.game_over(
             request.game_id, request.room, list(request.escaped), request.carry_json,
-            list(request.settlement), request.record_id)))
+            list(request.settlement), request.record_id, list(request.lines))))
 
     async def GameMoved(self, request: lobby_pb2.GameMovedRequest,
                         context: grpc.aio.ServicerContext) -> lobby_pb2.Room:

@@ -97,7 +97,8 @@ def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str
                       no_call_streak: int = 0) -> lobby_pb2.GameOverRequest:
     """The lobby's GameOver for ``game``: the room's game id (the first deal's),
     the escapees, the carry-over, and the room's last result: the settlement
-    table and ``record_id``, the game id of the deal played out (its record's)."""
+    table, the settlement screen's lines and ``record_id``, the game id of the
+    deal played out (its record's)."""
     escaped = [] if game.engine.escaped is None else [game.player_of(game.engine.escaped)]
     return lobby_pb2.GameOverRequest(
         game_id=runner.spec.game_id, room=runner.spec.room, escaped=escaped,
@@ -105,7 +106,17 @@ def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str
         settlement=[common_pb2.SettlementRow(
             player=str(r["player"]), seat=int(r["seat"]), points=int(r["points"]),
             coins=int(r["coins"]), fee=int(r["fee"])) for r in rows],
-        record_id=game.game_id)
+        record_id=game.game_id, lines=result_lines(game))
+
+
+def result_lines(game: RunningGame) -> list[lobby_pb2.ResultLine]:
+    """The settlement screen's lines of ``game`` (as ``game_finished.lines``;
+    none when voided) for the lobby's last result."""
+    if game.voided:
+        return []
+    return [lobby_pb2.ResultLine(label=str(x["label"]), value=str(x.get("value", "")),
+                                 seats=[int(s) for s in x.get("seats", ())])
+            for x in game.engine.result_lines()]
 
 
 async def finish(runner: RoomRunner, game: RunningGame) -> None:

@@ -208,9 +208,15 @@ async def test_leave_during_a_game_is_an_escape_and_outside_one_stands(
             def by_seat(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 return sorted(rows, key=lambda r: int(r["seat"]))
 
-            assert by_seat(last["settlement"]) == by_seat(finished["settlement"])
+            named = by_seat(last["settlement"])
+            assert [r.pop("name") for r in named] == ["leave-a", "leave-b", "leave-c"]
+            assert named == by_seat(finished["settlement"])  # and the names they sat with
             escapee = next(r for r in last["settlement"] if r["seat"] == 1)
             assert escapee["coins"] < 0
+            # ... with the settlement screen's lines of game_finished (issue 21):
+            # the escapee named (seed 000 例外), kept by the lobby's LastResult
+            assert last["lines"] == finished["lines"]
+            assert last["lines"][0] == {"label": "逃跑", "seats": [1]}
         # Outside a game, 退出 stands up.
         stayer = clients[0]
         out = await stayer.client.call("leave")

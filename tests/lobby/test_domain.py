@@ -172,3 +172,17 @@ def test_game_over_keeps_the_result_and_restarts_the_time_away() -> None:
 def test_sitting_while_absent_starts_the_time_away() -> None:
     r = domain.sit(room(), 0, "a", "A", 500, now_ms=T0, ready_seconds=R, connected=False)
     assert r.seats[0] == Seat(0, "a", "A", 500, False, False, T0)
+
+
+def test_a_result_keeps_its_settlement_lines_and_reads_old_results_without() -> None:
+    """issue 21: the lines of game_finished and the players' names ride with
+    the stored last result."""
+    lines = (domain.Line("逃跑", seats=(1,)), domain.Line("倍数", "×4"))
+    result = Result("dz-01", "g1", "g1", (Row("p1", 1, -8, -80, 0, "张三"),), 5, lines)
+    stored = result.to_json()
+    assert stored["lines"] == [{"label": "逃跑", "seats": [1]}, {"label": "倍数", "value": "×4"}]
+    assert Result.from_json(stored) == result
+    old = {k: v for k, v in stored.items() if k != "lines"}  # stored before lines existed
+    assert Result.from_json(old).lines == ()
+    old["settlement"] = [{k: v for k, v in r.items() if k != "name"} for r in old["settlement"]]
+    assert Result.from_json(old).rows[0].name == ""

@@ -353,14 +353,15 @@ async def test_the_last_result_is_returned_to_a_player_coming_back(
     ended = stack.clock.now_ms()
     expected = lobby_pb2.RoomResult(room="dz-01", game_id=started.game_id,
                                     record_id=f"{started.game_id}.r2", settlement=rows,
-                                    ended_ms=ended)
+                                    ended_ms=ended,
+                                    names=["K1", "K2", "K3"])  # as they sat (seated())
     # k1 still sits: WhereIs and GetRoom carry the room's last result.
     assert (await stack.stub.WhereIs(who("k1"))).last_result == expected
     room = await stack.stub.GetRoom(lobby_pb2.GetRoomRequest(room="dz-01"))
     assert room.last_result == expected
     event = await stack.events.wait_for(lambda e: e["version"] == room.version)
     assert event["last_result"]["settlement"][0] == {
-        "player": "k1", "seat": 0, "points": 4, "coins": 78, "fee": 2}
+        "player": "k1", "seat": 0, "points": 4, "coins": 78, "fee": 2, "name": "K1"}
     # k3 escaped (no seat any more): LastResult still has its game.
     assert await refused(stack.stub.WhereIs(who("k3"))) == (grpc.StatusCode.NOT_FOUND,
                                                             "not_seated")

@@ -10,11 +10,12 @@ import pytest
 from paiju.rules.daa import Daa
 from paiju.rules.errors import RulesError
 from paiju.rules.hunzhan import Hunzhan
+from paiju.rules.shengji import Shengji
 from paiju.rules.shengji_results import in_hand_order
 from tests.rules import test_daa as daa_t
 from tests.rules import test_doudizhu as ddz_t
+from tests.rules.shengji_helpers import LOW_KITTY, declared_one_deck, position
 from tests.rules.shengji_helpers import act as sj_act
-from tests.rules.shengji_helpers import declared_one_deck, position
 
 # -- doudizhu ---------------------------------------------------------------------------
 
@@ -217,8 +218,49 @@ def test_daa_result_lines_teams_named_and_finishing_order() -> None:
     assert {"label": "名双大A", "seats": [0]} in lines
 
 
-def test_other_games_default_to_no_lines_and_no_roles() -> None:
+def test_hunzhan_has_no_roles_and_no_lines_before_its_end() -> None:
     g = Hunzhan({}, Hunzhan.random_deal({}, __import__("random").Random(1)))
     assert g.public_roles() == [None] * 4
     with pytest.raises(RulesError):
         g.result_lines()
+
+
+def test_shengji_scores_keep_the_point_cards_each_seat_won() -> None:
+    # seed 004 分牌: 5, 10 and K are the point cards (K and 10 ten points each)
+    hands = [["KD", "KC"], ["TD", "4C"], ["7D", "6C"], ["AD", "AC"]]
+    buried = ["KH", "6D", "8D", "9D", "JD", "QD"]  # 10 points, seen by the dealer only
+    g = position(1, "S", 0, hands, 0, buried=buried)
+    for seat, card in [(0, "KD"), (1, "TD"), (2, "7D"), (3, "AD")]:
+        g.apply(sj_act(seat, "play", card))
+    assert g.view(1)["scores"] == [{"points": 0, "cards": []}] * 3 + [
+        {"points": 20, "cards": ["KD", "TD"]}]
+    ev = []
+    for seat, card in [(3, "AC"), (0, "KC"), (1, "4C"), (2, "6C")]:
+        ev = g.apply(sj_act(seat, "play", card))
+    # seat 3 (闲家) takes the last trick with a single: 10 + the kitty's 10 × 2 (抠底)
+    scores = next(e for e in ev if e.type == "scores").data
+    assert scores["captured"] == [0, 0, 0, 50]
+    assert scores["cards"] == [[], [], [], ["KD", "TD", "KC"]]  # never the buried KH
+    assert g.view(2)["scores"][3] == {"points": 50, "cards": ["KD", "TD", "KC"]}
+
+
+def test_shengji_position_takes_the_point_cards_behind_its_points() -> None:
+    hands = [["9C"], ["8C"], ["7C"], ["6C"]]
+    g = position(1, "S", 0, hands, 0, captured=[0, 15, 0, 10])
+    assert [s["cards"] for s in g.view(0)["scores"]] == [[], [], [], []]  # none given
+    def make(cards: list[list[str]], captured: tuple[int, ...] = (0, 15, 0, 10)) -> Shengji:
+        return Shengji.from_position({"decks": 1}, hands=hands, dealer=0, trump="S",
+                                     buried=LOW_KITTY[1], leader=0, captured=captured,
+                                     captured_cards=cards)
+
+    g = make([[], ["5H", "TH"], [], ["KC"]])
+    assert g.view(2)["scores"][1] == {"points": 15, "cards": ["5H", "TH"]}
+    for bad in ([[], ["5H", "TH"], [], ["QC"]],  # Q is no point card (seed 分牌)
+                [[], ["5H"], [], ["KC"]],  # 5 points, not the 15 captured
+                [[], ["5H", "TH"]]):  # not 4 lists
+        with pytest.raises(RulesError) as e:
+            make(bad)
+        assert e.value.code == "bad_deal", bad
+    with pytest.raises(RulesError) as e:  # one deck holds one KC
+        make([["KC"], ["5H", "TH"], [], ["KC"]], (10, 15, 0, 10))
+    assert e.value.code == "bad_deal" and "KC" in e.value.message

@@ -207,7 +207,8 @@ def _position_of(game: Shengji) -> Shengji:
         {"decks": game.decks}, hands=[list(h.elements()) for h in game.hands],
         dealer=game.dealer, trump=game.trump, buried=game.buried, leader=game.leader,
         trick=[list(cards) for _, cards in game.trick], captured=game.captured,
-        trick_no=game.trick_no, declarer=game.declarer, declared=game.declared)
+        trick_no=game.trick_no, declarer=game.declarer, declared=game.declared,
+        captured_cards=game.captured_cards)
 
 
 def _same_game(a: Shengji, b: Shengji) -> None:

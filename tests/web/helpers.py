@@ -344,6 +344,72 @@ async def no_horizontal_overflow(page: Any) -> None:
     assert width <= page.viewport_size["width"], width
 
 
+#: The parts issue 21 added (settlement lines, role badges, the 倍数 row, the
+#: side buttons, 看分 / 上一轮 and their cards, the keyboard's cursor card)
+#: that are cut now: out of the viewport, outside the box that clips them, or
+#: with text wider than themselves; the cursor card also hidden under a
+#: neighbour (its focus ring must show whole). [selector, why, detail].
+CUT_JS = """() => {
+  const W = document.documentElement.clientWidth;
+  const sels = ['#settle-lines dt', '#settle-lines dd', '#seats .badge', '.side .badge',
+    '.side .ginfo .row', '.side-btns button', '#actions button', '.modal-box',
+    '.modal-box table.scores', '.modal-box .cardrow', '.modal-box .card', '.hand .card.cursor'];
+  const bad = [];
+  const clipper = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const cs = getComputedStyle(p);
+      if (cs.overflowX !== 'visible') return p;
+    }
+    return null;
+  };
+  for (const sel of sels) {
+    for (const el of document.querySelectorAll(sel)) {
+      const r = el.getBoundingClientRect();
+      if (!r.width || getComputedStyle(el).visibility === 'hidden') continue;
+      const ring = sel.endsWith('cursor') ? 3 : 0;  // the focus ring's width
+      if (ring && !el.closest('.hand:focus-within')) continue;  // the ring shows with focus only
+      if (r.left - ring < -0.5 || r.right + ring > W + 0.5)
+        bad.push([sel, 'viewport', [r.left, r.right, W]]);
+      const box = clipper(el);
+      if (box) {
+        const q = box.getBoundingClientRect();
+        if (r.left - ring < q.left - 0.5 || r.right + ring > q.right + 0.5)
+          bad.push([sel, 'clipped by ' + (box.id || box.className),
+            [r.left, r.right, q.left, q.right]]);
+      }
+      if (!el.classList.contains('card') && el.innerText.trim()) {
+        // the text as drawn (a Range: scrollWidth misses a button's clipped text)
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const t = range.getBoundingClientRect();
+        const cs = getComputedStyle(el);
+        const inner = [r.left + parseFloat(cs.borderLeftWidth),
+          r.right - parseFloat(cs.borderRightWidth)];
+        if (t.left < inner[0] - 0.5 || t.right > inner[1] + 0.5
+            || el.scrollWidth > el.clientWidth + 1)
+          bad.push([sel, 'text wider than its box', [t.left, t.right, inner, el.innerText]]);
+      }
+      if (ring) {
+        const y = r.top + r.height / 2;
+        for (const x of [r.left + 2, r.right - 2]) {
+          const top = document.elementFromPoint(x, y);
+          if (top && top !== el && !el.contains(top))
+            bad.push([sel, 'under another element', [x, y, top.className]]);
+        }
+      }
+    }
+  }
+  return bad;
+}"""
+
+
+async def nothing_cut(page: Any, where: str) -> None:
+    """None of :data:`CUT_JS`'s parts is cut (and no horizontal overflow)."""
+    await no_horizontal_overflow(page)
+    bad = await page.evaluate(CUT_JS)
+    assert not bad, f"{where}: {bad}"
+
+
 
 
 #: Emoji code points in the page's rendered text (innerText of the body, an

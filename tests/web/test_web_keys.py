@@ -1,6 +1,8 @@
 """A full game of each of the four games played with the keyboard only at
 1280 px (issue 21), bots at the other seats, in real Chromium against the
-real platform; at the settlement table the page is also looked at 390 px.
+real platform; at the settlement table (and doudizhu's and daa's turns) the
+page is also looked at 390 px: nothing of issue 21's parts cut
+(``helpers.nothing_cut``).
 
 Each game checks what the issue asks of it, from the events the bots were
 sent (never from the page's own computing):
@@ -23,10 +25,12 @@ sent (never from the page's own computing):
   and 次方 (or the solo) as the big-A holders' hands say, and the finishing
   order as the player_out events say.
 - hunzhan: the keyboard game to the settlement table; 当前主 names who
-  declared; 上一轮 during a turn: readable cards, the hand still usable.
+  declared; 上一轮 during a turn: readable cards, the hand still usable; the
+  lines give each seat's points X (its tricks' points) and X − 60 (seed 000
+  积分), 最高分 and 下局先摸牌 (the last trick's winner).
 
 Screenshots (artifacts/web/): keys_<game>_keys_turn.png, keys_doudizhu_turn_390.png,
-keys_daa_turn_390.png,
+keys_daa_turn_390.png, keys_daa_roles_390.png (where a role badge showed),
 keys_<game>_settle_1280.png, keys_<game>_settle_390.png, keys_doudizhu_call.png
 (where a call was shown), keys_shengji_counts.png.
 """
@@ -47,7 +51,7 @@ from tests.web.helpers import (
     PHONE,
     RecordingBot,
     no_emoji,
-    no_horizontal_overflow,
+    nothing_cut,
     start_bots,
     stop_bots,
 )
@@ -119,7 +123,7 @@ async def settle_and_look(page: Any, artifacts: Path, prefix: str, finished: dic
     await page.screenshot(path=str(artifacts / f"{prefix}_settle_1280.png"))
     await page.set_viewport_size(PHONE)
     await page.wait_for_timeout(200)
-    await no_horizontal_overflow(page)
+    await nothing_cut(page, f"{prefix} settlement at 390 px")
     assert await page.is_visible("#settle-lines")
     box = await page.evaluate("() => { const r = document.querySelector('#settle-lines')"
                               ".getBoundingClientRect(); return [r.left, r.right]; }")
@@ -130,10 +134,11 @@ async def settle_and_look(page: Any, artifacts: Path, prefix: str, finished: dic
 
 
 async def look_at_phone_size(page: Any, artifacts: Path, name: str) -> None:
-    """The table at 390 px wide (no horizontal overflow; a screenshot), then 1280 again."""
+    """The table at 390 px wide (nothing cut: the 倍数 row, the role badges,
+    the buttons, the focused cursor card; a screenshot), then 1280 again."""
     await page.set_viewport_size(PHONE)
     await page.wait_for_timeout(150)
-    await no_horizontal_overflow(page)
+    await nothing_cut(page, f"{name} at 390 px")
     await no_emoji(page, name)
     await page.screenshot(path=str(artifacts / f"{name}_390.png"))
     await page.set_viewport_size(DESKTOP)
@@ -332,9 +337,14 @@ async def test_daa_by_keyboard(platform: Platform, browser: Any, artifacts: Path
     watcher = bots[0][0]
     names = {0: "你", **{bot.seat: bot.name for bot, _ in bots}}
 
+    badges_looked: list[bool] = []
+
     async def roles(p: Any, done: KeyPlay) -> None:
         if not done.roles_seen:
             await look_at_phone_size(p, artifacts, "keys_daa_turn")
+        elif not badges_looked and await p.query_selector("#seats .badge.role"):
+            badges_looked.append(True)  # a role badge at 390 px too
+            await look_at_phone_size(p, artifacts, "keys_daa_roles")
         done.roles_seen.append(await p.evaluate(
             "() => [[...document.querySelectorAll('#seats .pbox')].map((b) =>"
             " [Number(b.dataset.seat), (b.querySelector('.badge.role') || {}).textContent || '']),"
@@ -427,7 +437,20 @@ async def test_hunzhan_by_keyboard(platform: Platform, browser: Any, artifacts: 
         await page.wait_for_selector("#settlement tbody tr", timeout=5000)
         rows = await page.evaluate("() => document.querySelectorAll('#settlement tbody tr').length")
         assert rows == 4
-        await page.screenshot(path=str(artifacts / "keys_hunzhan_settle_1280.png"))
+        game_id, fin = await finished_of(watcher, page)
+        shown = {0: "你", **{s: n for s, n in names.items() if s}}
+        lines = await settle_and_look(page, artifacts, "keys_hunzhan", fin, shown)
+        # seed 000 积分: each seat's X (its tricks' points, as trick_won told the
+        # bots) and X − 60; 最高分: the most X; 下局先摸牌: the last trick's winner
+        won = [e for e in game_events(watcher, game_id) if e["type"] == "trick_won"]
+        x = [sum(e["points"] for e in won if e["seat"] == s) for s in range(4)]
+        assert sum(x) == 240  # seed 分牌: 总计240分
+        scored = [text for label, text in lines if label == "得分"]
+        assert scored == [f"{shown[s]} {x[s]} 分（{x[s] - 60:+d}）".replace("（+0）", "（0）")
+                          for s in range(4)], scored
+        best = "、".join(shown[s] for s in range(4) if x[s] == max(x))
+        assert lines[0] == ("最高分", f"{best} {max(x)} 分"), lines
+        assert ("下局先摸牌", shown[won[-1]["seat"]]) in lines, lines
         assert not page.errors, page.errors
     finally:
         await stop_bots(bots, wait=0.1)

@@ -34,10 +34,12 @@ import pytest
 from tests.platform_procs import Platform
 from tests.web.helpers import (
     DESKTOP,
+    PHONE,
     RecordingBot,
     check_settlement,
     declare,
     no_emoji,
+    nothing_cut,
     open_page,
     play_to_settlement,
     start_bots,
@@ -234,7 +236,8 @@ async def test_game_ended_while_away_shows_its_settlement(platform: Platform, br
     """The player closes its only page mid-game on a server whose hold is 3 s:
     the table ends the game by its escape. Signing in later from a new
     context shows that game's settlement table (the sign-in reply's
-    ``last_result``): my row loses what the others win."""
+    ``last_result``): my row loses what the others win; the game's settlement
+    lines (``last_result.lines``), nothing cut at 390 px."""
     me = f"离开{secrets.token_hex(2)}"
     room = "doudizhu-hold-01"
     page1 = await open_page(browser, platform, DESKTOP, me)
@@ -260,7 +263,25 @@ async def test_game_ended_while_away_shows_its_settlement(platform: Platform, br
             " [tr.className, ...[...tr.children].map((td) => td.textContent)])")
         assert len(rows) == 3 and rows[0][0] == "mine" and rows[0][1] == me, rows
         assert int(rows[0][2]) < 0 < int(rows[1][2]), rows
+        # the others by the names they sat with (last_result's names), not 座位N
+        assert sorted(r[1] for r in rows[1:]) == sorted(b.name for b, _ in bots), rows
+        # ... with the settlement lines of its game_finished (issue 21), the
+        # escapee first (你: seat 0), the labels in the server's order
+        fin = next(ev for ev in bots[0][0].events
+                   if ev.get("type") == "game_finished" and ev.get("game_id") == game_id)
+        shown = await page2.evaluate(
+            "() => [...document.querySelectorAll('.modal-box #settle-lines .sline')].map((l) =>"
+            " [l.querySelector('dt').innerText.trim(), l.querySelector('dd').innerText.trim()])")
+        assert [x[0] for x in shown] == [line["label"] for line in fin["lines"]], shown
+        assert fin["lines"][0] == {"label": "逃跑", "seats": [0]} and shown[0] == ["逃跑", "你"]
+        for (_, text), line in zip(shown, fin["lines"], strict=True):
+            if not line.get("seats"):
+                assert text == line.get("value", ""), (text, line)
         await page2.screenshot(path=str(artifacts / "missed_result.png"))
+        await page2.set_viewport_size(PHONE)
+        await page2.wait_for_timeout(150)
+        await nothing_cut(page2, "the missed game at 390 px")
+        await page2.screenshot(path=str(artifacts / "missed_result_390.png"))
         assert not page2.errors, page2.errors
     finally:
         await stop_bots(bots, wait=0.1)

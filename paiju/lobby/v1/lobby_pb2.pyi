@@ -276,6 +276,8 @@ class RoomResult(_message.Message):
     RECORD_ID_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     ENDED_MS_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
+    NAMES_FIELD_NUMBER: _builtins.int
     room: _builtins.str
     game_id: _builtins.str
     """The lobby's game id (GameOverRequest.game_id)."""
@@ -287,6 +289,19 @@ class RoomResult(_message.Message):
     """Unix ms (lobby clock) when the lobby took the GameOver."""
     @_builtins.property
     def settlement(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SettlementRow]: ...
+    @_builtins.property
+    def lines(self) -> _containers.RepeatedCompositeFieldContainer[Global___ResultLine]:
+        """The settlement screen's lines (GameOverRequest.lines), for a player who
+        was away when the game ended.
+        """
+
+    @_builtins.property
+    def names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The players' display names as they sat, one per settlement row, in the
+        same order ("" where unknown), so that a player who was away reads who
+        played.
+        """
+
     def __init__(
         self,
         *,
@@ -295,14 +310,47 @@ class RoomResult(_message.Message):
         record_id: _builtins.str = ...,
         settlement: _abc.Iterable[_common_pb2.SettlementRow] | None = ...,
         ended_ms: _builtins.int = ...,
+        lines: _abc.Iterable[Global___ResultLine] | None = ...,
+        names: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended_ms", b"ended_ms", "game_id", b"game_id", "record_id", b"record_id", "room", b"room", "settlement", b"settlement"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended_ms", b"ended_ms", "game_id", b"game_id", "lines", b"lines", "names", b"names", "record_id", b"record_id", "room", b"room", "settlement", b"settlement"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RoomResult: _TypeAlias = RoomResult  # noqa: Y015
+
+@_typing.final
+class ResultLine(_message.Message):
+    """One line of a settlement screen, as the engine's result_lines() gives it
+    (issue 21): a label in the seeds' words (e.g. "地主胜", "倍数"), an optional
+    value ("×8"; empty: none) and the seats it names (none: empty).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LABEL_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    label: _builtins.str
+    value: _builtins.str
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        label: _builtins.str = ...,
+        value: _builtins.str = ...,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["label", b"label", "seats", b"seats", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResultLine: _TypeAlias = ResultLine  # noqa: Y015
 
 @_typing.final
 class Room(_message.Message):
@@ -449,6 +497,7 @@ class GameOverRequest(_message.Message):
     CARRY_JSON_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     RECORD_ID_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     room: _builtins.str
     carry_json: _builtins.str
@@ -465,6 +514,10 @@ class GameOverRequest(_message.Message):
     def settlement(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SettlementRow]:
         """The settlement table of the game (kept as the room's last result)."""
 
+    @_builtins.property
+    def lines(self) -> _containers.RepeatedCompositeFieldContainer[Global___ResultLine]:
+        """The settlement screen's lines (game_finished.lines; none when voided)."""
+
     def __init__(
         self,
         *,
@@ -474,10 +527,11 @@ class GameOverRequest(_message.Message):
         carry_json: _builtins.str = ...,
         settlement: _abc.Iterable[_common_pb2.SettlementRow] | None = ...,
         record_id: _builtins.str = ...,
+        lines: _abc.Iterable[Global___ResultLine] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["carry_json", b"carry_json", "escaped", b"escaped", "game_id", b"game_id", "record_id", b"record_id", "room", b"room", "settlement", b"settlement"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["carry_json", b"carry_json", "escaped", b"escaped", "game_id", b"game_id", "lines", b"lines", "record_id", b"record_id", "room", b"room", "settlement", b"settlement"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

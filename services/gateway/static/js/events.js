@@ -242,6 +242,11 @@ const HANDLERS = {
   scores(g, ev) {
     if (ev.captured) g.captured = ev.captured;
     if (ev.defender_points !== undefined) g.defenderPoints = ev.defender_points;
+    // The point cards each seat won (分牌), for 看分 after the game.
+    if (ev.captured && Array.isArray(ev.cards)) {
+      g.lastScores = { scores: ev.captured.map((points, seat) => ({ points, cards: ev.cards[seat] || [] })),
+        defender_points: ev.defender_points };
+    }
   },
   hand(g, ev) {
     const cards = g.phase === "dealing" ? displaySort(ev.cards) : [...ev.cards];
