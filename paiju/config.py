@@ -136,6 +136,16 @@ def _log_level(value: str) -> str:
     return value.upper()
 
 
+#: The event loops a service process can run on (``PAIJU_EVENT_LOOP``).
+EVENT_LOOPS = ("uvloop", "asyncio")
+
+
+def _event_loop(value: str) -> str:
+    if value.lower() not in EVENT_LOOPS:
+        raise ValueError(f"is not one of {', '.join(EVENT_LOOPS)}")
+    return value.lower()
+
+
 def _instance(value: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_.:-]+", value):
         raise ValueError("may hold only letters, digits and _ . : -")
@@ -234,6 +244,10 @@ class Settings(BaseSettings):
         json_schema_extra=_doc("all"))
     log_level: Annotated[str, AfterValidator(_log_level)] = Field(
         default="INFO", description="`DEBUG`, `INFO`, `WARNING`, `ERROR` (any case)",
+        json_schema_extra=_doc("all"))
+    event_loop: Annotated[str, AfterValidator(_event_loop)] = Field(
+        default="uvloop", description="the process's event loop: `uvloop` (libuv, faster "
+        "sockets and timers; docs/performance.md) or `asyncio` (the standard library's)",
         json_schema_extra=_doc("all"))
 
     gateway_port: Port = Field(
@@ -449,6 +463,7 @@ class Config:
     rooms_file: str = ""
     drain_seconds: float = 10.0
     log_level: str = "INFO"
+    event_loop: str = "uvloop"
     lobby_reconcile_seconds: float = 5.0
     lobby_start_grace_seconds: float = 30.0
     lobby_table_lost_seconds: float = 60.0
