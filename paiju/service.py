@@ -229,12 +229,16 @@ GC_THRESHOLD = 10_000
 
 
 def tune_gc() -> None:
-    """Before serving: move every object made so far (modules, protobuf
-    descriptors, the rules' tables) out of the collector's reach
+    """Once serving (:func:`run`): move every object made so far (modules,
+    protobuf descriptors, the rules' tables, the service's set-up) out of the
+    collector's reach
     (``gc.freeze``), so that the full collections a busy service runs do
     not walk them again and again, and collect the young generation every
     :data:`GC_THRESHOLD` allocations instead of 700. Reference counting
-    frees almost everything a call makes; the collector only finds cycles."""
+    frees almost everything a call makes; the collector only finds cycles.
+    Without it a full collection in a table instance walked every module's
+    objects (150 ms with 170,000 objects, bench/worst_table.py): the
+    instance's longest pause."""
     gc.collect()
     gc.freeze()
     _, second, third = gc.get_threshold()
@@ -260,9 +264,8 @@ def run(service: str, setup: Setup) -> None:
     log = logsetup.setup(service, config.log_level)
     try:
         serve_metrics(config.metrics_port, config.host)
-        tune_gc()
         with asyncio.Runner(loop_factory=loop_factory(config.event_loop)) as runner:
-            runner.run(serve(config, setup))
+            runner.run(serve(config, setup, on_started=lambda _ctx: tune_gc()))
     except Exception:
         log.exception("failed")  # one JSON line with the traceback in "exc"
         raise SystemExit(1) from None
