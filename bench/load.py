@@ -2,6 +2,7 @@
 
 usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2]
                             [--procs 3] [--quick] [--profile DIR]
+                            [--table-instances N] [--gateways M] [--event-loop uvloop,asyncio]
 
 For each table count it starts a fresh platform the way ``paiju up`` does
 (:mod:`paiju.platform`: a private NATS server and the four services as
@@ -23,6 +24,13 @@ every bot is seated, a window of ``--seconds`` is measured:
   (:mod:`bench.echo`), paced at 20 per second each; the platform's overhead
   is the ratio of the round trips.
 
+- CPU ms per accepted action of every process (each service instance, NATS,
+  the bots together): the cost of one more action, so of one more table.
+
+``--table-instances N --gateways M`` run the platform as ``paiju up --tables N
+--gateways M`` (bot process i talks to gateway i mod M). ``--event-loop
+uvloop,asyncio`` runs each size once on each event loop of the services
+(``PAIJU_EVENT_LOOP``), one after the other: a before / after of the same run.
 ``--quick``: 5 tables, one game each with no thinking, measured from start to
 end (a smoke run). ``--profile DIR``: py-spy records the gateway and table
 processes during the window (collapsed stacks, summarised on stderr).
@@ -55,7 +63,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paiju.bots import SEATS  # noqa: E402  (after the path set-up above)
+from bench.load_bots import worker  # noqa: E402  (after the path set-up above)
+from bench.procstats import (  # noqa: E402
+    cpu_seconds,
+    rss_mb,
+    start_profiles,
+    stop_profiles,
+    summarise_profile,
+)
+from paiju.bots import SEATS  # noqa: E402
+
+__all__ = ["summarise_profile"]  # re-exported for the callers of bench.load
 
 #: The game of each table, cyclically: 3 + 4 + 4 + 5 = 16 seats per 4 tables.
 MIX = ("doudizhu", "hunzhan", "shengji", "daa")
@@ -104,182 +122,6 @@ def rooms_file(tables: int, path: Path) -> list[tuple[str, str, int]]:
     return out
 
 
-# -- the bot workers ---------------------------------------------------------------------
-
-
-def _worker(url: str, rooms: list[tuple[str, str, int]], think: tuple[float, float],
-            games: int, seed: int, ramp: float, flags: dict[str, Any], queue: Any) -> None:
-    """A bot process: plays ``rooms`` (see :func:`_worker_async`)."""
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_worker_async(url, rooms, think, games, seed, ramp, flags, queue))
-
-
-async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
-                        think: tuple[float, float], games: int, seed: int, ramp: float,
-                        flags: dict[str, Any], queue: Any) -> None:
-    from paiju.bots import Bot, BotError, Stats
-
-    class BenchBot(Bot):
-        seated = False
-        last_type = ""
-
-        async def run(self) -> None:
-            # A refused login or seat (a service that did not answer in time)
-            # ends paiju.bots' bot; a person would try again, and so does this.
-            while True:
-                try:
-                    await super().run()
-                    return
-                except BotError as e:
-                    self.stats.errors[f"retried_after_{e.code}"] += 1
-                    with contextlib.suppress(Exception):
-                        await self.client.close()
-                    await asyncio.sleep(1.0)
-
-        async def _sit(self) -> None:
-            await super()._sit()
-            self.seated = True
-
-        async def _act(self, action: dict[str, Any]) -> None:
-            # The client paces its commands (paiju.bots.BOT_RATE); wait that out
-            # first so that the round trip starts when the action is sent.
-            wait = getattr(self.client, "next_send", 0.0) - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self.last_type = f"{self.game}:{action.get('type')}"
-            await super()._act(action)
-
-        def _on_event(self, ev: dict[str, Any]) -> None:
-            n = len(self.stats.rtts)
-            super()._on_event(ev)
-            if len(self.stats.rtts) > n:  # a round trip ended: note its kind
-                by_kind.append((self.last_type, self.stats.rtts[-1], time.perf_counter()))
-
-    stats = Stats()
-    by_kind: list[tuple[str, float, float]] = []
-    rng = random.Random(seed)
-    run = secrets.token_hex(3)
-    bots: list[BenchBot] = []
-    for room, game, seats in rooms:
-        for seat in range(seats):
-            bots.append(BenchBot(url, f"b{run}-{room[1:]}-{seat}"[:24], game, room, seat,
-                                 games, think, stats, random.Random(rng.random())))
-    crashes: Counter[str] = Counter()
-
-    async def life(bot: BenchBot, delay: float) -> None:
-        await asyncio.sleep(delay)
-        try:
-            await bot.run()
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:  # a bot that died is an error of the run
-            crashes[f"bot_died:{type(e).__name__}"] += 1
-
-    tasks = [asyncio.create_task(life(b, rng.uniform(0, ramp))) for b in bots]
-    marks: dict[str, tuple[int, int, float, Counter[str]]] = {}
-
-    def mark() -> tuple[int, int, float, Counter[str]]:
-        return len(stats.rtts), stats.actions, time.perf_counter(), stats.errors + crashes
-
-    def cpu() -> float:
-        t = os.times()
-        return t.user + t.system
-
-    cpu0 = cpu()
-    marks["begin"] = mark()
-    while True:
-        await asyncio.sleep(0.25)
-        for name in ("start", "stop"):
-            if flags[name].is_set() and name not in marks:
-                marks[name] = mark()
-                if name == "start":
-                    cpu0 = cpu()
-        done = all(t.done() for t in tasks)
-        queue.put(("progress", seed, sum(b.seated for b in bots), len(bots), stats.actions,
-                   sum(stats.games.values())))
-        if done or flags["quit"].is_set() or os.getppid() == 1:  # or the parent died
-            break
-    cpu1 = cpu()
-    end = mark()
-    start = marks.get("start", marks["begin"])
-    stop = marks.get("stop", end)
-    window_errors = stop[3] - start[3]
-    # The figures first: closing hundreds of connections takes a while.
-    queue.put(("result", seed, {
-        "rtts": stats.rtts[start[0]:stop[0]], "actions": stop[1] - start[1],
-        "by_kind": [(k, r, t - start[2]) for k, r, t in by_kind if start[2] <= t <= stop[2]],
-        "seconds": stop[2] - start[2], "errors": dict(stats.errors + crashes),
-        "window_errors": dict(window_errors), "games": dict(stats.games),
-        "reconnects": stats.reconnects, "cpu_seconds": cpu1 - cpu0, "pid": os.getpid()}))
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(asyncio.gather(*(b.client.close() for b in bots),
-                                              return_exceptions=True), 5)
-
-
-# -- processes: memory, CPU, profiles ----------------------------------------------------
-
-
-def rss_mb(pid: int) -> float | None:
-    """Resident memory of ``pid`` in MiB (``None`` once it is gone)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        return None
-    return None
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` so far (0 once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-#: Leaf frames of a waiting thread: the event loop's select, gRPC's poller
-#: thread, aiosqlite's worker waiting for work.
-IDLE_FRAMES = ("EpollSelector.select", "_PollLikeSelector.select", "Thread.run (threading",
-               "_connection_worker_thread (aiosqlite/core.py:59)", "_worker (concurrent")
-
-
-def summarise_profile(path: Path, top: int = 12) -> list[str]:
-    """The hottest functions of a py-spy ``raw`` (collapsed stacks) file: own
-    samples (the leaf frame) and inclusive samples, as text lines."""
-    own: Counter[str] = Counter()
-    incl: Counter[str] = Counter()
-    total = idle = 0
-    if not path.exists():
-        return [f"(no profile at {path})"]
-    for line in path.read_text(errors="replace").splitlines():
-        stack, _, n = line.rpartition(" ")
-        if not stack or not n.isdigit():
-            continue
-        count = int(n)
-        frames = stack.split(";")
-        if any(frames[-1].startswith(i) for i in IDLE_FRAMES):
-            idle += count
-            continue
-        total += count
-        own[frames[-1]] += count
-        for f in set(frames):
-            incl[f] += count
-    if not total:
-        return ["(no samples)"]
-    lines = [f"{total} busy samples ({idle} idle left out); own time:"]
-    lines += [f"  {100 * c / total:5.1f}%  {f}" for f, c in own.most_common(top)]
-    lines.append("inclusive:")
-    lines += [f"  {100 * c / total:5.1f}%  {f}" for f, c in incl.most_common()
-              if any(m in f for m in ("services/", "paiju/", "nats/", "websockets/", "grpc/"))
-              and "paiju/cli.py" not in f and "paiju/service.py" not in f][:top]
-    return lines
-
-
 # -- one size ----------------------------------------------------------------------------
 
 
@@ -293,6 +135,10 @@ class Size:
     games: int
     procs: int
     profile: Path | None
+    #: table instances and gateways (``paiju up --tables N --gateways M``)
+    instances: tuple[int, int] = (1, 1)
+    #: the services' ``PAIJU_EVENT_LOOP``
+    event_loop: str = "uvloop"
 
 
 def _free_base() -> int:
@@ -300,7 +146,8 @@ def _free_base() -> int:
     for _ in range(50):
         base = random.randrange(20000, 60000, 100)
         ok = True
-        for off in (1, 2, 3, 4, 11, 12, 13, 14, 22, 80):
+        for off in (1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24, 80, 81, 82,
+                    102, 112, 122, 104, 114, 124):  # instance 2: + 100 (tables, gateways)
             with socket.socket() as s:
                 try:
                     s.bind(("127.0.0.1", base + off))
@@ -328,14 +175,17 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
     data = Path(tempfile.mkdtemp(prefix="paiju-load-"))
     rooms = rooms_file(size.tables, data / "rooms.yaml")
     env_keep = {k: os.environ.get(k) for k in ("PAIJU_ROOMS_FILE", "PAIJU_LOG_LEVEL",
-                                               "PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS")}
+                                               "PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS",
+                                               "PAIJU_EVENT_LOOP")}
     os.environ["PAIJU_ROOMS_FILE"] = str(data / "rooms.yaml")
+    os.environ["PAIJU_EVENT_LOOP"] = size.event_loop
     # Every bot connects from this machine: no per-address limit (issue 18).
     os.environ["PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS"] = "1000000"
     os.environ.setdefault("PAIJU_LOG_LEVEL", "INFO")
     env = {"PAIJU_UP_PORT_BASE": str(_free_base()), "PAIJU_DATA_DIR": str(data / "data"),
            "PAIJU_DRAIN_SECONDS": "2", "PAIJU_UP_TIMEOUT": "90"}
-    platform = up.Platform(up.plan(env), out=_log)
+    tables_n, gateways_n = size.instances
+    platform = up.Platform(up.plan(env, {"table": tables_n, "gateway": gateways_n}), out=_log)
     # the bare NATS echo runs on the platform's NATS, as a user of its own
     echo_user = f"bench:{secrets.token_hex(16)}"
     name, password = echo_user.split(":")
@@ -352,7 +202,8 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
         pids = {c.name: c.proc.pid for c in platform.children}
         if platform.nats is not None:
             pids["nats"] = platform.nats.proc.pid
-        url = f"ws://{platform.plan.host}:{platform.plan.http_port}/ws"
+        urls = [f"ws://{platform.plan.host}:{platform.plan.http_port + k}/ws"
+                for k in range(gateways_n)]
         echo_port = up.free_port(platform.plan.host)
         echo_nats = platform.nats_url.replace("://", f"://{echo_user}@", 1)
         echo = subprocess.Popen([sys.executable, str(ROOT / "bench" / "echo.py"),
@@ -360,7 +211,7 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
                                 stdout=subprocess.PIPE)
         assert echo.stdout is not None
         echo.stdout.readline()  # "ready"
-        result = _load(size, url, rooms, pids, echo_nats,
+        result = _load(size, urls, rooms, pids, echo_nats,
                        f"127.0.0.1:{echo_port}", show, workers)
         platform.check_alive()
         result["load_average"] = load_average
@@ -385,7 +236,7 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
         shutil.rmtree(data, ignore_errors=True)
 
 
-def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[str, int],
+def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: dict[str, int],
           nats_url: str, grpc_addr: str, show: bool, workers: list[Any]) -> dict[str, Any]:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -395,12 +246,14 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
     ctx = mp.get_context("spawn")
     flags = {"start": ctx.Event(), "stop": ctx.Event(), "quit": ctx.Event()}
     queue = ctx.Queue()
-    procs = max(1, min(size.procs, len(rooms)))
+    procs = max(1, min(max(size.procs, len(urls)), len(rooms)))
     clients = sum(s for _, _, s in rooms)
     ramp = max(1.0, clients / LOGINS_PER_SECOND)
     games = size.games if size.seconds is None else 10**6
     for i in range(procs):
-        w = ctx.Process(target=_worker, args=(url, rooms[i::procs], size.think, games, i,
+        # bot process i talks to gateway i mod the gateways
+        w = ctx.Process(target=worker, args=(urls[i % len(urls)], rooms[i::procs], size.think,
+                                             games, i,
                                               ramp, flags, queue), daemon=True)
         w.start()
         workers.append(w)
@@ -441,7 +294,7 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
         cpu0 = {n: cpu_seconds(p) for n, p in pids.items()}
         bots_cpu0 = {w.pid: cpu_seconds(w.pid) for w in workers}
         flags["start"].set()
-        profilers = _start_profiles(size, pids)
+        profilers = start_profiles(size.profile, size.tables, size.seconds or 30, pids)
         rss_peak: dict[str, float] = {}
 
         async def window() -> dict[str, list[float]]:
@@ -471,13 +324,15 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
         flags["stop"].set()
         elapsed = time.perf_counter() - t_start
         cpu = {n: round(100 * (cpu_seconds(p) - cpu0[n]) / elapsed, 1) for n, p in pids.items()}
-        bots_cpu = round(100 * sum(cpu_seconds(p) - c for p, c in bots_cpu0.items()) / elapsed, 1)
+        cpu_s = {n: cpu_seconds(p) - cpu0[n] for n, p in pids.items()}
+        bots_cpu_s = sum(cpu_seconds(p) - c for p, c in bots_cpu0.items())
+        bots_cpu = round(100 * bots_cpu_s / elapsed, 1)
         rss = {n: rss_mb(p) for n, p in pids.items()}
         flags["quit"].set()
         deadline = time.monotonic() + 30
         while len(results) < procs and time.monotonic() < deadline and alive():
             drain(0.5)
-    profiles = _stop_profiles(profilers)
+    profiles = stop_profiles(profilers, _log)
     rtts = [r for res in results.values() for r in res["rtts"]]
     kinds: dict[str, list[float]] = {}
     slow_seconds: Counter[int] = Counter()
@@ -497,7 +352,12 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
     if len(results) < procs:
         errors["bot_process_lost"] += procs - len(results)
     seconds = max((res["seconds"] for res in results.values()), default=elapsed)
+    # CPU ms per accepted action of each process (the window's actions)
+    per_action = {n: round(1000 * c / actions, 2) if actions else None
+                  for n, c in [*cpu_s.items(), ("bots", bots_cpu_s)]}
     return {
+        "instances": {"table": size.instances[0], "gateway": size.instances[1]},
+        "event_loop": size.event_loop, "cpu_ms_per_action": per_action,
         "tables": size.tables, "clients": clients, "bot_processes": procs,
         "seated": seated_at_start,
         "think_s": list(size.think), "window_s": round(seconds, 1),
@@ -520,43 +380,16 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
     }
 
 
-def _start_profiles(size: Size, pids: dict[str, int]) -> list[tuple[str, Path, Any]]:
-    if size.profile is None:
-        return []
-    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-    size.profile.mkdir(parents=True, exist_ok=True)
-    out = []
-    for name in ("gateway", "table", "lobby"):
-        path = size.profile / f"{name}-{size.tables}.txt"
-        duration = int(size.seconds or 30)
-        proc = subprocess.Popen([spy, "record", "--pid", str(pids[name]), "--format", "raw",
-                                 "--rate", "50", "--nonblocking", "--duration",
-                                 str(max(1, duration - 1)), "--output", str(path)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        out.append((name, path, proc))
-    return out
-
-
-def _stop_profiles(profilers: list[tuple[str, Path, Any]]) -> dict[str, str]:
-    out = {}
-    for name, path, proc in profilers:
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.terminate()
-            proc.wait(10)
-        _log(f"--- profile of {name} ({path}) ---")
-        for line in summarise_profile(path):
-            _log(line)
-        out[name] = str(path)
-    return out
-
-
 # -- output ------------------------------------------------------------------------------
 
 
 def _ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.0f}×" if a is not None and b else "n/a"
+
+
+def _setup(r: dict[str, Any]) -> str:
+    n = r.get("instances", {"table": 1, "gateway": 1})
+    return f"{n['table']} table, {n['gateway']} gateway, {r.get('event_loop', 'uvloop')}"
 
 
 def platform_errors(r: dict[str, Any]) -> int:
@@ -591,6 +424,10 @@ def report(r: dict[str, Any]) -> list[str]:
         + f", bots {r['bots_cpu_percent']} (of {100 * (os.cpu_count() or 1)} on "
         f"{os.cpu_count()} cores; load average before the run {r.get('load_average')})",
     ]
+    if r.get("cpu_ms_per_action"):
+        lines.append("  CPU ms per accepted action: " + ", ".join(
+            f"{n} {v}" for n, v in r["cpu_ms_per_action"].items()))
+    lines[0] = lines[0].replace(" tables (", f" tables [{_setup(r)}] (", 1)
     return lines
 
 
@@ -619,18 +456,31 @@ def main(argv: list[str] | None = None) -> int:
                         help="5 tables, 1 game each, think 0, whole run measured")
     parser.add_argument("--profile", type=Path, default=None,
                         help="py-spy the gateway, table and lobby into this folder")
+    parser.add_argument("--table-instances", type=int, default=1,
+                        help="table service instances (paiju up --tables N)")
+    parser.add_argument("--gateways", type=int, default=1,
+                        help="gateway instances (paiju up --gateways N); bot process i "
+                             "talks to gateway i mod N")
+    parser.add_argument("--event-loop", default="uvloop",
+                        help="the services' PAIJU_EVENT_LOOP; several (uvloop,asyncio): each "
+                             "size is run once with each, one after the other")
     args = parser.parse_args(argv)
     _exit_on_sigterm()
     show = sys.stderr.isatty()
     if args.quick:
-        sizes = [Size(int(args.tables or 5), (0.0, 0.0), None, args.games, 2, args.profile)]
+        sizes = [Size(int(args.tables or 5), (0.0, 0.0), None, args.games, 2, args.profile,
+                      (args.table_instances, args.gateways), loop)
+                 for loop in args.event_loop.split(",")]
     else:
         think = tuple(float(x) for x in args.think.split(","))
         sizes = [Size(int(t), (think[0], think[-1]), args.seconds, args.games, args.procs,
-                      args.profile) for t in (args.tables or "50,200,500").split(",")]
+                      args.profile, (args.table_instances, args.gateways), loop)
+                 for t in (args.tables or "50,200,500").split(",")
+                 for loop in args.event_loop.split(",")]
     out = []
     for size in sizes:
-        _log(f"== platform load: {size.tables} tables ==")
+        _log(f"== platform load: {size.tables} tables ({size.instances[0]} table, "
+             f"{size.instances[1]} gateway instances, {size.event_loop}) ==")
         try:
             r = run_size(size, show)
         except Exception as e:  # a size that could not run is a figure too
