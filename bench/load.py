@@ -294,7 +294,8 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
         cpu0 = {n: cpu_seconds(p) for n, p in pids.items()}
         bots_cpu0 = {w.pid: cpu_seconds(w.pid) for w in workers}
         flags["start"].set()
-        profilers = start_profiles(size.profile, size.tables, size.seconds or 30, pids)
+        profilers = start_profiles(size.profile, size.tables, size.seconds or 30, pids,
+                                   f"-{size.event_loop}")
         rss_peak: dict[str, float] = {}
 
         async def window() -> dict[str, list[float]]:

@@ -73,10 +73,10 @@ def summarise_profile(path: Path, top: int = 12) -> list[str]:
 
 
 def start_profiles(folder: Path | None, tables: int, seconds: float,
-                   pids: dict[str, int]) -> list[tuple[str, Path, Any]]:
+                   pids: dict[str, int], suffix: str = "") -> list[tuple[str, Path, Any]]:
     """py-spy ``record`` (raw collapsed stacks, 50 Hz, non-blocking) of every
     gateway, table and lobby process of ``pids`` (name -> pid) for ``seconds``,
-    into ``folder/<name>-<tables>.txt``; nothing without a folder."""
+    into ``folder/<name>-<tables><suffix>.txt``; nothing without a folder."""
     if folder is None:
         return []
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
@@ -85,7 +85,7 @@ def start_profiles(folder: Path | None, tables: int, seconds: float,
     for name, pid in pids.items():
         if not name.startswith(("gateway", "table", "lobby")):
             continue
-        path = folder / f"{name}-{tables}.txt"
+        path = folder / f"{name}-{tables}{suffix}.txt"
         proc = subprocess.Popen([spy, "record", "--pid", str(pid), "--format", "raw",
                                  "--rate", "50", "--nonblocking", "--duration",
                                  str(max(1, int(seconds) - 1)), "--output", str(path)],
