@@ -12,7 +12,9 @@ asked seat (the timeout's default action). :class:`LagMonitor` wakes every
 5 ms on the same event loop and records how late it woke: the longest gap is
 how long the instance served nobody.
 
-Three runs, in the same process one after the other:
+Three runs, in the same process one after the other, first with CPython's
+own garbage collector settings (before issue 19's tuning), then with the
+services' (:func:`paiju.service.tune_gc`, as a service process has them):
 
 - baseline: the other games alone, ``Hints`` asked for a doudizhu seat;
 - the 7-pair run: hunzhan seat 1, void in hearts with 21 distinct plain cards,
@@ -194,41 +196,52 @@ async def play_worst(h: Harness, run: str | None, tag: str = "b",
     return out
 
 
-async def bench() -> dict[str, Any]:
-    """The three runs on one table instance; their figures."""
+RUNS = (("baseline: other games alone", None), ("hunzhan void vs 7-pair run", RUN7),
+        ("hunzhan void vs 6-pair run", RUN6))
+
+
+async def bench(untuned: bool = True) -> dict[str, Any]:
+    """The three runs on one table instance, first (``untuned``) with
+    CPython's own collector settings, then with the services' (``tune_gc``,
+    as a service process has once it serves); their figures."""
     from tests.fixtures import NatsServer
     from tests.table.conftest import harness_running
 
     nats = NatsServer()
     nats.start()
     results: dict[str, Any] = {"goal_ms": GAP_GOAL_MS, "runs": {}}
+    phases = (["gc untuned", "gc tuned"] if untuned else ["gc tuned"])
     try:
         with tempfile.TemporaryDirectory(prefix="paiju-worst-table-") as tmp:
             async with harness_running(nats.url, Path(tmp)) as h:
-                tune_gc()  # as a service process does once it serves (paiju.service.run)
-                with LagMonitor() as lag:
-                    for i, (label, run) in enumerate((("baseline: other games alone", None),
-                                                      ("hunzhan void vs 7-pair run", RUN7),
-                                                      ("hunzhan void vs 6-pair run", RUN6))):
-                        cpu = time.process_time()
-                        r = await play_worst(h, run, tag=f"w{i}", lag=lag)
-                        row = {"longest_gap_ms": r.longest_gap_ms,
-                               "longest_gap_cpu_ms": r.longest_gap_cpu_ms,
-                               "lag_samples": r.lag_samples,
-                               "hints_calls": r.hints_calls, "plays_built": r.plays_built,
-                               "timeout_plays_built": r.timeout_plays_built,
-                               "other_games_actions": sum(r.accepted),
-                               "cpu_seconds": round(time.process_time() - cpu, 2),
-                               "ratio_to_goal": round(r.longest_gap_ms / GAP_GOAL_MS, 3)}
-                        results["runs"][label] = row
-                        print(f"  {label:30} longest gap {r.longest_gap_ms:7.2f} ms "
-                              f"(goal ≤ {GAP_GOAL_MS:.0f}, ratio {row['ratio_to_goal']:.2f}; "
-                              f"at most {r.longest_gap_cpu_ms:.2f} ms of the loop's own CPU "
-                              "between two wake-ups); "
-                              f"{r.hints_calls} hints calls, {r.plays_built} plays built, "
-                              f"{row['timeout_plays_built']} for the timeout; "
-                              f"{row['other_games_actions']} actions of the other games",
-                              flush=True)
+                n = 0
+                for phase in phases:
+                    if phase == "gc tuned":
+                        tune_gc()  # as a service process does once it serves
+                    with LagMonitor() as lag:
+                        for label, run in RUNS:
+                            n += 1
+                            cpu = time.process_time()
+                            r = await play_worst(h, run, tag=f"w{n}", lag=lag)
+                            row = {"longest_gap_ms": r.longest_gap_ms,
+                                   "longest_gap_cpu_ms": r.longest_gap_cpu_ms,
+                                   "lag_samples": r.lag_samples,
+                                   "hints_calls": r.hints_calls, "plays_built": r.plays_built,
+                                   "timeout_plays_built": r.timeout_plays_built,
+                                   "other_games_actions": sum(r.accepted),
+                                   "cpu_seconds": round(time.process_time() - cpu, 2),
+                                   "ratio_to_goal": round(r.longest_gap_ms / GAP_GOAL_MS, 3)}
+                            key = label if phase == "gc tuned" else f"{label} ({phase})"
+                            results["runs"][key] = row
+                            print(f"  {phase:10} {label:28} longest gap "
+                                  f"{r.longest_gap_ms:7.2f} ms (goal ≤ {GAP_GOAL_MS:.0f}, "
+                                  f"ratio {row['ratio_to_goal']:.2f}; at most "
+                                  f"{r.longest_gap_cpu_ms:.2f} ms of the loop's own CPU "
+                                  f"between two wake-ups); {r.hints_calls} hints calls, "
+                                  f"{r.plays_built} plays built, "
+                                  f"{row['timeout_plays_built']} for the timeout; "
+                                  f"{row['other_games_actions']} actions of the other games",
+                                  flush=True)
     finally:
         nats.stop()
     return results
