@@ -390,7 +390,8 @@ def _ratio(a: float | None, b: float | None) -> str:
 
 def _setup(r: dict[str, Any]) -> str:
     n = r.get("instances", {"table": 1, "gateway": 1})
-    return f"{n['table']} table, {n['gateway']} gateway, {r.get('event_loop', 'uvloop')}"
+    return (f"{n['table']} table and {n['gateway']} gateway instances, "
+            f"{r.get('event_loop', 'uvloop')}")
 
 
 def platform_errors(r: dict[str, Any]) -> int:
@@ -428,7 +429,7 @@ def report(r: dict[str, Any]) -> list[str]:
     if r.get("cpu_ms_per_action"):
         lines.append("  CPU ms per accepted action: " + ", ".join(
             f"{n} {v}" for n, v in r["cpu_ms_per_action"].items()))
-    lines[0] = lines[0].replace(" tables (", f" tables [{_setup(r)}] (", 1)
+    lines[0] = lines[0].replace("): act round trip", f"; {_setup(r)}): act round trip", 1)
     return lines
 
 

@@ -87,7 +87,7 @@ def run_worst(quick: bool) -> dict[str, Any]:
         print(line, flush=True)
     from bench import worst_table
 
-    r["table"] = asyncio.run(worst_table.bench())
+    r["table"] = asyncio.run(worst_table.bench(untuned=not quick))
     return r
 
 
