@@ -289,7 +289,7 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
                             f"{actions} actions, {done} games")
             if size.seconds is None or (len(progress_of) == procs and seated >= clients):
                 break
-        seated_at_start = totals()[0]
+        seated_at_start = totals()[0] if size.seconds is not None else clients
         t_start = time.perf_counter()
         cpu0 = {n: cpu_seconds(p) for n, p in pids.items()}
         bots_cpu0 = {w.pid: cpu_seconds(w.pid) for w in workers}
