@@ -19,11 +19,17 @@ and 16 concurrent clients it measures:
   the house's, insert the journal entries, the outbox rows and the stored
   result, commit — the same rows, locks and round trips as the ledger's.
 
+Before them, the gRPC layer alone: a health check on the ledger's mutual-TLS
+port (its interceptors, no database) from one client, with the ledger
+process's CPU per call, so that the price of the call itself is known.
+
 Each kind runs ``--seconds`` per client count (``--quick``: 2 s, else 8 s)
 after a short warm-up, in ``--rounds`` slices (default one a second)
 alternating with the other kind, so that both meet the same load of a shared
 machine. Prints settlements per
-second, the baseline and the ratio (ledger / plain SQL), then one JSON line.
+second, the baseline and the ratio (ledger / plain SQL), the CPU ms per
+settlement of the ledger process and of this process's clients, then one
+JSON line.
 """
 
 from __future__ import annotations
@@ -58,6 +64,9 @@ from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger import settlement as rules
 
 PLAYERS = [f"bench{i}" for i in range(64)]
+#: The run's bare gRPC call to the ledger (a health check): calls/s and the
+#: ledger process's CPU ms per call.
+BARE_GRPC: dict[str, Any] = {}
 START = 10**12
 GRANT_KEY = "bench-grant-key"
 TERMS = rules.Terms(base=50, unit=5, fee_rate=0.02)
@@ -254,7 +263,8 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
     profiler = ["-m", "cProfile", "-o", profile] if profile else []
     server = subprocess.Popen([sys.executable, *profiler, "-m", "paiju.cli", "ledger"], env=env,
                               cwd=Path(__file__).resolve().parent.parent)
-    results = []
+    results: list[dict[str, Any]] = []
+    grpc_row: dict[str, Any] = {}
     addr = f"127.0.0.1:{port}"
     try:
         await _wait_serving(f"127.0.0.1:{health_port}")
@@ -295,6 +305,20 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
         warm = min(4, max(clients))
         await _phase("warm-up", warm, min(1.0, seconds), via_ledger)
         await _phase("warm-up", warm, min(1.0, seconds), via_sql)
+        # The gRPC layer alone: a health check on the ledger's mutual-TLS port
+        # (through its interceptors, no database), one client.
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+        health = health_pb2_grpc.HealthStub(channels[0])
+
+        async def via_grpc(_i: int, _rng: random.Random) -> None:
+            await health.Check(health_pb2.HealthCheckRequest())
+
+        server_cpu = cpu_seconds(server.pid)
+        done, took = await _phase("gRPC only", 1, min(2.0, seconds), via_grpc)
+        grpc_cpu_ms = 1000 * (cpu_seconds(server.pid) - server_cpu) / max(1, done)
+        grpc_row = {"calls_per_s": round(done / took, 1), "ledger_cpu_ms": round(grpc_cpu_ms, 3)}
+        print(f"bare gRPC call to the ledger (health check, 1 client): {done / took:8.1f} "
+              f"calls/s, ledger process CPU {grpc_cpu_ms:.2f} ms per call", flush=True)
         for n in clients:
             # Alternate the two kinds in ``rounds`` slices so that both meet
             # the same load of a shared machine.
@@ -339,6 +363,7 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
         nats.wait()
         shutil.rmtree(tls, ignore_errors=True)
         shutil.rmtree(store, ignore_errors=True)
+    BARE_GRPC.update(grpc_row)
     return results
 
 
@@ -357,7 +382,8 @@ async def main_async(args: argparse.Namespace) -> None:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
     print(json.dumps({"bench": "ledger", "seconds": args.seconds,
-                      "event_loop": args.event_loop, "results": results}))
+                      "event_loop": args.event_loop, "bare_grpc": BARE_GRPC,
+                      "results": results}))
 
 
 def main() -> None:
