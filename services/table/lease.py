@@ -207,15 +207,33 @@ class Leases:
 
     async def live(self) -> dict[str, dict[str, Any]]:
         """The live sittings: game id -> ``{"room", "game"}``."""
-        try:
-            keys = await self.games.keys()
-        except nats.js.errors.NoKeysError:
-            return {}
         out: dict[str, dict[str, Any]] = {}
-        for key in keys:
-            try:
-                entry = await self.games.get(key)
-            except nats.js.errors.KeyNotFoundError:
-                continue
-            out[key] = json.loads(entry.value or b"{}")
+        for key in await self.live_ids():
+            info = await self.live_info(key)
+            if info is not None:
+                out[key] = info
         return out
+
+    async def live_ids(self) -> list[str]:
+        """The game ids of the live sittings (one listing of the bucket's keys)."""
+        try:
+            return list(await self.games.keys())
+        except nats.js.errors.NoKeysError:
+            return []
+
+    async def live_info(self, game_id: str) -> dict[str, Any] | None:
+        """``{"room", "game"}`` of a live sitting, or None once it is gone."""
+        try:
+            entry = await self.games.get(game_id)
+        except nats.js.errors.KeyNotFoundError:
+            return None
+        value: dict[str, Any] = json.loads(entry.value or b"{}")
+        return value
+
+    async def leased_ids(self) -> set[str]:
+        """The game ids whose lease someone holds now (one listing of the
+        lease bucket's keys)."""
+        try:
+            return set(await self.leases.keys())
+        except nats.js.errors.NoKeysError:
+            return set()
