@@ -29,9 +29,9 @@ class NatsPublisher:
     """:class:`Publisher` on a nats-py connection.
 
     Flushes are shared: at most one PING is in flight; every :meth:`flush`
-    asked while it is joins the next one, sent once it is answered (its PING
-    follows every event published before that flush was asked, so each
-    caller still returns only once its own events reached the server). Under
+    asked while it is joins the next one, begun once it is answered (so each
+    caller still returns only after an ``nc.flush`` begun after its own
+    publishes, as with a flush of its own). Under
     load the rooms' actions share one PING and one socket write instead of
     one each (profiled: the table's PINGs were 18 % of its busy time at 200
     tables; docs/performance.md)."""
@@ -51,8 +51,9 @@ class NatsPublisher:
                                room=room)
 
     async def flush(self) -> None:
-        """Return once a PING sent after everything published so far was
-        answered (``nc.flush``, at most a second; shared, see the class)."""
+        """Return once an ``nc.flush`` (a PING answered, at most a second)
+        begun after everything published so far ended (shared, see the
+        class)."""
         if self._next is None:
             self._next = asyncio.get_running_loop().create_future()
         waiting = self._next
