@@ -225,7 +225,8 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
             echo.terminate()
             echo.wait(10)
         platform.stop()
-        if size.profile is not None:  # keep the services' logs beside the profiles
+        if size.profile is not None and (data / "data" / "logs").is_dir():
+            # keep the services' logs beside the profiles
             shutil.copytree(data / "data" / "logs", size.profile / f"logs-{size.tables}",
                             dirs_exist_ok=True)
         for k, v in env_keep.items():
