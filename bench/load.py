@@ -1,8 +1,7 @@
 """The platform under load: bots at many tables at once, beside bare NATS and gRPC.
 
-usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2]
-                            [--procs 3] [--quick] [--profile DIR]
-                            [--table-instances N] [--gateways M] [--event-loop uvloop,asyncio]
+usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2] [--procs 3]
+    [--quick] [--profile DIR] [--table-instances N] [--gateways M] [--event-loop uvloop,asyncio]
 
 For each table count it starts a fresh platform the way ``paiju up`` does
 (:mod:`paiju.platform`: a private NATS server and the four services as
@@ -22,8 +21,7 @@ every bot is seated, a window of ``--seconds`` is measured:
 - beside them, in the same window and on the same machine, a bare NATS
   request-reply and a bare gRPC unary call to a tiny echo server
   (:mod:`bench.echo`), paced at 20 per second each; the platform's overhead
-  is the ratio of the round trips.
-
+  is the ratio of the round trips;
 - CPU ms per accepted action of every process (each service instance, NATS,
   the bots together): the cost of one more action, so of one more table.
 
@@ -32,8 +30,8 @@ every bot is seated, a window of ``--seconds`` is measured:
 uvloop,asyncio`` runs each size once on each event loop of the services
 (``PAIJU_EVENT_LOOP``), one after the other: a before / after of the same run.
 ``--quick``: 5 tables, one game each with no thinking, measured from start to
-end (a smoke run). ``--profile DIR``: py-spy records the gateway and table
-processes during the window (collapsed stacks, summarised on stderr).
+end (a smoke run). ``--profile DIR``: py-spy records every gateway, table and
+lobby process during the window (collapsed stacks, summarised on stderr).
 Prints one line per figure, then a JSON line with every number.
 """
 
@@ -73,7 +71,7 @@ from bench.procstats import (  # noqa: E402
 )
 from paiju.bots import SEATS  # noqa: E402
 
-__all__ = ["summarise_profile"]  # re-exported for the callers of bench.load
+__all__ = ["summarise_profile"]  # re-exported for its callers
 
 #: The game of each table, cyclically: 3 + 4 + 4 + 5 = 16 seats per 4 tables.
 MIX = ("doudizhu", "hunzhan", "shengji", "daa")
