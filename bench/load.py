@@ -1,7 +1,7 @@
 """The platform under load: bots at many tables at once, beside bare NATS and gRPC.
 
-usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2]
-                            [--procs 3] [--quick] [--profile DIR]
+usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2] [--procs 3]
+    [--quick] [--profile DIR] [--table-instances N] [--gateways M] [--event-loop uvloop,asyncio]
 
 For each table count it starts a fresh platform the way ``paiju up`` does
 (:mod:`paiju.platform`: a private NATS server and the four services as
@@ -21,11 +21,17 @@ every bot is seated, a window of ``--seconds`` is measured:
 - beside them, in the same window and on the same machine, a bare NATS
   request-reply and a bare gRPC unary call to a tiny echo server
   (:mod:`bench.echo`), paced at 20 per second each; the platform's overhead
-  is the ratio of the round trips.
+  is the ratio of the round trips;
+- CPU ms per accepted action of every process (each service instance, NATS,
+  the bots together): the cost of one more action, so of one more table.
 
+``--table-instances N --gateways M`` run the platform as ``paiju up --tables N
+--gateways M`` (bot process i talks to gateway i mod M). ``--event-loop
+uvloop,asyncio`` runs each size once on each event loop of the services
+(``PAIJU_EVENT_LOOP``), one after the other: a before / after of the same run.
 ``--quick``: 5 tables, one game each with no thinking, measured from start to
-end (a smoke run). ``--profile DIR``: py-spy records the gateway and table
-processes during the window (collapsed stacks, summarised on stderr).
+end (a smoke run). ``--profile DIR``: py-spy records every gateway, table and
+lobby process during the window (collapsed stacks, summarised on stderr).
 Prints one line per figure, then a JSON line with every number.
 """
 
@@ -55,8 +61,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load_workers import _worker, cpu_seconds, rss_mb, summarise_profile  # noqa: E402
-from paiju.bots import SEATS  # noqa: E402  (after the path set-up above)
+from bench.load_bots import worker  # noqa: E402  (after the path set-up above)
+from bench.procstats import (  # noqa: E402
+    cpu_seconds,
+    rss_mb,
+    start_profiles,
+    stop_profiles,
+    summarise_profile,
+)
+from paiju.bots import SEATS  # noqa: E402
+
+__all__ = ["summarise_profile"]  # re-exported for its callers
 
 #: The game of each table, cyclically: 3 + 4 + 4 + 5 = 16 seats per 4 tables.
 MIX = ("doudizhu", "hunzhan", "shengji", "daa")
@@ -105,9 +120,6 @@ def rooms_file(tables: int, path: Path) -> list[tuple[str, str, int]]:
     return out
 
 
-# -- the bot workers ---------------------------------------------------------------------
-
-
 # -- one size ----------------------------------------------------------------------------
 
 
@@ -121,6 +133,10 @@ class Size:
     games: int
     procs: int
     profile: Path | None
+    #: table instances and gateways (``paiju up --tables N --gateways M``)
+    instances: tuple[int, int] = (1, 1)
+    #: the services' ``PAIJU_EVENT_LOOP``
+    event_loop: str = "uvloop"
 
 
 def _free_base() -> int:
@@ -128,7 +144,8 @@ def _free_base() -> int:
     for _ in range(50):
         base = random.randrange(20000, 60000, 100)
         ok = True
-        for off in (1, 2, 3, 4, 11, 12, 13, 14, 22, 80):
+        for off in (1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24, 80, 81, 82,
+                    102, 112, 122, 104, 114, 124):  # instance 2: + 100 (tables, gateways)
             with socket.socket() as s:
                 try:
                     s.bind(("127.0.0.1", base + off))
@@ -156,14 +173,17 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
     data = Path(tempfile.mkdtemp(prefix="paiju-load-"))
     rooms = rooms_file(size.tables, data / "rooms.yaml")
     env_keep = {k: os.environ.get(k) for k in ("PAIJU_ROOMS_FILE", "PAIJU_LOG_LEVEL",
-                                               "PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS")}
+                                               "PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS",
+                                               "PAIJU_EVENT_LOOP")}
     os.environ["PAIJU_ROOMS_FILE"] = str(data / "rooms.yaml")
+    os.environ["PAIJU_EVENT_LOOP"] = size.event_loop
     # Every bot connects from this machine: no per-address limit (issue 18).
     os.environ["PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS"] = "1000000"
     os.environ.setdefault("PAIJU_LOG_LEVEL", "INFO")
     env = {"PAIJU_UP_PORT_BASE": str(_free_base()), "PAIJU_DATA_DIR": str(data / "data"),
            "PAIJU_DRAIN_SECONDS": "2", "PAIJU_UP_TIMEOUT": "90"}
-    platform = up.Platform(up.plan(env), out=_log)
+    tables_n, gateways_n = size.instances
+    platform = up.Platform(up.plan(env, {"table": tables_n, "gateway": gateways_n}), out=_log)
     # the bare NATS echo runs on the platform's NATS, as a user of its own
     echo_user = f"bench:{secrets.token_hex(16)}"
     name, password = echo_user.split(":")
@@ -180,7 +200,8 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
         pids = {c.name: c.proc.pid for c in platform.children}
         if platform.nats is not None:
             pids["nats"] = platform.nats.proc.pid
-        url = f"ws://{platform.plan.host}:{platform.plan.http_port}/ws"
+        urls = [f"ws://{platform.plan.host}:{platform.plan.http_port + k}/ws"
+                for k in range(gateways_n)]
         echo_port = up.free_port(platform.plan.host)
         echo_nats = platform.nats_url.replace("://", f"://{echo_user}@", 1)
         echo = subprocess.Popen([sys.executable, str(ROOT / "bench" / "echo.py"),
@@ -188,7 +209,7 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
                                 stdout=subprocess.PIPE)
         assert echo.stdout is not None
         echo.stdout.readline()  # "ready"
-        result = _load(size, url, rooms, pids, echo_nats,
+        result = _load(size, urls, rooms, pids, echo_nats,
                        f"127.0.0.1:{echo_port}", show, workers)
         platform.check_alive()
         result["load_average"] = load_average
@@ -202,7 +223,8 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
             echo.terminate()
             echo.wait(10)
         platform.stop()
-        if size.profile is not None:  # keep the services' logs beside the profiles
+        if size.profile is not None and (data / "data" / "logs").is_dir():
+            # keep the services' logs beside the profiles
             shutil.copytree(data / "data" / "logs", size.profile / f"logs-{size.tables}",
                             dirs_exist_ok=True)
         for k, v in env_keep.items():
@@ -213,7 +235,7 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
         shutil.rmtree(data, ignore_errors=True)
 
 
-def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[str, int],
+def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: dict[str, int],
           nats_url: str, grpc_addr: str, show: bool, workers: list[Any]) -> dict[str, Any]:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -223,12 +245,14 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
     ctx = mp.get_context("spawn")
     flags = {"start": ctx.Event(), "stop": ctx.Event(), "quit": ctx.Event()}
     queue = ctx.Queue()
-    procs = max(1, min(size.procs, len(rooms)))
+    procs = max(1, min(max(size.procs, len(urls)), len(rooms)))
     clients = sum(s for _, _, s in rooms)
     ramp = max(1.0, clients / LOGINS_PER_SECOND)
     games = size.games if size.seconds is None else 10**6
     for i in range(procs):
-        w = ctx.Process(target=_worker, args=(url, rooms[i::procs], size.think, games, i,
+        # bot process i talks to gateway i mod the gateways
+        w = ctx.Process(target=worker, args=(urls[i % len(urls)], rooms[i::procs], size.think,
+                                             games, i,
                                               ramp, flags, queue), daemon=True)
         w.start()
         workers.append(w)
@@ -264,12 +288,13 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
                             f"{actions} actions, {done} games")
             if size.seconds is None or (len(progress_of) == procs and seated >= clients):
                 break
-        seated_at_start = totals()[0]
+        seated_at_start = totals()[0] if size.seconds is not None else clients
         t_start = time.perf_counter()
         cpu0 = {n: cpu_seconds(p) for n, p in pids.items()}
         bots_cpu0 = {w.pid: cpu_seconds(w.pid) for w in workers}
         flags["start"].set()
-        profilers = _start_profiles(size, pids)
+        profilers = start_profiles(size.profile, size.tables, size.seconds or 30, pids,
+                                   f"-{size.event_loop}")
         rss_peak: dict[str, float] = {}
 
         async def window() -> dict[str, list[float]]:
@@ -299,13 +324,15 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
         flags["stop"].set()
         elapsed = time.perf_counter() - t_start
         cpu = {n: round(100 * (cpu_seconds(p) - cpu0[n]) / elapsed, 1) for n, p in pids.items()}
-        bots_cpu = round(100 * sum(cpu_seconds(p) - c for p, c in bots_cpu0.items()) / elapsed, 1)
+        cpu_s = {n: cpu_seconds(p) - cpu0[n] for n, p in pids.items()}
+        bots_cpu_s = sum(cpu_seconds(p) - c for p, c in bots_cpu0.items())
+        bots_cpu = round(100 * bots_cpu_s / elapsed, 1)
         rss = {n: rss_mb(p) for n, p in pids.items()}
         flags["quit"].set()
         deadline = time.monotonic() + 30
         while len(results) < procs and time.monotonic() < deadline and alive():
             drain(0.5)
-    profiles = _stop_profiles(profilers)
+    profiles = stop_profiles(profilers, _log)
     rtts = [r for res in results.values() for r in res["rtts"]]
     kinds: dict[str, list[float]] = {}
     slow_seconds: Counter[int] = Counter()
@@ -325,7 +352,12 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
     if len(results) < procs:
         errors["bot_process_lost"] += procs - len(results)
     seconds = max((res["seconds"] for res in results.values()), default=elapsed)
+    # CPU ms per accepted action of each process (the window's actions)
+    per_action = {n: round(1000 * c / actions, 2) if actions else None
+                  for n, c in [*cpu_s.items(), ("bots", bots_cpu_s)]}
     return {
+        "instances": {"table": size.instances[0], "gateway": size.instances[1]},
+        "event_loop": size.event_loop, "cpu_ms_per_action": per_action,
         "tables": size.tables, "clients": clients, "bot_processes": procs,
         "seated": seated_at_start,
         "think_s": list(size.think), "window_s": round(seconds, 1),
@@ -348,43 +380,17 @@ def _load(size: Size, url: str, rooms: list[tuple[str, str, int]], pids: dict[st
     }
 
 
-def _start_profiles(size: Size, pids: dict[str, int]) -> list[tuple[str, Path, Any]]:
-    if size.profile is None:
-        return []
-    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-    size.profile.mkdir(parents=True, exist_ok=True)
-    out = []
-    for name in ("gateway", "table", "lobby"):
-        path = size.profile / f"{name}-{size.tables}.txt"
-        duration = int(size.seconds or 30)
-        proc = subprocess.Popen([spy, "record", "--pid", str(pids[name]), "--format", "raw",
-                                 "--rate", "50", "--nonblocking", "--duration",
-                                 str(max(1, duration - 1)), "--output", str(path)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        out.append((name, path, proc))
-    return out
-
-
-def _stop_profiles(profilers: list[tuple[str, Path, Any]]) -> dict[str, str]:
-    out = {}
-    for name, path, proc in profilers:
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.terminate()
-            proc.wait(10)
-        _log(f"--- profile of {name} ({path}) ---")
-        for line in summarise_profile(path):
-            _log(line)
-        out[name] = str(path)
-    return out
-
-
 # -- output ------------------------------------------------------------------------------
 
 
 def _ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.0f}×" if a is not None and b else "n/a"
+
+
+def _setup(r: dict[str, Any]) -> str:
+    n = r.get("instances", {"table": 1, "gateway": 1})
+    return (f"{n['table']} table and {n['gateway']} gateway instances, "
+            f"{r.get('event_loop', 'uvloop')}")
 
 
 def platform_errors(r: dict[str, Any]) -> int:
@@ -419,6 +425,10 @@ def report(r: dict[str, Any]) -> list[str]:
         + f", bots {r['bots_cpu_percent']} (of {100 * (os.cpu_count() or 1)} on "
         f"{os.cpu_count()} cores; load average before the run {r.get('load_average')})",
     ]
+    if r.get("cpu_ms_per_action"):
+        lines.append("  CPU ms per accepted action: " + ", ".join(
+            f"{n} {v}" for n, v in r["cpu_ms_per_action"].items()))
+    lines[0] = lines[0].replace("): act round trip", f"; {_setup(r)}): act round trip", 1)
     return lines
 
 
@@ -447,18 +457,31 @@ def main(argv: list[str] | None = None) -> int:
                         help="5 tables, 1 game each, think 0, whole run measured")
     parser.add_argument("--profile", type=Path, default=None,
                         help="py-spy the gateway, table and lobby into this folder")
+    parser.add_argument("--table-instances", type=int, default=1,
+                        help="table service instances (paiju up --tables N)")
+    parser.add_argument("--gateways", type=int, default=1,
+                        help="gateway instances (paiju up --gateways N); bot process i "
+                             "talks to gateway i mod N")
+    parser.add_argument("--event-loop", default="uvloop",
+                        help="the services' PAIJU_EVENT_LOOP; several (uvloop,asyncio): each "
+                             "size is run once with each, one after the other")
     args = parser.parse_args(argv)
     _exit_on_sigterm()
     show = sys.stderr.isatty()
     if args.quick:
-        sizes = [Size(int(args.tables or 5), (0.0, 0.0), None, args.games, 2, args.profile)]
+        sizes = [Size(int(args.tables or 5), (0.0, 0.0), None, args.games, 2, args.profile,
+                      (args.table_instances, args.gateways), loop)
+                 for loop in args.event_loop.split(",")]
     else:
         think = tuple(float(x) for x in args.think.split(","))
         sizes = [Size(int(t), (think[0], think[-1]), args.seconds, args.games, args.procs,
-                      args.profile) for t in (args.tables or "50,200,500").split(",")]
+                      args.profile, (args.table_instances, args.gateways), loop)
+                 for t in (args.tables or "50,200,500").split(",")
+                 for loop in args.event_loop.split(",")]
     out = []
     for size in sizes:
-        _log(f"== platform load: {size.tables} tables ==")
+        _log(f"== platform load: {size.tables} tables ({size.instances[0]} table, "
+             f"{size.instances[1]} gateway instances, {size.event_loop}) ==")
         try:
             r = run_size(size, show)
         except Exception as e:  # a size that could not run is a figure too

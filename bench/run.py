@@ -10,7 +10,9 @@ Runs, in order:
    rlcard's ``DoudizhuGame``; 1,000 complete games each (``--quick``: 50).
 2. worst (:mod:`bench.worst`): the slowest engine call the table makes, per
    game, in its named worst positions and a seeded random search (40 deals
-   per game; ``--quick``: 8), against the 20 ms goal.
+   per game; ``--quick``: 8), against the 20 ms goal; then (:mod:`bench.worst_table`)
+   the hunzhan worst positions played through a running table instance
+   beside other games, and the instance's longest unresponsive gap (≤ 50 ms).
 3. platform (:mod:`bench.load`): bots against a fresh platform at 50, 200 and
    500 tables (think 0.5–2 s, a 60 s window each), beside a bare NATS
    request-reply and a bare gRPC unary call; ``--quick``: 5 tables, one game
@@ -83,6 +85,9 @@ def run_worst(quick: bool) -> dict[str, Any]:
     r = worst.run(8 if quick else 40, 19)
     for line in worst.report(r):
         print(line, flush=True)
+    from bench import worst_table
+
+    r["table"] = asyncio.run(worst_table.bench(untuned=not quick))
     return r
 
 
@@ -171,6 +176,10 @@ def summary(results: dict[str, Any]) -> list[str]:
         from bench import worst
 
         lines += worst.report(results["worst"])
+        for label, t in results["worst"].get("table", {}).get("runs", {}).items():
+            lines.append(f"worst table, {label}: longest gap {t['longest_gap_ms']:.1f} ms "
+                         f"(goal ≤ 50 ms; the loop's own CPU ≤ {t['longest_gap_cpu_ms']:.1f} "
+                         "ms between wake-ups)")
     for r in results.get("platform", {}).get("results", []):
         if "failed" in r:
             lines.append(f"platform {r['tables']:>3} tables: FAILED {r['failed']}")

@@ -1,6 +1,6 @@
 """The slowest engine call the table makes, per game, in its worst positions.
 
-usage: python bench/worst.py [--quick] [--deals N] [--seed S] [--json FILE]
+usage: python bench/worst.py [--quick] [--deals N] [--seed S] [--json FILE] [--table]
 
 The table service asks an engine, on every turn: ``to_act``, the turn's
 options (``non_play_actions``: can it pass, its declares), ``hints`` (every
@@ -25,7 +25,9 @@ earlier call), best of 3, in ms of this process's CPU. An engine without the
 bounded calls (the code before issue 19) is timed on what the table called
 then: ``legal_actions`` for the hints and the turn's options. Prints per
 game the slowest call against the 20 ms goal (as a ratio, < 1 meets it), then
-a JSON line.
+a JSON line. ``--table`` then plays the hunzhan worst positions through a
+running table instance beside other games (bench/worst_table.py) and prints
+the instance's longest unresponsive gap against the 50 ms goal.
 """
 
 from __future__ import annotations
@@ -293,6 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="8 random deals per game")
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--table", action="store_true",
+                        help="also play the hunzhan worst positions through a running table "
+                             "instance beside other games (bench/worst_table.py): its "
+                             "longest unresponsive gap")
     args = parser.parse_args(argv)
     r = run(8 if args.quick else args.deals, args.seed)
     for game, f in r["games"].items():
@@ -301,6 +307,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {game:9} {label:32} slowest {top} {calls[top]:.2f} ms", flush=True)
     for line in report(r):
         print(line, flush=True)
+    if args.table:
+        import asyncio
+
+        from bench import worst_table
+
+        r["table"] = asyncio.run(worst_table.bench())
     print(json.dumps(r, ensure_ascii=False))
     if args.json is not None:
         args.json.write_text(json.dumps(r, indent=1, ensure_ascii=False), encoding="utf-8")

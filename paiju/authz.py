@@ -136,6 +136,9 @@ class AuthzInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, rules: Mapping[str, Rule] = RULES, dev_mode: bool = False) -> None:
         self.rules = rules
         self.dev_mode = dev_mode
+        #: method -> (the handler it wrapped, the guarded handler): built once
+        #: per method, not per call (docs/performance.md)
+        self._guarded: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self, continuation: Callable[[grpc.HandlerCallDetails],
@@ -146,8 +149,13 @@ class AuthzInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler is None:
             return handler
         method = str(details.method)
-        return _guarded(handler, lambda ctx: self._check(method, ctx),
-                        lambda ctx, outcome: operator.observed(method, ctx, outcome))
+        cached = self._guarded.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        guarded = _guarded(handler, lambda ctx: self._check(method, ctx),
+                           lambda ctx, outcome: operator.observed(method, ctx, outcome))
+        self._guarded[method] = (handler, guarded)
+        return guarded
 
     def _check(self, method: str, context: grpc.aio.ServicerContext[Any, Any]
                ) -> tuple[str | None, bool]:

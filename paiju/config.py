@@ -39,6 +39,7 @@ from paiju.config_checks import (
     _check,
     _data_dir,
     _database_url,
+    _event_loop,
     _games,
     _host,
     _instance,
@@ -152,6 +153,10 @@ class Settings(BaseSettings):
         json_schema_extra=_doc("all"))
     log_level: Annotated[str, AfterValidator(_log_level)] = Field(
         default="INFO", description="`DEBUG`, `INFO`, `WARNING`, `ERROR` (any case)",
+        json_schema_extra=_doc("all"))
+    event_loop: Annotated[str, AfterValidator(_event_loop)] = Field(
+        default="uvloop", description="the process's event loop: `uvloop` (libuv, faster "
+        "sockets and timers; docs/performance.md) or `asyncio` (the standard library's)",
         json_schema_extra=_doc("all"))
 
     gateway_port: Port = Field(
@@ -397,6 +402,7 @@ class Config:
     rooms_file: str = ""
     drain_seconds: float = 10.0
     log_level: str = "INFO"
+    event_loop: str = "uvloop"
     lobby_reconcile_seconds: float = 5.0
     ledger_rankings_max_age_seconds: float = 30.0
     lobby_start_grace_seconds: float = 30.0

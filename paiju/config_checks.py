@@ -159,3 +159,13 @@ def _optional_addresses(value: str) -> str:
 
 #: A comma-separated list of addresses, or nothing.
 Addresses = Annotated[str, AfterValidator(_optional_addresses)]
+
+
+#: The event loops a service process can run on (``PAIJU_EVENT_LOOP``).
+EVENT_LOOPS = ("uvloop", "asyncio")
+
+
+def _event_loop(value: str) -> str:
+    if value.lower() not in EVENT_LOOPS:
+        raise ValueError(f"is not one of {', '.join(EVENT_LOOPS)}")
+    return value.lower()

@@ -71,7 +71,12 @@ def status_name(code: Any, failed: BaseException | None = None) -> str:
 
 
 class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Counts and times every unary-unary RPC (the only kind paiju serves)."""
+    """Counts and times every unary-unary RPC (the only kind paiju serves).
+    The timed handler of a method and its metric children are made once per
+    method, not per call (docs/performance.md)."""
+
+    def __init__(self) -> None:
+        self._observed: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self,
@@ -81,11 +86,17 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         handler = await continuation(details)
         if handler is None or handler.unary_unary is None:
             return handler
+        cached = self._observed.get(details.method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
         service, method = _split(details.method)
         inner = handler.unary_unary
+        started = GRPC_STARTED.labels("unary", service, method)
+        seconds = GRPC_SECONDS.labels("unary", service, method)
+        handled: dict[str, Any] = {}
 
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            GRPC_STARTED.labels("unary", service, method).inc()
+            started.inc()
             start = time.perf_counter()
             failed: BaseException | None = None
             try:
@@ -94,15 +105,20 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 failed = e
                 raise
             finally:
-                GRPC_SECONDS.labels("unary", service, method).observe(time.perf_counter() - start)
+                seconds.observe(time.perf_counter() - start)
                 code = status_name(context.code(), failed)
-                GRPC_HANDLED.labels("unary", service, method, code).inc()
+                child = handled.get(code)
+                if child is None:
+                    child = handled[code] = GRPC_HANDLED.labels("unary", service, method, code)
+                child.inc()
 
-        return grpc.unary_unary_rpc_method_handler(
+        timed = grpc.unary_unary_rpc_method_handler(
             observed,
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer,
         )
+        self._observed[details.method] = (handler, timed)
+        return timed
 
 
 class ClientMetricsInterceptor(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]

@@ -9,7 +9,6 @@ and off the wire as ``paiju.events.v1.Event`` protobuf messages.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -19,7 +18,7 @@ import nats
 from nats.aio.client import Client as NATS
 from opentelemetry.trace import SpanKind
 
-from paiju import tracing
+from paiju import jsontext, tracing
 from paiju.events.v1.events_pb2 import Event
 from paiju.health import Health
 
@@ -92,7 +91,7 @@ def encode(type_: str, data: dict[str, Any], *, seq: int = 0, game_id: str = "",
     """An event as the bytes of a ``paiju.events.v1.Event``."""
     return Event(
         type=type_, seq=seq, game_id=game_id, room=room, ts_ms=int(time.time() * 1000),
-        data_json=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+        data_json=jsontext.dumps(data),
     ).SerializeToString()
 
 
@@ -100,7 +99,7 @@ def decode(payload: bytes) -> dict[str, Any]:
     """The JSON form of an event as clients get it: its data plus ``type``,
     ``seq``, ``game_id``, ``room`` and ``ts`` (unix ms)."""
     ev = Event.FromString(payload)
-    out: dict[str, Any] = json.loads(ev.data_json) if ev.data_json else {}
+    out: dict[str, Any] = jsontext.loads(ev.data_json) if ev.data_json else {}
     out["type"] = ev.type
     if ev.seq:
         out["seq"] = ev.seq

@@ -222,19 +222,29 @@ class PresenceBook:
         if gateway is None:
             gateway = self._gateways[gateway_id] = _Gateway(heard_ms=now_ms)
         gateway.heard_ms = max(gateway.heard_ms, now_ms)
-        old = gateway.sessions
+        # Only the sessions that change are swapped (a connect or disconnect
+        # is one session, not the gateway's thousands: issue 19's ramp).
+        sessions = gateway.sessions
         if kind == "heartbeat":
             new = {e["session"]: e["player"] for e in message["sessions"]}
-        elif kind in ("connect", "watch"):  # a session that watches is live
-            new = {**old, message["session"]: message["player"]}
-        else:  # disconnect
-            new = {k: v for k, v in old.items() if k != message["session"]}
-            if message["session"] not in old:
-                # A session we never knew of (lost connect, or before our start):
-                # the player was seen leaving; its other sessions are in heartbeats.
-                return self._replace(gateway_id, {}, {}, now_ms, also=message["player"])
-        gateway.sessions = new
-        return self._replace(gateway_id, old, new, now_ms)
+            gateway.sessions = new
+            return self._replace(
+                gateway_id, {k: v for k, v in sessions.items() if new.get(k) != v},
+                {k: v for k, v in new.items() if sessions.get(k) != v}, now_ms)
+        session, player = message["session"], message["player"]
+        if kind in ("connect", "watch"):  # a session that watches is live
+            before = sessions.get(session)
+            sessions[session] = player
+            if before == player:
+                return self._replace(gateway_id, {}, {}, now_ms)
+            return self._replace(gateway_id, {} if before is None else {session: before},
+                                 {session: player}, now_ms)
+        # disconnect
+        if session not in sessions:
+            # A session we never knew of (lost connect, or before our start):
+            # the player was seen leaving; its other sessions are in heartbeats.
+            return self._replace(gateway_id, {}, {}, now_ms, also=player)
+        return self._replace(gateway_id, {session: sessions.pop(session)}, {}, now_ms)
 
     def hear_all(self, now_ms: int) -> None:
         """Count every known gateway as heard from at ``now_ms``: after the

@@ -13,7 +13,6 @@ load: docs/performance.md).
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
-from paiju import natsconn, tracing
+from paiju import jsontext, natsconn, tracing
 
 #: A follower: called with the decoded event (shared: read it, never change
 #: it) and its JSON text as clients get it.
@@ -31,7 +30,7 @@ Listener = Callable[[dict[str, Any], str], None]
 
 def to_text(event: dict[str, Any]) -> str:
     """The JSON text a client gets for ``event`` (compact, UTF-8 kept)."""
-    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+    return jsontext.dumps(event)
 
 
 @dataclass

@@ -11,7 +11,6 @@ out in :mod:`services.gateway.signin`, where the player's game runs in
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from paiju import jsontext
 from paiju.lobby.v1 import lobby_pb2
 from paiju.table.v1 import table_pb2
 
@@ -123,7 +123,7 @@ class Session:
     def send(self, obj: dict[str, Any]) -> None:
         """Queue ``obj`` for the client; cut the client off when it is too slow."""
         if not self.closing:
-            self.outbox.put(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+            self.outbox.put(jsontext.dumps(obj))
 
     # -- the player ---------------------------------------------------------------
 

@@ -61,6 +61,18 @@ async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],
         for s, t, g, d in zip(*event_rows(events), strict=True)])
 
 
+#: The relay's read and mark on PostgreSQL, sent on the hot path's asyncpg
+#: connections (no SQLAlchemy statement layer: it cost the relay about as much
+#: as the round trips; docs/performance.md).
+PG_UNSENT = """
+SELECT id, subject, type, game_id, data_json, created_ms FROM ledger_outbox
+WHERE sent_ms IS NULL ORDER BY id LIMIT $1
+"""
+PG_MARK_SENT = """
+UPDATE ledger_outbox SET sent_ms = $2 WHERE id = ANY($1::bigint[]) AND sent_ms IS NULL
+"""
+
+
 class Outbox:
     """The relay's side of the outbox, through ``uow``."""
 
@@ -69,6 +81,12 @@ class Outbox:
 
     async def unsent(self, limit: int = 200) -> list[OutboxEvent]:
         """Up to ``limit`` unpublished events, oldest first."""
+        if not self.uow.sqlite:
+            rows = await self.uow.run_driver_statement(
+                "outbox", lambda raw: raw.fetch(PG_UNSENT, limit))
+            return [OutboxEvent(int(r["id"]), str(r["subject"]), str(r["type"]),
+                                str(r["game_id"]), json.loads(r["data_json"]),
+                                int(r["created_ms"])) for r in rows]
 
         async def read(conn: AsyncConnection) -> list[OutboxEvent]:
             result = await conn.execute(
@@ -84,6 +102,10 @@ class Outbox:
         if not ids:
             return
         now = self.uow.clock()
+        if not self.uow.sqlite:
+            await self.uow.run_driver_statement(
+                "outbox", lambda raw: raw.execute(PG_MARK_SENT, list(ids), now))
+            return
 
         async def work(conn: AsyncConnection) -> None:
             await conn.execute(update(outbox).where(and_(outbox.c.id.in_(list(ids)),

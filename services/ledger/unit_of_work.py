@@ -147,12 +147,27 @@ class UnitOfWork:
             self.on_commit()
         return result
 
+    async def run_driver_statement(self, operation: str,
+                                   work: Callable[[Any], Awaitable[T]]) -> T:
+        """PostgreSQL only: ``work`` gets an asyncpg connection of the hot
+        path's pool in autocommit (each statement its own transaction: one
+        round trip, no BEGIN or COMMIT), retried as :meth:`run_driver`. For
+        single statements that are atomic by themselves (the outbox relay's
+        read and mark). Never calls ``on_commit``."""
+        return await self._retrying(operation, work, lambda: self._driver_conn(False))
+
+    def _driver_write(self) -> AbstractAsyncContextManager[Any]:
+        return self._driver_conn(True)
+
     @asynccontextmanager
-    async def _driver_write(self) -> AsyncIterator[Any]:
+    async def _driver_conn(self, transaction: bool) -> AsyncIterator[Any]:
         pool = await self._driver()
         async with pool.acquire() as raw:
             try:
-                async with raw.transaction():
+                if transaction:
+                    async with raw.transaction():
+                        yield raw
+                else:
                     yield raw
             except (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError,
                     OSError) as e:

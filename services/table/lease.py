@@ -20,6 +20,7 @@ The lease decides who may try; the log's fenced append
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -38,6 +39,9 @@ log = logging.getLogger("paiju.table.lease")
 
 #: JetStream's error code for replicas > 1 on a server that is not clustered.
 NOT_CLUSTERED = 10074
+
+#: Lease updates :meth:`Leases.renew_all` keeps in flight at once.
+RENEW_CONCURRENCY = 64
 
 #: What talking to JetStream can raise when NATS is away or slow.
 NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
@@ -148,17 +152,25 @@ class Leases:
         self.held.pop(game_id, None)
         return False
 
-    async def renew_all(self) -> list[str]:
-        """Renew every lease held; returns the game ids whose lease another
-        instance holds now (lost). A lease that could not be renewed because
-        NATS did not answer is kept (tried again next time)."""
+    async def renew_all(self, concurrency: int = RENEW_CONCURRENCY) -> list[str]:
+        """Renew every lease held, up to ``concurrency`` key updates in flight
+        at once; returns the game ids whose lease another instance holds now
+        (lost). A lease that could not be renewed because NATS did not answer
+        is kept (tried again next time). One after the other, 500 games' updates
+        took longer than the leases' 5 s under load and the leases expired
+        (docs/performance.md)."""
         lost: list[str] = []
-        for game_id in list(self.held):
-            try:
-                if not await self.renew(game_id):
-                    lost.append(game_id)
-            except NATS_ERRORS as e:
-                log.warning("renewing the lease of %s failed: %s", game_id, e)
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(game_id: str) -> None:
+            async with gate:
+                try:
+                    if not await self.renew(game_id):
+                        lost.append(game_id)
+                except NATS_ERRORS as e:
+                    log.warning("renewing the lease of %s failed: %s", game_id, e)
+
+        await asyncio.gather(*(one(g) for g in list(self.held)))
         return lost
 
     async def release(self, game_id: str) -> None:
@@ -195,15 +207,33 @@ class Leases:
 
     async def live(self) -> dict[str, dict[str, Any]]:
         """The live sittings: game id -> ``{"room", "game"}``."""
-        try:
-            keys = await self.games.keys()
-        except nats.js.errors.NoKeysError:
-            return {}
         out: dict[str, dict[str, Any]] = {}
-        for key in keys:
-            try:
-                entry = await self.games.get(key)
-            except nats.js.errors.KeyNotFoundError:
-                continue
-            out[key] = json.loads(entry.value or b"{}")
+        for key in await self.live_ids():
+            info = await self.live_info(key)
+            if info is not None:
+                out[key] = info
         return out
+
+    async def live_ids(self) -> list[str]:
+        """The game ids of the live sittings (one listing of the bucket's keys)."""
+        try:
+            return list(await self.games.keys())
+        except nats.js.errors.NoKeysError:
+            return []
+
+    async def live_info(self, game_id: str) -> dict[str, Any] | None:
+        """``{"room", "game"}`` of a live sitting, or None once it is gone."""
+        try:
+            entry = await self.games.get(game_id)
+        except nats.js.errors.KeyNotFoundError:
+            return None
+        value: dict[str, Any] = json.loads(entry.value or b"{}")
+        return value
+
+    async def leased_ids(self) -> set[str]:
+        """The game ids whose lease someone holds now (one listing of the
+        lease bucket's keys)."""
+        try:
+            return set(await self.leases.keys())
+        except nats.js.errors.NoKeysError:
+            return set()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import load, load_workers, run
+from bench import load, run
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -35,10 +35,16 @@ def test_quick_suite_runs_and_prints_every_figure(tmp_path: Path) -> None:
     # worst positions: the slowest table call per game against the 20 ms goal
     for game in ("hunzhan", "shengji", "daa", "doudizhu"):
         assert f"worst {game}" in out
+    # the hunzhan worst positions through a running table: the instance's longest gap
+    for label in ("baseline: other games alone", "hunzhan void vs 7-pair run",
+                  "hunzhan void vs 6-pair run"):
+        assert f"worst table, {label}: longest gap" in out
     # the platform: the bots' round trip beside bare NATS and gRPC, memory of each service
     assert "platform 5 tables (19 clients" in out
     assert "baseline bare NATS request-reply" in out and "bare gRPC unary" in out
     assert "RSS MiB ledger" in out and "gateway" in out
+    assert "1 table and 1 gateway instances, uvloop" in out
+    assert "CPU ms per accepted action: ledger" in out
     # the ledger: figures beside plain SQL, or the reason it was skipped
     assert ("ledger  1 clients:" in out and "plain SQL" in out) or "ledger: skipped" in out
     assert "== summary" in out
@@ -50,6 +56,8 @@ def test_quick_suite_runs_and_prints_every_figure(tmp_path: Path) -> None:
     assert platform["games_finished"] == {"doudizhu": 2, "hunzhan": 1, "shengji": 1, "daa": 1}
     assert platform["rtt_ms"]["n"] > 0
     assert set(platform["rss_mb"]) == {"ledger", "table", "lobby", "gateway", "nats"}
+    assert set(platform["cpu_ms_per_action"]) == {"ledger", "table", "lobby", "gateway", "nats",
+                                                  "bots"}
 
 
 def test_rooms_file_shares_tables_among_the_games(tmp_path: Path) -> None:
@@ -70,7 +78,7 @@ def test_profile_summary_leaves_idle_samples_out(tmp_path: Path) -> None:
         "main (a.py:1);Session.send (services/gateway/session.py:144) 20\n"
         "main (a.py:1);Session.handle (services/gateway/session.py:167);"
         "dumps (json/__init__.py:234) 10\n")
-    lines = load_workers.summarise_profile(raw)
+    lines = load.summarise_profile(raw)
     assert lines[0] == "30 busy samples (70 idle left out); own time:"
     assert "   66.7%  Session.send (services/gateway/session.py:144)" in lines
     assert "   33.3%  dumps (json/__init__.py:234)" in lines

@@ -135,6 +135,7 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "instance": ("table 0", "table"),
     "drain_seconds": ("soon", "gateway"),
     "log_level": ("loud", "ledger"),
+    "event_loop": ("trio", "table"),
     "gateway_port": ("-1", "gateway"),
     "token_secret": ("short", "gateway"),
     "token_ttl_seconds": ("abc", "gateway"),

@@ -69,6 +69,27 @@ def test_connect_makes_a_player_present_and_disconnect_absent() -> None:
     assert book.absent_since("p1") == t + 20
 
 
+def test_a_gateway_of_thousands_flips_only_the_player_that_moves() -> None:
+    # A connect or disconnect is one session, however many the gateway has
+    # (the ramp of 2,000 logins was quadratic: 3 s of CPU; issue 19).
+    book, t = warm_book(), AFTER_WARMUP
+    for i in range(2000):
+        assert book.apply(conn("g1", f"p{i}", f"s{i}"), t + i) == [Change(f"p{i}", True, t + i)]
+    assert all(book.present(f"p{i}") for i in range(2000))
+    # the same connect again, and a second session of a player: no flip
+    assert book.apply(conn("g1", "p5", "s5"), t + 3000) == []
+    assert book.apply(conn("g1", "p5", "s5b"), t + 3001) == []
+    assert book.apply(disc("g1", "p5", "s5"), t + 3002) == []
+    assert book.apply(disc("g1", "p5", "s5b"), t + 3003) == [Change("p5", False, t + 3003)]
+    # a session id taken over by another player moves the presence with it
+    assert book.apply(conn("g1", "q7", "s7"), t + 3004) == [Change("p7", False, t + 3004),
+                                                          Change("q7", True, t + 3004)]
+    # a heartbeat that drops one session flips that player alone
+    alive = [(f"p{i}", f"s{i}") for i in range(2000) if i not in (5, 7, 9)] + [("q7", "s7")]
+    assert book.apply(beat("g1", *alive), t + 3005) == [Change("p9", False, t + 3005)]
+    assert book.present("p8") and not book.present("p9") and book.present("q7")
+
+
 def test_two_sessions_of_one_player_flip_only_with_the_last() -> None:
     book, t = warm_book(), AFTER_WARMUP
     assert book.apply(conn("g1", "p1", "s1"), t) == [Change("p1", True, t)]

@@ -1,7 +1,6 @@
-"""The bot processes of :mod:`bench.load` and what it reads of processes
-(memory, CPU seconds, py-spy profiles): each bot process plays its share of
-the rooms through the gateway and sends its figures back on a queue.
-"""
+"""The bot processes of bench/load.py: :class:`paiju.bots.Bot` clients that
+retry a refused login or seat, wait their pacing out before an action's clock
+starts, and report their round trips, errors and CPU to the parent."""
 
 from __future__ import annotations
 
@@ -12,13 +11,13 @@ import random
 import secrets
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 
-def _worker(url: str, rooms: list[tuple[str, str, int]], think: tuple[float, float],
+def worker(url: str, rooms: list[tuple[str, str, int]], think: tuple[float, float],
             games: int, seed: int, ramp: float, flags: dict[str, Any], queue: Any) -> None:
-    """A bot process: plays ``rooms`` (see :func:`_worker_async`)."""
+    """A bot process: plays ``rooms`` (see :func:`_worker_async`) through the
+    gateway at ``url``."""
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_worker_async(url, rooms, think, games, seed, ramp, flags, queue))
 
@@ -128,62 +127,3 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
                                               return_exceptions=True), 5)
 
 
-# -- processes: memory, CPU, profiles ----------------------------------------------------
-
-
-def rss_mb(pid: int) -> float | None:
-    """Resident memory of ``pid`` in MiB (``None`` once it is gone)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        return None
-    return None
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` so far (0 once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-#: Leaf frames of a waiting thread: the event loop's select, gRPC's poller
-#: thread, aiosqlite's worker waiting for work.
-IDLE_FRAMES = ("EpollSelector.select", "_PollLikeSelector.select", "Thread.run (threading",
-               "_connection_worker_thread (aiosqlite/core.py:59)", "_worker (concurrent")
-
-
-def summarise_profile(path: Path, top: int = 12) -> list[str]:
-    """The hottest functions of a py-spy ``raw`` (collapsed stacks) file: own
-    samples (the leaf frame) and inclusive samples, as text lines."""
-    own: Counter[str] = Counter()
-    incl: Counter[str] = Counter()
-    total = idle = 0
-    if not path.exists():
-        return [f"(no profile at {path})"]
-    for line in path.read_text(errors="replace").splitlines():
-        stack, _, n = line.rpartition(" ")
-        if not stack or not n.isdigit():
-            continue
-        count = int(n)
-        frames = stack.split(";")
-        if any(frames[-1].startswith(i) for i in IDLE_FRAMES):
-            idle += count
-            continue
-        total += count
-        own[frames[-1]] += count
-        for f in set(frames):
-            incl[f] += count
-    if not total:
-        return ["(no samples)"]
-    lines = [f"{total} busy samples ({idle} idle left out); own time:"]
-    lines += [f"  {100 * c / total:5.1f}%  {f}" for f, c in own.most_common(top)]
-    lines.append("inclusive:")
-    lines += [f"  {100 * c / total:5.1f}%  {f}" for f, c in incl.most_common()
-              if any(m in f for m in ("services/", "paiju/", "nats/", "websockets/", "grpc/"))
-              and "paiju/cli.py" not in f and "paiju/service.py" not in f][:top]
-    return lines

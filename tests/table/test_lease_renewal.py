@@ -1,0 +1,56 @@
+"""Renewing many leases at once (services/table/lease.py ``renew_all``): every
+held lease is renewed (its revision moves on), a lease another instance took
+is reported lost and dropped, with several updates in flight at a time. On a
+real NATS server (JetStream key-value)."""
+
+from __future__ import annotations
+
+import uuid
+
+import nats
+
+from services.table.lease import RENEW_CONCURRENCY, Leases
+
+
+async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: str) -> None:
+    nc = await nats.connect(nats_server)
+    other_nc = await nats.connect(nats_server)
+    pool = f"t{uuid.uuid4().hex[:10]}"
+    mine = Leases(nc, "table-a", "127.0.0.1:1", pool, seconds=30)
+    other = Leases(other_nc, "table-b", "127.0.0.1:2", pool, seconds=30)
+    try:
+        await mine.ensure()
+        await other.ensure()
+        games = [f"g{i:03d}" for i in range(300)]
+        for g in games:
+            assert await mine.take(g)
+        before = dict(mine.held)
+        # Another instance holds g007 now (as after an expiry it took it).
+        await mine.leases.delete("g007")
+        assert await other.take("g007")
+        in_flight = peak = 0
+        update = mine.leases.update
+
+        async def counted(*args: object, **kwargs: object) -> int:
+            nonlocal in_flight, peak
+            in_flight += 1
+            peak = max(peak, in_flight)
+            try:
+                return await update(*args, **kwargs)  # type: ignore[arg-type]
+            finally:
+                in_flight -= 1
+
+        mine.leases.update = counted  # type: ignore[method-assign]
+        lost = await mine.renew_all()
+        assert lost == ["g007"]
+        assert "g007" not in mine.held
+        assert set(mine.held) == set(games) - {"g007"}
+        assert all(mine.held[g] > before[g] for g in mine.held)
+        # the updates overlapped, at most RENEW_CONCURRENCY at a time
+        assert 1 < peak <= RENEW_CONCURRENCY
+        # and each lease still names this instance
+        entry = await mine.leases.get("g123")
+        assert entry.value == mine.value
+    finally:
+        await nc.close()
+        await other_nc.close()
