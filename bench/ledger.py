@@ -58,6 +58,7 @@ import asyncpg  # type: ignore[import-untyped]
 import grpc
 from sqlalchemy.engine import make_url
 
+from bench.procstats import cpu_seconds
 from paiju import identity, natsauth
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
@@ -107,15 +108,6 @@ async def _wait_serving(addr: str, timeout: float = 60.0) -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"ledger at {addr} not serving")
             await asyncio.sleep(0.1)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far (0 once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _pg(url: str) -> asyncpg.Connection:

@@ -41,7 +41,7 @@ import re
 import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -299,6 +299,34 @@ class PresenceBook:
 OnChange = Callable[[Change], Awaitable[None]]
 
 
+class Listening:
+    """A subscription to every gateway's presence (``paiju.presence.*``) and a
+    task ticking beside it: what :class:`PresenceWatcher` and
+    :class:`paiju.spectators.SpectatorWatcher` run."""
+
+    def __init__(self) -> None:
+        self._sub: Subscription | None = None
+        self._ticker: asyncio.Task[None] | None = None
+
+    async def start(self, nc: NATS, on_message: Callable[[Msg], Awaitable[None]],
+                    tick: Coroutine[Any, Any, None], name: str) -> None:
+        """Subscribe ``on_message`` and run ``tick`` as the task ``name``."""
+        self._sub = await nc.subscribe(subjects.PRESENCE_ALL, cb=on_message)
+        self._ticker = asyncio.create_task(tick, name=name)
+
+    async def stop(self) -> None:
+        """Stop the task, then unsubscribe (either may be gone already)."""
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+            self._ticker = None
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+            self._sub = None
+
+
 class PresenceWatcher:
     """Keeps a :class:`PresenceBook` from NATS and tells ``on_change`` each flip.
 
@@ -322,28 +350,18 @@ class PresenceWatcher:
         self.clock = clock
         self.book = PresenceBook(clock(), self.timeout_ms)
         self._lock = asyncio.Lock()
-        self._sub: Subscription | None = None
-        self._ticker: asyncio.Task[None] | None = None
+        self._listening = Listening()
         #: gateway id -> when (``clock``, unix ms) a message of it last arrived
         self.last_heard: dict[str, int] = {}
 
     async def start(self) -> None:
         """Start a fresh book (its warm-up begins now), subscribe, start ticking."""
         self.book = PresenceBook(self.clock(), self.timeout_ms)
-        self._sub = await self.nc.subscribe(subjects.PRESENCE_ALL, cb=self._on_message)
-        self._ticker = asyncio.create_task(self._tick(), name="presence-expire")
+        await self._listening.start(self.nc, self._on_message, self._tick(), "presence-expire")
 
     async def stop(self) -> None:
         """Unsubscribe and stop ticking (the book keeps its last state)."""
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
-            self._ticker = None
-        if self._sub is not None:
-            with contextlib.suppress(Exception):
-                await self._sub.unsubscribe()
-            self._sub = None
+        await self._listening.stop()
 
     async def _on_message(self, msg: Msg) -> None:
         try:

@@ -17,7 +17,6 @@ room's count.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -26,11 +25,9 @@ from typing import Any
 
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.aio.subscription import Subscription
 
-from paiju import subjects
 from paiju.config import presence_seconds
-from paiju.presence import PresenceError, parse, wall_ms
+from paiju.presence import Listening, PresenceError, parse, wall_ms
 
 log = logging.getLogger("paiju.spectators")
 
@@ -119,25 +116,15 @@ class SpectatorWatcher:
                                   else timeout_ms)
         self.tick_seconds = tick_seconds
         self.clock = clock
-        self._sub: Subscription | None = None
-        self._ticker: asyncio.Task[None] | None = None
+        self._listening = Listening()
 
     async def start(self) -> None:
         """Subscribe and start expiring."""
-        self._sub = await self.nc.subscribe(subjects.PRESENCE_ALL, cb=self._on_message)
-        self._ticker = asyncio.create_task(self._tick(), name="spectators-expire")
+        await self._listening.start(self.nc, self._on_message, self._tick(), "spectators-expire")
 
     async def stop(self) -> None:
         """Unsubscribe and stop."""
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
-            self._ticker = None
-        if self._sub is not None:
-            with contextlib.suppress(Exception):
-                await self._sub.unsubscribe()
-            self._sub = None
+        await self._listening.stop()
 
     async def _on_message(self, msg: Msg) -> None:
         try:
