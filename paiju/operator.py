@@ -56,7 +56,10 @@ def method_label(method: str) -> str:
 
 
 def observed(method: str, context: grpc.aio.ServicerContext[Any, Any], outcome: str) -> None:
-    """Log and count one operator call of ``method`` that ended with ``outcome``."""
+    """Log and count one operator call of ``method`` that ended with ``outcome``
+    (health checks, which reveal and change nothing, are not actions)."""
+    if method.startswith("/grpc.health."):
+        return
     label = method_label(method)
     ACTIONS.labels(label, outcome).inc()
     log.info("operator call", extra={"method": label, "operator": who(context),

@@ -129,7 +129,7 @@ def test_every_metric_of_the_dashboard_and_alerts_is_exported(
 #: values (game types, results, error codes, states, dependencies); never a
 #: player, game, room or connection id (the developers' guide: no unbounded labels).
 BOUNDED_LABELS = {"game", "result", "reason", "kind", "operation", "state", "cmd", "code",
-                  "dependency"}
+                  "dependency", "method", "outcome", "viewer", "direction"}
 GAME_ID = re.compile(r"[0-9a-f]{32}(?:\.r\d+)?")
 
 
