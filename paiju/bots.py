@@ -180,6 +180,12 @@ class Bot:
         self.url = self.urls[0]
         self.name, self.game, self.room, self.seat = name, game, room, seat
         self.games_left = games
+        #: the games asked for, and the ids of this bot's games that finished
+        #: (by ``game_finished`` or by the room's ``last_result``, whichever comes first)
+        self.target = games
+        self.finished: set[str] = set()
+        #: ids of the games this bot saw the table's events of (it played them)
+        self.played: set[str] = set()
         self.until_ms = until_ms
         self.think = think
         self.declare_p = declare_p
@@ -219,19 +225,33 @@ class Bot:
         elif t == "game_finished":
             self.my_turn = None
             if ev.get("reason") != "redeal":
-                if self.seat == 0:
-                    self.stats.games[self.game] += 1
-                    if self.progress is not None:
-                        self.progress()
-                self.games_left -= 1
-                late = self.until_ms is not None and int(ev.get("ts", 0)) >= self.until_ms
-                if self.games_left <= 0 or late:
-                    self.done.set()
+                self._game_over(str(ev.get("game_id") or self.game_id), int(ev.get("ts", 0)))
             self.ready_sent = False
             self.wake.set()
         elif t == "room_changed" and ev.get("room") == self.room:
             self.room_state = str(ev.get("state"))
+            # The room's way back to waiting may come before the table's
+            # game_finished: its last_result then ends the bot's game already.
+            last = ev.get("last_result")
+            if self.room_state != "playing" and isinstance(last, dict) \
+                    and str(last.get("game_id")) in self.played:
+                self._game_over(str(last["game_id"]), int(last.get("ended_ms") or 0))
             self.wake.set()
+
+    def _game_over(self, game_id: str, ts_ms: int) -> None:
+        """Game ``game_id`` of the bot finished at ``ts_ms`` (unix ms): count it
+        once, and stop after the games asked for (or past ``until_ms``)."""
+        if game_id in self.finished:
+            return
+        self.finished.add(game_id)
+        if self.seat == 0:
+            self.stats.games[self.game] += 1
+            if self.progress is not None:
+                self.progress()
+        self.games_left = self.target - len(self.finished)
+        late = self.until_ms is not None and ts_ms >= self.until_ms
+        if self.games_left <= 0 or late:
+            self.done.set()
 
     def _check_seq(self, ev: dict[str, Any]) -> None:
         """Note the event's ``seq``; a gap in the public or the private numbers
@@ -245,6 +265,8 @@ class Bot:
                 self.need_view = True
             self.player_seq = max(self.player_seq, seq)
             return
+        if game:
+            self.played.add(game)
         if game != self.game_id:
             self.game_id, self.seq = game, 0
         if self.seq and seq > self.seq + 1:
@@ -258,6 +280,7 @@ class Bot:
         ``seq`` numbers, and the bot's turn if it is to act."""
         if view.get("game_id"):
             self.game_id = str(view["game_id"])
+            self.played.add(self.game_id)
         if isinstance(view.get("seq"), int):
             self.seq = view["seq"]
         if isinstance(view.get("player_seq"), int):
@@ -346,6 +369,8 @@ class Bot:
     async def _step(self) -> None:
         if self.need_view:
             await self._refresh_view()
+        if self.done.is_set():
+            return  # the games asked for are over: never ready for one more
         if not self.ready_sent:
             self.ready_sent = True
             try:
