@@ -223,3 +223,32 @@ async def test_the_queued_bytes_of_all_clients_are_bounded(platform: Platform) -
                 await asyncio.wait_for(slow.recv(), timeout=10)
                 got += 1
         assert got < n
+
+
+async def chat_codes(c: Capture, n: int) -> list[str]:
+    """Send ``n`` quick chat phrases at once: ``ok`` or the refusal code of each."""
+    codes = []
+    for _ in range(n):
+        try:
+            await c.client.call_now("chat", say="hello")
+            codes.append("ok")
+        except Exception as e:  # BotError
+            codes.append(str(getattr(e, "code", e)))
+    return codes
+
+
+async def test_signing_in_again_does_not_reset_the_chat_rate(platform: Platform) -> None:
+    """The quick chat's limit (3 at once, then one every 2 s) is the player's:
+    a new connection of the same player finds the bucket as the old one left it."""
+    async with Capture(platform.gateway_url) as c:
+        await c.login("chat-again")
+        rooms = (await c.client.call("rooms", server="doudizhu-100"))["rooms"]
+        room = next(r["room"] for r in rooms if r["state"] == "idle")
+        await c.client.call("sit", room=room, seat=0)
+        first = await chat_codes(c, 5)
+        assert first[:3] == ["ok"] * 3 and "chat_rate_limited" in first[3:]
+    async with Capture(platform.gateway_url) as again:
+        await again.client.call("auth", token=c.token)
+        # At most one token came back while reconnecting (one per 2 s), not three.
+        assert (await chat_codes(again, 3)).count("ok") <= 1
+        await again.client.call("stand")
