@@ -22,6 +22,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from paiju import natsconn
+from paiju.bots import BotError
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
 from tests.gateway.test_guarantees import Capture
 from tests.platform_procs import Platform
@@ -252,3 +253,19 @@ async def test_signing_in_again_does_not_reset_the_chat_rate(platform: Platform)
         # At most one token came back while reconnecting (one per 2 s), not three.
         assert (await chat_codes(again, 3)).count("ok") <= 1
         await again.client.call("stand")
+
+
+async def test_history_and_rankings_limit_is_1_to_100(platform: Platform) -> None:
+    """docs/client-protocol.md: ``limit``? is 1–100 for both; 0 and 101 are
+    ``bad_request`` (saying 1-100), absent is the default."""
+    async with Capture(platform.gateway_url) as c:
+        await c.login("limit-reader")
+        for cmd, args in (("history", {}), ("rankings", {"server": "doudizhu-100"})):
+            for bad in (0, 101, -1, "5", 2.5):
+                with pytest.raises(BotError) as e:
+                    await c.client.call_now(cmd, **args, limit=bad)
+                assert e.value.code == "bad_request", (cmd, bad, e.value)
+                assert "1-100" in str(e.value), str(e.value)
+            assert (await c.client.call_now(cmd, **args, limit=1))["ok"]
+            assert (await c.client.call_now(cmd, **args, limit=100))["ok"]
+            assert (await c.client.call_now(cmd, **args))["ok"]
