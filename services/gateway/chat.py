@@ -23,7 +23,7 @@ from paiju.lobby.v1 import lobby_pb2
 from services.gateway import metrics
 from services.gateway.backends import call
 from services.gateway.dispatch import command
-from services.gateway.protocol import ClientError, field
+from services.gateway.protocol import ClientError, field, shown
 
 if TYPE_CHECKING:
     from services.gateway.session import Session
@@ -44,7 +44,7 @@ def kind_of(say: str) -> str:
         return "phrase"
     if say in EMOTES:
         return "emote"
-    raise ClientError("no_such_phrase", f"{say!r} is not a quick chat phrase or emote")
+    raise ClientError("no_such_phrase", f"{shown(say)} is not a quick chat phrase or emote")
 
 
 @command("chat")

@@ -23,7 +23,7 @@ from services.gateway import metrics, replay_links
 from services.gateway.backends import CALL_TIMEOUT, call, client_error
 from services.gateway.dispatch import command
 from services.gateway.handlers_lobby import SERVER_ID
-from services.gateway.protocol import ClientError, field
+from services.gateway.protocol import ClientError, field, shown
 
 if TYPE_CHECKING:
     from services.gateway.session import Session
@@ -77,7 +77,7 @@ async def rankings(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     there)."""
     server = field(args, "server", str)
     if not SERVER_ID.fullmatch(server):
-        raise ClientError("no_such_server", f"no server {server!r}")
+        raise ClientError("no_such_server", f"no server {shown(server)}")
     limit = _optional_int(args, "limit", 1, 100)
     resp = await call(s.gw.backends.ledger.GetRankings, ledger_pb2.GetRankingsRequest(
         server=server, player=s.player, limit=limit))
@@ -108,7 +108,7 @@ async def fetch_record(s: Session, game_id: str) -> dict[str, Any]:
         return record
     if unreachable is not None:
         raise unreachable
-    raise ClientError("no_record", f"no finished game {game_id!r}")
+    raise ClientError("no_record", f"no finished game {shown(game_id)}")
 
 
 def _viewer(s: Session, args: dict[str, Any], game_id: str) -> str:

@@ -269,3 +269,46 @@ async def test_history_and_rankings_limit_is_1_to_100(platform: Platform) -> Non
             assert (await c.client.call_now(cmd, **args, limit=1))["ok"]
             assert (await c.client.call_now(cmd, **args, limit=100))["ok"]
             assert (await c.client.call_now(cmd, **args))["ok"]
+
+
+async def test_a_refusal_never_echoes_input_unbounded(platform: Platform) -> None:
+    """A refusal shows at most 64 characters of a client's value (then "…"),
+    and a message is at most 256 characters: a 10 KB room name or command name
+    does not come back in full."""
+    async with websockets.connect(platform.gateway_url) as ws:
+        long = "房" + "x" * 10_000
+        reply = await reply_to(ws, json.dumps({"id": 1, "cmd": long}))
+        assert reply["error"] == "unknown_command"
+        assert len(reply["message"]) <= 256 and "x" * 100 not in reply["message"]
+        assert reply["message"].endswith("…"), reply["message"]
+        await reply_to(ws, json.dumps({"id": 2, "cmd": "login", "name": "echo-bound"}))
+        for cmd, args, code in [("sit", {"room": long, "seat": 0}, "no_such_room"),
+                                ("sit", {"room": "doudizhu-10-01", "seat": 10**400},
+                                 "no_such_seat"),
+                                ("watch", {"room": long}, "no_such_room"),
+                                ("rankings", {"server": long}, "no_such_server"),
+                                ("replay", {"game_id": long}, None),
+                                ("chat", {"say": long}, "no_such_phrase")]:
+            reply = await reply_to(ws, json.dumps({"id": 3, "cmd": cmd, **args}))
+            assert reply["ok"] is False and reply["id"] == 3, reply
+            assert code is None or reply["error"] == code, reply
+            assert len(reply["message"]) <= 256, (cmd, len(reply["message"]))
+            assert "x" * 100 not in reply["message"] and "0" * 100 not in reply["message"]
+
+
+@pytest.mark.parametrize(("cid", "ok"), [
+    ("a" * 64, True), (2**53 - 1, True), (-(2**53 - 1), True),
+    ("a" * 65, False), (2**53, False), (10**400, False), (-(10**399), False)],
+    ids=["str64", "int53", "neg53", "str65", "int2^53", "400digits", "neg400"])
+async def test_a_command_id_is_bounded(platform: Platform, cid: Any, ok: bool) -> None:
+    """docs/client-protocol.md: an ``id`` is a string of at most 64 characters
+    or an integer of at most 2**53 - 1 in size; another is ``bad_frame`` with
+    a null ``id`` (nothing of it echoed)."""
+    async with websockets.connect(platform.gateway_url) as ws:
+        reply = await reply_to(ws, json.dumps({"id": cid, "cmd": "ping"}))
+        if ok:
+            assert (reply["ok"], reply["id"]) == (True, cid)
+        else:
+            assert (reply["ok"], reply["error"], reply["id"]) == (False, "bad_frame", None)
+            assert str(cid)[:20] not in reply["message"]
+        assert (await reply_to(ws, '{"id": "next", "cmd": "ping"}'))["ok"] is True
