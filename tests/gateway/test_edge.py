@@ -282,13 +282,14 @@ async def test_a_refusal_never_echoes_input_unbounded(platform: Platform) -> Non
         assert len(reply["message"]) <= 256 and "x" * 100 not in reply["message"]
         assert reply["message"].endswith("…"), reply["message"]
         await reply_to(ws, json.dumps({"id": 2, "cmd": "login", "name": "echo-bound"}))
-        for cmd, args, code in [("sit", {"room": long, "seat": 0}, "no_such_room"),
-                                ("sit", {"room": "doudizhu-10-01", "seat": 10**400},
-                                 "no_such_seat"),
-                                ("watch", {"room": long}, "no_such_room"),
-                                ("rankings", {"server": long}, "no_such_server"),
-                                ("replay", {"game_id": long}, None),
-                                ("chat", {"say": long}, "no_such_phrase")]:
+        cases: list[tuple[str, dict[str, Any], str | None]] = [
+            ("sit", {"room": long, "seat": 0}, "no_such_room"),
+            ("sit", {"room": "doudizhu-10-01", "seat": 10**400}, "no_such_seat"),
+            ("watch", {"room": long}, "no_such_room"),
+            ("rankings", {"server": long}, "no_such_server"),
+            ("replay", {"game_id": long}, None),
+            ("chat", {"say": long}, "no_such_phrase")]
+        for cmd, args, code in cases:
             reply = await reply_to(ws, json.dumps({"id": 3, "cmd": cmd, **args}))
             assert reply["ok"] is False and reply["id"] == 3, reply
             assert code is None or reply["error"] == code, reply
