@@ -46,6 +46,10 @@ SEATS = {game: load(game).seats for game in ENGINES}
 GAMES = tuple(SEATS)
 
 
+#: Seconds a bot whose last game the room's ``last_result`` ended waits for
+#: that game's ``game_finished`` (which may come after it) before it stops.
+FINISH_GRACE = 10.0
+
 #: Refusals that a moment later may go through (the bot tries again).
 TRANSIENT = frozenset({"unavailable", "rate_limited", "busy"})
 
@@ -186,6 +190,8 @@ class Bot:
         self.finished: set[str] = set()
         #: ids of the games this bot saw the table's events of (it played them)
         self.played: set[str] = set()
+        #: when (monotonic s) the games asked for were over: no ``ready`` from then on
+        self.stopping: float | None = None
         self.until_ms = until_ms
         self.think = think
         self.declare_p = declare_p
@@ -225,7 +231,8 @@ class Bot:
         elif t == "game_finished":
             self.my_turn = None
             if ev.get("reason") != "redeal":
-                self._game_over(str(ev.get("game_id") or self.game_id), int(ev.get("ts", 0)))
+                self._game_over(str(ev.get("game_id") or self.game_id), int(ev.get("ts", 0)),
+                                final=True)
             self.ready_sent = False
             self.wake.set()
         elif t == "room_changed" and ev.get("room") == self.room:
@@ -235,22 +242,26 @@ class Bot:
             last = ev.get("last_result")
             if self.room_state != "playing" and isinstance(last, dict) \
                     and str(last.get("game_id")) in self.played:
-                self._game_over(str(last["game_id"]), int(last.get("ended_ms") or 0))
+                self._game_over(str(last["game_id"]), int(last.get("ended_ms") or 0),
+                                final=False)
             self.wake.set()
 
-    def _game_over(self, game_id: str, ts_ms: int) -> None:
+    def _game_over(self, game_id: str, ts_ms: int, final: bool) -> None:
         """Game ``game_id`` of the bot finished at ``ts_ms`` (unix ms): count it
-        once, and stop after the games asked for (or past ``until_ms``)."""
-        if game_id in self.finished:
-            return
-        self.finished.add(game_id)
-        if self.seat == 0:
-            self.stats.games[self.game] += 1
-            if self.progress is not None:
-                self.progress()
-        self.games_left = self.target - len(self.finished)
-        late = self.until_ms is not None and ts_ms >= self.until_ms
-        if self.games_left <= 0 or late:
+        once; after the games asked for (or past ``until_ms``) ready no more,
+        and stop at its ``game_finished`` (``final``; else within
+        :data:`FINISH_GRACE` s)."""
+        if game_id not in self.finished:
+            self.finished.add(game_id)
+            if self.seat == 0:
+                self.stats.games[self.game] += 1
+                if self.progress is not None:
+                    self.progress()
+            self.games_left = self.target - len(self.finished)
+            late = self.until_ms is not None and ts_ms >= self.until_ms
+            if (self.games_left <= 0 or late) and self.stopping is None:
+                self.stopping = time.monotonic()
+        if self.stopping is not None and final:
             self.done.set()
 
     def _check_seq(self, ev: dict[str, Any]) -> None:
@@ -369,8 +380,14 @@ class Bot:
     async def _step(self) -> None:
         if self.need_view:
             await self._refresh_view()
-        if self.done.is_set():
-            return  # the games asked for are over: never ready for one more
+        if self.stopping is not None:
+            # The games asked for are over: never ready for one more; stop at
+            # the last one's game_finished (or after the grace).
+            left = self.stopping + FINISH_GRACE - time.monotonic()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.done.wait(), timeout=max(0.0, left))
+            self.done.set()
+            return
         if not self.ready_sent:
             self.ready_sent = True
             try:
