@@ -22,9 +22,9 @@ SEND_QUEUE = 1000
 #: Commands per second per connection, and the burst allowed.
 RATE, BURST = 20.0, 40.0
 #: A command ``id``: a string of at most MAX_ID_CHARS characters, or an
-#: integer of at most MAX_ID_INT in size (2**53 - 1: exact in every JSON reader).
+#: integer of at most as many decimal digits (below MAX_ID_INT in size).
 MAX_ID_CHARS = 64
-MAX_ID_INT = 2**53 - 1
+MAX_ID_INT: int = 10**MAX_ID_CHARS
 #: Characters of a client's value an error message shows at most (then "…"),
 #: and of a whole error message.
 MAX_SHOWN = 64
@@ -41,11 +41,11 @@ def shown(value: Any) -> str:
 
 def good_id(cid: Any) -> bool:
     """True where ``cid`` is a command id the gateway echoes: a string of at most
-    :data:`MAX_ID_CHARS` characters or an integer within ±:data:`MAX_ID_INT`."""
+    :data:`MAX_ID_CHARS` characters or an integer of at most as many digits."""
     if isinstance(cid, bool):
         return False
     if isinstance(cid, int):
-        return -MAX_ID_INT <= cid <= MAX_ID_INT
+        return -MAX_ID_INT < cid < MAX_ID_INT
     return isinstance(cid, str) and len(cid) <= MAX_ID_CHARS
 
 
@@ -103,7 +103,7 @@ def parse(frame: str | bytes) -> Command:
                                        "(\\ud800-\\udfff), which is not Unicode text"))
     if cid is not None and not good_id(cid):
         raise ClientError("bad_frame", f"'id' is a string of at most {MAX_ID_CHARS} "
-                          f"characters or an integer of at most {MAX_ID_INT} in size")
+                          f"characters or an integer of at most {MAX_ID_CHARS} digits")
     cmd = obj.get("cmd")
     if not isinstance(cmd, str):
         raise CommandError(cid, ClientError("bad_frame", "a command needs a string 'cmd'"))
