@@ -22,7 +22,10 @@ Commands (each prints one JSON object on standard output):
 - ``audit``: the ledger's audit.
 
 Addresses come from ``PAIJU_LEDGER_ADDR``, ``PAIJU_LOBBY_ADDR`` and
-``PAIJU_TABLE_ADDRS`` (or ``--ledger`` / ``--lobby`` / ``--tables``).
+``PAIJU_TABLE_ADDRS`` (or ``--ledger`` / ``--lobby`` / ``--tables``); where
+one is not set, the local ``paiju up``'s under the same settings
+(``PAIJU_UP_PORT_BASE``, ``PAIJU_HOST``: :func:`paiju.platform.local_addresses`;
+its first table instance).
 Exit status 0 when done; 1 when a service refused (the reason code and
 message on standard error); 2 for a bad setting or missing certificate.
 """
@@ -88,15 +91,17 @@ def options(
 ) -> None:
     """Settings of every command."""
     from paiju.config import load
+    from paiju.platform import UpError, local_addresses
 
     try:
         config = load("operator")
-    except ValueError as e:
+        local = local_addresses()
+    except (ValueError, UpError) as e:
         _fail(2, str(e))
     folder = tls_dir or config.tls_dir or config.data_dir / "tls"
-    _target[:] = [Target(folder, ledger or config.ledger_addr, lobby or config.lobby_addr,
-                         tuple(a.strip() for a in (tables or ",".join(config.table_addrs))
-                               .split(",") if a.strip()),
+    _target[:] = [Target(folder, ledger or local["ledger"], lobby or local["lobby"],
+                         tuple(a.strip() for a in (tables or local["table"]).split(",")
+                               if a.strip()),
                          by or getpass.getuser())]
 
 

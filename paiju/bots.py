@@ -46,6 +46,10 @@ SEATS = {game: load(game).seats for game in ENGINES}
 GAMES = tuple(SEATS)
 
 
+#: Seconds a bot whose last game the room's ``last_result`` ended waits for
+#: that game's ``game_finished`` (which may come after it) before it stops.
+FINISH_GRACE = 10.0
+
 #: Refusals that a moment later may go through (the bot tries again).
 TRANSIENT = frozenset({"unavailable", "rate_limited", "busy"})
 
@@ -180,6 +184,14 @@ class Bot:
         self.url = self.urls[0]
         self.name, self.game, self.room, self.seat = name, game, room, seat
         self.games_left = games
+        #: the games asked for, and the ids of this bot's games that finished
+        #: (by ``game_finished`` or by the room's ``last_result``, whichever comes first)
+        self.target = games
+        self.finished: set[str] = set()
+        #: ids of the games this bot saw the table's events of (it played them)
+        self.played: set[str] = set()
+        #: when (monotonic s) the games asked for were over: no ``ready`` from then on
+        self.stopping: float | None = None
         self.until_ms = until_ms
         self.think = think
         self.declare_p = declare_p
@@ -219,19 +231,38 @@ class Bot:
         elif t == "game_finished":
             self.my_turn = None
             if ev.get("reason") != "redeal":
-                if self.seat == 0:
-                    self.stats.games[self.game] += 1
-                    if self.progress is not None:
-                        self.progress()
-                self.games_left -= 1
-                late = self.until_ms is not None and int(ev.get("ts", 0)) >= self.until_ms
-                if self.games_left <= 0 or late:
-                    self.done.set()
+                self._game_over(str(ev.get("game_id") or self.game_id), int(ev.get("ts", 0)),
+                                final=True)
             self.ready_sent = False
             self.wake.set()
         elif t == "room_changed" and ev.get("room") == self.room:
             self.room_state = str(ev.get("state"))
+            # The room's way back to waiting may come before the table's
+            # game_finished: its last_result then ends the bot's game already.
+            last = ev.get("last_result")
+            if self.room_state != "playing" and isinstance(last, dict) \
+                    and str(last.get("game_id")) in self.played:
+                self._game_over(str(last["game_id"]), int(last.get("ended_ms") or 0),
+                                final=False)
             self.wake.set()
+
+    def _game_over(self, game_id: str, ts_ms: int, final: bool) -> None:
+        """Game ``game_id`` of the bot finished at ``ts_ms`` (unix ms): count it
+        once; after the games asked for (or past ``until_ms``) ready no more,
+        and stop at its ``game_finished`` (``final``; else within
+        :data:`FINISH_GRACE` s)."""
+        if game_id not in self.finished:
+            self.finished.add(game_id)
+            if self.seat == 0:
+                self.stats.games[self.game] += 1
+                if self.progress is not None:
+                    self.progress()
+            self.games_left = self.target - len(self.finished)
+            late = self.until_ms is not None and ts_ms >= self.until_ms
+            if (self.games_left <= 0 or late) and self.stopping is None:
+                self.stopping = time.monotonic()
+        if self.stopping is not None and final:
+            self.done.set()
 
     def _check_seq(self, ev: dict[str, Any]) -> None:
         """Note the event's ``seq``; a gap in the public or the private numbers
@@ -245,6 +276,8 @@ class Bot:
                 self.need_view = True
             self.player_seq = max(self.player_seq, seq)
             return
+        if game:
+            self.played.add(game)
         if game != self.game_id:
             self.game_id, self.seq = game, 0
         if self.seq and seq > self.seq + 1:
@@ -258,6 +291,7 @@ class Bot:
         ``seq`` numbers, and the bot's turn if it is to act."""
         if view.get("game_id"):
             self.game_id = str(view["game_id"])
+            self.played.add(self.game_id)
         if isinstance(view.get("seq"), int):
             self.seq = view["seq"]
         if isinstance(view.get("player_seq"), int):
@@ -346,6 +380,14 @@ class Bot:
     async def _step(self) -> None:
         if self.need_view:
             await self._refresh_view()
+        if self.stopping is not None:
+            # The games asked for are over: never ready for one more; stop at
+            # the last one's game_finished (or after the grace).
+            left = self.stopping + FINISH_GRACE - time.monotonic()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.done.wait(), timeout=max(0.0, left))
+            self.done.set()
+            return
         if not self.ready_sent:
             self.ready_sent = True
             try:

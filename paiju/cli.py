@@ -130,26 +130,37 @@ def replay(
 @app.command("replay-link")
 def replay_link(
     game_id: Annotated[str, typer.Argument(help="the finished game's id (its record's)")],
-    base: Annotated[str, typer.Option(help="the web client's address")
-                    ] = "http://127.0.0.1:8080/",
+    base: Annotated[str | None, typer.Option(
+        help="the web client's address (default: the local paiju up's, "
+             "PAIJU_UP_PORT_BASE and PAIJU_GATEWAY_PORT as it reads them)")] = None,
     ttl: Annotated[int, typer.Option(help="seconds the link is valid (at most a day)")] = 3600,
     viewer: Annotated[str, typer.Option(help="who asks for it (kept in the link)")
                       ] = "operator",
 ) -> None:
     """Print an operator's replay link of a finished game, signed with a key
-    derived from PAIJU_TOKEN_SECRET (docs/operations.md "Replay links")."""
+    derived from PAIJU_TOKEN_SECRET (docs/operations.md "Replay links"). Beside
+    ``paiju up`` (development mode, the development key unless
+    PAIJU_TOKEN_SECRET is set) run it with PAIJU_DEV_MODE=1."""
     from urllib.parse import quote
 
     from paiju.config import load
+    from paiju.platform import UpError, local_addresses
     from services.gateway.replay_links import issue
 
-    cfg = load("gateway")
+    try:
+        cfg = load("gateway")
+        web = base or local_addresses()["web"]
+    except (ValueError, UpError) as e:
+        print(f"paiju replay-link: {e}", file=sys.stderr)
+        raise typer.Exit(2) from e
     try:
         token = issue(cfg.token_secret, game_id, viewer, ttl, cfg.dev_mode)
     except ValueError as e:
-        print(f"paiju replay-link: {e}", file=sys.stderr)
+        hint = "" if cfg.dev_mode else (
+            " (beside paiju up, which runs in development mode: set PAIJU_DEV_MODE=1)")
+        print(f"paiju replay-link: {e}{hint}", file=sys.stderr)
         raise typer.Exit(2) from e
-    print(f"{base.rstrip('/')}/#replay={quote(game_id)}&link={token}")
+    print(f"{web.rstrip('/')}/#replay={quote(game_id)}&link={token}")
 
 
 @app.command()

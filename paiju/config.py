@@ -292,7 +292,8 @@ class Settings(BaseSettings):
     up_port_base: Annotated[int, BeforeValidator(_port), Field(ge=1024, le=65535 - 80)] | None = (
         Field(default=None, description="move every port of `paiju up`: gRPC base+1..4 (lobby, "
               "table, ledger, gateway), metrics base+11..14, health base+31..34, web client "
-              "base+80, NATS base+22", json_schema_extra=_doc(
+              "base+80, NATS base+22 (`paiju replay-link` and `paiju admin` find that `paiju up` "
+              "by it too)", json_schema_extra=_doc(
                   "up", "unset: 50051-50054, 9101-9104, 9111-9114, 8080, 4222")))
     up_timeout: Positive = Field(
         default=60.0, description="seconds `paiju up` waits for every service to serve",

@@ -405,6 +405,27 @@ class Platform:
             self.nats_dir = None
 
 
+def local_addresses(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Where the local ``paiju up`` of ``env`` (default: this process's
+    environment) listens, from the settings it
+    reads (``PAIJU_UP_PORT_BASE``, ``PAIJU_HOST``, ``PAIJU_GATEWAY_PORT``):
+    ``ledger``, ``lobby``, ``table`` (its first instance) as ``host:port``, and
+    ``web``, the web client's ``http://host:port/``. A set ``PAIJU_LEDGER_ADDR``,
+    ``PAIJU_LOBBY_ADDR`` or ``PAIJU_TABLE_ADDRS`` is taken as it is (the table
+    ones comma separated). Raises :class:`UpError` on a bad value."""
+    env = os.environ if env is None else env
+    p = plan(env)
+    host = "127.0.0.1" if p.host in ("0.0.0.0", "::", "") else p.host
+    web_host = f"[{host}]" if ":" in host else host
+    out = {"ledger": p.addr("ledger"), "lobby": p.addr("lobby"), "table": p.addr("table"),
+           "web": f"http://{web_host}:{p.http_port}/"}
+    for key, name in (("ledger", "PAIJU_LEDGER_ADDR"), ("lobby", "PAIJU_LOBBY_ADDR"),
+                      ("table", "PAIJU_TABLE_ADDRS")):
+        if env.get(name, "").strip():
+            out[key] = env[name].strip()
+    return out
+
+
 def _terminate(children: list[Child], grace: float) -> None:
     """SIGTERM each child's process group, wait up to ``grace`` seconds, SIGKILL."""
     for child in children:

@@ -7,8 +7,10 @@ gateway publishes ``{"type": "chat", "room", "seat", "player", "name", "say",
 table ``seq``) for the sender, and every gateway hands it to the room's
 seated players and spectators. Only a seated player may send (spectators
 cannot: ``spectators_cannot_chat``; nobody seated: ``not_seated``); an id
-outside the set is ``no_such_phrase``; a connection may send :data:`CHAT_BURST`
-at once and one more every :data:`CHAT_EVERY_SECONDS` (``chat_rate_limited``).
+outside the set is ``no_such_phrase``; a player may send :data:`CHAT_BURST`
+at once and one more every :data:`CHAT_EVERY_SECONDS` (``chat_rate_limited``),
+counted per player over all its connections to the gateway (signing in again
+does not reset it; services.gateway.limits.PlayerBuckets).
 The words and drawings are the client's (services/gateway/static/js/chat.js).
 """
 
@@ -21,7 +23,7 @@ from paiju.lobby.v1 import lobby_pb2
 from services.gateway import metrics
 from services.gateway.backends import call
 from services.gateway.dispatch import command
-from services.gateway.protocol import ClientError, field
+from services.gateway.protocol import ClientError, field, shown
 
 if TYPE_CHECKING:
     from services.gateway.session import Session
@@ -42,7 +44,7 @@ def kind_of(say: str) -> str:
         return "phrase"
     if say in EMOTES:
         return "emote"
-    raise ClientError("no_such_phrase", f"{say!r} is not a quick chat phrase or emote")
+    raise ClientError("no_such_phrase", f"{shown(say)} is not a quick chat phrase or emote")
 
 
 @command("chat")
@@ -53,7 +55,7 @@ async def chat(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     kind = kind_of(say)
     if s.watching is not None and s.route.seat is None:
         raise ClientError("spectators_cannot_chat", "spectators cannot send quick chat")
-    if not s.chat_bucket.take():
+    if not s.gw.chat_rate.take(s.player):
         raise ClientError("chat_rate_limited", "too many chat messages; wait a moment")
     try:
         room = await call(s.gw.backends.lobby.WhereIs, lobby_pb2.PlayerRequest(player=s.player))

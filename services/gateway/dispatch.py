@@ -18,7 +18,7 @@ from opentelemetry.trace import Span, SpanKind
 
 from paiju import tracing
 from services.gateway import metrics
-from services.gateway.protocol import ClientError, CommandError, error, parse, reply
+from services.gateway.protocol import ClientError, CommandError, error, parse, reply, shown
 
 if TYPE_CHECKING:
     from services.gateway.session import Session
@@ -70,7 +70,7 @@ async def dispatch(session: Session, cid: str | int | None, name: str,
     where the handler failed."""
     handler = HANDLERS.get(name)
     if handler is None:
-        refuse(session, cid, ClientError("unknown_command", f"no command {name!r}"))
+        refuse(session, cid, ClientError("unknown_command", f"no command {shown(name)}"))
         return
     if not tracing.enabled():
         await _answer(session, cid, name, args, handler, None)

@@ -14,10 +14,16 @@ from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
 from paiju.presence import PresencePublisher, wall_ms
 from paiju.spectators import SpectatorWatcher
-from services.gateway import auth
+from services.gateway import auth, chat
 from services.gateway.backends import Backends, call
 from services.gateway.fanout import Fanout
-from services.gateway.limits import CLOSE_TRY_AGAIN_LATER, Connections, QueueBudget, SessionRate
+from services.gateway.limits import (
+    CLOSE_TRY_AGAIN_LATER,
+    Connections,
+    PlayerBuckets,
+    QueueBudget,
+    SessionRate,
+)
 from services.gateway.session import Session
 
 
@@ -37,6 +43,8 @@ class Gateway:
     connections: Connections = field(init=False)
     session_rate: SessionRate = field(init=False)
     queue_budget: QueueBudget = field(init=False)
+    #: The quick chat's rate per player (services.gateway.chat), all its connections.
+    chat_rate: PlayerBuckets = field(init=False)
     #: The spectator counts of every room, from all gateways' presence.
     spectators: SpectatorWatcher = field(init=False)
 
@@ -48,6 +56,7 @@ class Gateway:
                                        cfg.gateway_max_connections_per_address)
         self.session_rate = SessionRate(cfg.gateway_sessions_per_player_per_minute)
         self.queue_budget = QueueBudget(cfg.gateway_max_queued_bytes)
+        self.chat_rate = PlayerBuckets(1 / chat.CHAT_EVERY_SECONDS, chat.CHAT_BURST)
         self.spectators = SpectatorWatcher(
             self.nats, self.tell_spectators,
             timeout_ms=int(cfg.presence_timeout_seconds * 1000))

@@ -11,7 +11,7 @@ from paiju.lobby.v1 import lobby_pb2
 from services.gateway import convert
 from services.gateway.backends import call
 from services.gateway.dispatch import command
-from services.gateway.protocol import ClientError, field
+from services.gateway.protocol import ClientError, field, shown
 
 if TYPE_CHECKING:
     from services.gateway.session import Session
@@ -52,9 +52,9 @@ async def sit(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     """Sit at ``room`` seat ``seat``; the lobby's refusals as they are."""
     room_id, seat = field(args, "room", str), field(args, "seat", int)
     if not ROOM_ID.fullmatch(room_id):
-        raise ClientError("no_such_room", f"no room {room_id!r}")
+        raise ClientError("no_such_room", f"no room {shown(room_id)}")
     if not 0 <= seat <= MAX_SEAT:
-        raise ClientError("no_such_seat", f"no seat {seat}")
+        raise ClientError("no_such_seat", f"no seat {shown(seat)}")
     assert s.identity is not None
     room = await call(s.gw.backends.lobby.Sit, lobby_pb2.SitRequest(
         player=s.player, name=s.identity.name, room=room_id, seat=seat))

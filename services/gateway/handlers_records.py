@@ -23,7 +23,7 @@ from services.gateway import metrics, replay_links
 from services.gateway.backends import CALL_TIMEOUT, call, client_error
 from services.gateway.dispatch import command
 from services.gateway.handlers_lobby import SERVER_ID
-from services.gateway.protocol import ClientError, field
+from services.gateway.protocol import ClientError, field, shown
 
 if TYPE_CHECKING:
     from services.gateway.session import Session
@@ -39,7 +39,9 @@ def _result(points: int) -> str:
 
 
 def _optional_int(args: dict[str, Any], name: str, low: int, high: int) -> int:
-    value = args.get(name, 0)
+    """``args[name]``, a whole number ``low``-``high``; 0 (the ledger's
+    default) where it is absent or null; ``bad_request`` otherwise."""
+    value = args.get(name)
     if value is None:
         return 0
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -51,7 +53,7 @@ def _optional_int(args: dict[str, Any], name: str, low: int, high: int) -> int:
 async def history(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     """``history``: my settled games, newest first, ``limit`` (1-100, default
     20) a page, older than ``before`` (the previous page's ``next``)."""
-    limit = _optional_int(args, "limit", 0, 100)
+    limit = _optional_int(args, "limit", 1, 100)
     before = _optional_int(args, "before", 0, 2**63 - 1)
     resp = await call(s.gw.backends.ledger.GetGames, ledger_pb2.GetGamesRequest(
         player=s.player, limit=limit, before=before))
@@ -75,8 +77,8 @@ async def rankings(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     there)."""
     server = field(args, "server", str)
     if not SERVER_ID.fullmatch(server):
-        raise ClientError("no_such_server", f"no server {server!r}")
-    limit = _optional_int(args, "limit", 0, 100)
+        raise ClientError("no_such_server", f"no server {shown(server)}")
+    limit = _optional_int(args, "limit", 1, 100)
     resp = await call(s.gw.backends.ledger.GetRankings, ledger_pb2.GetRankingsRequest(
         server=server, player=s.player, limit=limit))
     metrics.RANKINGS_VIEWED.inc()
@@ -106,7 +108,7 @@ async def fetch_record(s: Session, game_id: str) -> dict[str, Any]:
         return record
     if unreachable is not None:
         raise unreachable
-    raise ClientError("no_record", f"no finished game {game_id!r}")
+    raise ClientError("no_record", f"no finished game {shown(game_id)}")
 
 
 def _viewer(s: Session, args: dict[str, Any], game_id: str) -> str:

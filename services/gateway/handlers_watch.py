@@ -21,7 +21,7 @@ from services.gateway import convert, metrics
 from services.gateway.backends import call
 from services.gateway.dispatch import command
 from services.gateway.handlers_lobby import ROOM_ID
-from services.gateway.protocol import ClientError, field
+from services.gateway.protocol import ClientError, field, shown
 
 if TYPE_CHECKING:
     from services.gateway.session import Session
@@ -65,7 +65,7 @@ async def watch(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     and not counted. Watching another room ends the former watch."""
     room_id = field(args, "room", str)
     if not ROOM_ID.fullmatch(room_id):
-        raise ClientError("no_such_room", f"no room {room_id!r}")
+        raise ClientError("no_such_room", f"no room {shown(room_id)}")
     room = await call(s.gw.backends.lobby.GetRoom, lobby_pb2.GetRoomRequest(room=room_id))
     servers = await call(s.gw.backends.lobby.ListServers, lobby_pb2.ListServersRequest())
     server = next((x for x in servers.servers if x.server == room.server), None)

@@ -9,11 +9,12 @@ Pure bookkeeping, no I/O: the session and the writer apply the answers.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Protocol
 
 from services.gateway import metrics
+from services.gateway.protocol import TokenBucket
 
 #: Close code of a connection refused by a connection limit ("try again later", RFC 6455).
 CLOSE_TRY_AGAIN_LATER = 1013
@@ -85,6 +86,33 @@ class SessionRate:
             self._times = {p: t for p, t in self._times.items()
                            if t and t[-1] > now - self.WINDOW}
         return True
+
+
+class PlayerBuckets:
+    """One :class:`TokenBucket` (``rate`` per second, ``burst``) per player,
+    shared by all of the player's connections on this gateway, so signing in
+    again does not refill it. At most ``keep`` players are kept, the least
+    recently used forgotten first (a bucket unused for ``burst / rate`` seconds
+    is full again anyway)."""
+
+    def __init__(self, rate: float, burst: float, keep: int = 4096,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.keep, self.clock = rate, burst, keep, clock
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def take(self, player: str) -> bool:
+        """Spend one of ``player``'s tokens; False when it has none left."""
+        bucket = self._buckets.get(player)
+        if bucket is None:
+            bucket = self._buckets[player] = TokenBucket(self.rate, self.burst, self.clock)
+            while len(self._buckets) > self.keep:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(player)
+        return bucket.take()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
 
 
 class Queue(Protocol):

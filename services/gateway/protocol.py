@@ -21,15 +21,44 @@ MAX_DEPTH = 16
 SEND_QUEUE = 1000
 #: Commands per second per connection, and the burst allowed.
 RATE, BURST = 20.0, 40.0
+#: A command ``id``: a string of at most MAX_ID_CHARS characters, or an
+#: integer of at most as many decimal digits (below MAX_ID_INT in size).
+MAX_ID_CHARS = 64
+MAX_ID_INT: int = 10**MAX_ID_CHARS
+#: Characters of a client's value an error message shows at most (then "…"),
+#: and of a whole error message.
+MAX_SHOWN = 64
+MAX_MESSAGE = 256
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error message, cut to :data:`MAX_SHOWN`
+    characters with an ellipsis, so a refusal never echoes a client's input
+    back unbounded."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 1] + "…"
+
+
+def good_id(cid: Any) -> bool:
+    """True where ``cid`` is a command id the gateway echoes: a string of at most
+    :data:`MAX_ID_CHARS` characters or an integer of at most as many digits."""
+    if isinstance(cid, bool):
+        return False
+    if isinstance(cid, int):
+        return -MAX_ID_INT < cid < MAX_ID_INT
+    return isinstance(cid, str) and len(cid) <= MAX_ID_CHARS
 
 
 class ClientError(Exception):
     """A command refused with a stable ``code`` and a message for people."""
 
     def __init__(self, code: str, message: str = "") -> None:
+        message = message or code
+        if len(message) > MAX_MESSAGE:
+            message = message[:MAX_MESSAGE - 1] + "…"
         super().__init__(f"{code}: {message}")
         self.code = code
-        self.message = message or code
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -68,12 +97,13 @@ def parse(frame: str | bytes) -> Command:
     # A lone surrogate comes only as a \\u escape (UTF-8 cannot hold one).
     if "\\u" in frame and not _unicode(obj):
         # Echo the id only where it is itself text that can be sent.
-        raise CommandError(cid if (isinstance(cid, int) and not isinstance(cid, bool))
-                           or (isinstance(cid, str) and _unicode(cid)) else None,
+        raise CommandError(cid if good_id(cid) and (not isinstance(cid, str) or _unicode(cid))
+                           else None,
                            ClientError("bad_frame", "a frame holds a lone surrogate "
                                        "(\\ud800-\\udfff), which is not Unicode text"))
-    if cid is not None and (isinstance(cid, bool) or not isinstance(cid, str | int)):
-        raise ClientError("bad_frame", "'id' is a string or an integer")
+    if cid is not None and not good_id(cid):
+        raise ClientError("bad_frame", f"'id' is a string of at most {MAX_ID_CHARS} "
+                          f"characters or an integer of at most {MAX_ID_CHARS} digits")
     cmd = obj.get("cmd")
     if not isinstance(cmd, str):
         raise CommandError(cid, ClientError("bad_frame", "a command needs a string 'cmd'"))

@@ -74,8 +74,6 @@ class Session:
         self.route = Router(gateway.backends, self.subs, lambda: self.player)
         #: The room this connection watches (旁观), or None.
         self.watching: str | None = None
-        #: The quick chat's rate (services.gateway.chat).
-        self.chat_bucket = TokenBucket(1 / chat.CHAT_EVERY_SECONDS, chat.CHAT_BURST)
 
     # -- the connection's life -----------------------------------------------------
 

@@ -22,6 +22,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from paiju import natsconn
+from paiju.bots import BotError
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
 from tests.gateway.test_guarantees import Capture
 from tests.platform_procs import Platform
@@ -223,3 +224,92 @@ async def test_the_queued_bytes_of_all_clients_are_bounded(platform: Platform) -
                 await asyncio.wait_for(slow.recv(), timeout=10)
                 got += 1
         assert got < n
+
+
+async def chat_codes(c: Capture, n: int) -> list[str]:
+    """Send ``n`` quick chat phrases at once: ``ok`` or the refusal code of each."""
+    codes = []
+    for _ in range(n):
+        try:
+            await c.client.call_now("chat", say="hello")
+            codes.append("ok")
+        except Exception as e:  # BotError
+            codes.append(str(getattr(e, "code", e)))
+    return codes
+
+
+async def test_signing_in_again_does_not_reset_the_chat_rate(platform: Platform) -> None:
+    """The quick chat's limit (3 at once, then one every 2 s) is the player's:
+    a new connection of the same player finds the bucket as the old one left it."""
+    async with Capture(platform.gateway_url) as c:
+        await c.login("chat-again")
+        rooms = (await c.client.call("rooms", server="doudizhu-100"))["rooms"]
+        room = next(r["room"] for r in rooms if r["state"] == "idle")
+        await c.client.call("sit", room=room, seat=0)
+        first = await chat_codes(c, 5)
+        assert first[:3] == ["ok"] * 3 and "chat_rate_limited" in first[3:]
+    async with Capture(platform.gateway_url) as again:
+        await again.client.call("auth", token=c.token)
+        # At most one token came back while reconnecting (one per 2 s), not three.
+        assert (await chat_codes(again, 3)).count("ok") <= 1
+        await again.client.call("stand")
+
+
+async def test_history_and_rankings_limit_is_1_to_100(platform: Platform) -> None:
+    """docs/client-protocol.md: ``limit``? is 1–100 for both; 0 and 101 are
+    ``bad_request`` (saying 1-100), absent is the default."""
+    async with Capture(platform.gateway_url) as c:
+        await c.login("limit-reader")
+        for cmd, args in (("history", {}), ("rankings", {"server": "doudizhu-100"})):
+            for bad in (0, 101, -1, "5", 2.5):
+                with pytest.raises(BotError) as e:
+                    await c.client.call_now(cmd, **args, limit=bad)
+                assert e.value.code == "bad_request", (cmd, bad, e.value)
+                assert "1-100" in str(e.value), str(e.value)
+            assert (await c.client.call_now(cmd, **args, limit=1))["ok"]
+            assert (await c.client.call_now(cmd, **args, limit=100))["ok"]
+            assert (await c.client.call_now(cmd, **args))["ok"]
+
+
+async def test_a_refusal_never_echoes_input_unbounded(platform: Platform) -> None:
+    """A refusal shows at most 64 characters of a client's value (then "…"),
+    and a message is at most 256 characters: a 10 KB room name or command name
+    does not come back in full."""
+    async with websockets.connect(platform.gateway_url) as ws:
+        long = "房" + "x" * 10_000
+        reply = await reply_to(ws, json.dumps({"id": 1, "cmd": long}))
+        assert reply["error"] == "unknown_command"
+        assert len(reply["message"]) <= 256 and "x" * 100 not in reply["message"]
+        assert reply["message"].endswith("…"), reply["message"]
+        await reply_to(ws, json.dumps({"id": 2, "cmd": "login", "name": "echo-bound"}))
+        cases: list[tuple[str, dict[str, Any], str | None]] = [
+            ("sit", {"room": long, "seat": 0}, "no_such_room"),
+            ("sit", {"room": "doudizhu-10-01", "seat": 10**400}, "no_such_seat"),
+            ("watch", {"room": long}, "no_such_room"),
+            ("rankings", {"server": long}, "no_such_server"),
+            ("replay", {"game_id": long}, None),
+            ("chat", {"say": long}, "no_such_phrase")]
+        for cmd, args, code in cases:
+            reply = await reply_to(ws, json.dumps({"id": 3, "cmd": cmd, **args}))
+            assert reply["ok"] is False and reply["id"] == 3, reply
+            assert code is None or reply["error"] == code, reply
+            assert len(reply["message"]) <= 256, (cmd, len(reply["message"]))
+            assert "x" * 100 not in reply["message"] and "0" * 100 not in reply["message"]
+
+
+@pytest.mark.parametrize(("cid", "ok"), [
+    ("a" * 64, True), (10**64 - 1, True), (-(10**64 - 1), True), (2**70, True),
+    ("a" * 65, False), (10**64, False), (10**400, False), (-(10**399), False)],
+    ids=["str64", "digits64", "neg64", "int2^70", "str65", "digits65", "400digits", "neg400"])
+async def test_a_command_id_is_bounded(platform: Platform, cid: Any, ok: bool) -> None:
+    """docs/client-protocol.md: an ``id`` is a string of at most 64 characters
+    or an integer of at most 64 digits; another is ``bad_frame`` with a null
+    ``id`` (nothing of it echoed)."""
+    async with websockets.connect(platform.gateway_url) as ws:
+        reply = await reply_to(ws, json.dumps({"id": cid, "cmd": "ping"}))
+        if ok:
+            assert (reply["ok"], reply["id"]) == (True, cid)
+        else:
+            assert (reply["ok"], reply["error"], reply["id"]) == (False, "bad_frame", None)
+            assert str(cid)[:20] not in reply["message"]
+        assert (await reply_to(ws, '{"id": "next", "cmd": "ping"}'))["ok"] is True

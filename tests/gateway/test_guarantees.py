@@ -396,3 +396,57 @@ async def test_signing_in_again_closes_the_older_connection(platform: Platform) 
             assert first.client.ws is not None
             assert first.client.ws.close_code == 4001
             assert (await second.client.call("ping"))["ok"]
+
+
+class LateFinishBot(Bot):
+    """A bot whose ``game_finished`` comes after the room's way back to waiting
+    (the order NATS may deliver them in): it is held until the room plays
+    again, or for at most 5 s after the room's return."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.held: list[dict[str, Any]] = []
+        self.released = False
+        #: the game ids of the table events this bot received
+        self.seen: set[str] = set()
+
+    def _release(self) -> None:
+        if not self.released:
+            self.released = True
+            for ev in self.held:
+                super()._on_event(ev)
+
+    def _on_event(self, ev: dict[str, Any]) -> None:
+        t = ev.get("type")
+        if t != "room_changed" and ev.get("game_id"):
+            self.seen.add(str(ev["game_id"]))
+        if t == "game_finished" and ev.get("reason") != "redeal" and not self.released:
+            self.held.append(ev)
+            return
+        super()._on_event(ev)
+        if t == "room_changed" and ev.get("room") == self.room:
+            if ev.get("state") == "playing" and self.held:
+                self._release()  # a new game started: the old one's end comes now
+            elif ev.get("state") != "playing" and (ev.get("last_result") or {}).get(
+                    "game_id") in self.seen:
+                asyncio.get_running_loop().call_later(5.0, self._release)
+
+
+async def test_bots_never_start_a_game_beyond_the_ones_asked_for(platform: Platform) -> None:
+    """``paiju bots --games 1`` where the room's ``room_changed`` (waiting)
+    comes before the table's ``game_finished``: the bots do not ready up for a
+    second game, and leave no game running."""
+    async with Capture(platform.gateway_url) as probe:
+        await probe.login("late-probe")
+        room = idle_room((await probe.client.call("rooms", server="doudizhu-100"))["rooms"])
+        stats = Stats()
+        bots = [LateFinishBot(platform.gateway_url, f"late-{s}", "doudizhu", room, s, 1,
+                              (0.0, 0.02), stats, random.Random(s)) for s in range(3)]
+        await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), timeout=300)
+        assert all(b.held for b in bots)  # each saw the room's return before the end
+        assert stats.games == Counter({"doudizhu": 1})
+        games = set().union(*(b.seen for b in bots))
+        assert games == {bots[0].held[0]["game_id"]}  # no second game was dealt
+        rooms = (await probe.client.call("rooms", server="doudizhu-100"))["rooms"]
+        state = next(r["state"] for r in rooms if r["room"] == room)
+        assert state != "playing"

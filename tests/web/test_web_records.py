@@ -118,9 +118,14 @@ async def open_replay(page: Any, artifacts: Path, prefix: str, game_id: str) -> 
     await page.click("#btn-history")
     await page.wait_for_selector(f'.hist-row[data-game="{game_id}"]')
     await page.screenshot(path=str(artifacts / f"history{prefix}.png"), full_page=True)
+    # The table as the table panel names it (docs/web-client.md), never the room id.
+    where = await page.inner_text(f'.hist-row[data-game="{game_id}"] .h-where')
+    assert where.endswith("02 号桌") and SERVER not in where, where
     await page.click(f'.hist-row[data-game="{game_id}"] [data-rec="replay"]')
     await page.wait_for_function("() => { const s = document.querySelector('#rp-step');"
                                  " return s && s.dataset.step === '0'; }")
+    terms = await page.inner_text("#screen-replay .bar .terms")
+    assert terms.startswith("02 号桌") and SERVER not in terms, terms
     shown: dict[str, Any] = await page.evaluate(REPLAY_JS)
     return shown
 

@@ -172,13 +172,21 @@ function finishedGame() {
   return S.lastGame && (!S.room || S.lastGame.room === S.room.room) ? S.lastGame : null;
 }
 
-/** Send ``leave``: an escape during a game (its result follows as events),
- * else a stand (back to the room list). */
-async function leaveNow() {
-  const r = await call("leave");
+/** Send ``leave`` (or ``cmd`` ``stand``): an escape during a game (its result
+ * follows as events), else a stand (back to the room list). */
+async function leaveNow(cmd = "leave") {
+  // The lobby's room_changed without me may come before the reply: it is my
+  // own leave then, not a kick (events.js roomChanged).
+  const server = S.room ? S.room.server : S.server;
+  S.leaving = S.room ? S.room.room : null;
+  let r;
+  try {
+    r = await call(cmd);
+  } finally {
+    S.leaving = null;
+  }
   if (!r.ok) { toast(errorText(r)); return; }
   if (r.escaped) { toast("你已退出，本局按逃跑结算", false); return; }
-  const server = S.room ? S.room.server : S.server;
   S.room = null;
   S.game = null;
   S.result = null;
@@ -221,16 +229,7 @@ export const actions = {
     S.screen = "table";
     render();
   },
-  async stand() {
-    const r = await call("stand");
-    if (!r.ok) { toast(errorText(r)); return; }
-    const server = S.room ? S.room.server : S.server;
-    S.room = null;
-    S.game = null;
-    S.result = null;
-    saveRoom();
-    await openServer(server);
-  },
+  async stand() { await leaveNow("stand"); },
   /** 退出: during a game a warning first (quitting is an escape, seed 000
    * 例外, with the points the server says it costs); outside one, stand up. */
   async leave() {

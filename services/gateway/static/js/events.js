@@ -24,9 +24,15 @@ function roomChanged(ev) {
     if (ev.version !== undefined && S.room.version !== undefined && ev.version < S.room.version) return;
     const mine = ev.seats.some((s) => s.player === S.me.player);
     if (!mine) {
+      const running = S.game && S.game.phase !== "finished";
+      if (S.leaving === key && !running) {
+        // My own 退出 outside a game, before its reply: no kick (leaveNow goes on).
+        leaveTable();
+        return;
+      }
       S.room = null;
       saveRoom();
-      if (S.game && S.game.phase !== "finished") {
+      if (running) {
         // Out of the room at the end of my game (an escape): the lobby frees
         // the room before the table announces game_finished, which follows.
         const id = S.game.id;

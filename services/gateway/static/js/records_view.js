@@ -4,6 +4,7 @@
 import { $, setHtml, esc, avatar } from "./dom.js";
 import { rowHtml, suitIcon } from "./cards.js";
 import { BIDS, PHASES } from "./text.js";
+import { tableName } from "./table_view.js";
 
 const RESULT = { win: "胜", loss: "负", draw: "平" };
 const ACTIONS = { pass: "不出", bury: "扣底", reveal: "亮明", end_declare: "叫主结束",
@@ -36,7 +37,7 @@ export function renderHistory(S) {
   const h = S.history || { games: [], next: 0 };
   const rows = h.games.map((g) => `<div class="hist-row ${g.result}" data-game="${esc(g.game_id)}">` +
     `<span class="h-when">${when(g.ts_ms)}</span>` +
-    `<span class="h-where">${esc(gameTitle(S, g.game))} · ${esc(serverName(S, g.server))} · ${esc(g.room)}</span>` +
+    `<span class="h-where">${esc(gameTitle(S, g.game))} · ${esc(serverName(S, g.server))} · ${esc(tableName(g.room))}</span>` +
     `<span class="h-res">${RESULT[g.result]}</span>` +
     `<span class="h-pts">${signed(g.points)} 分</span>` +
     `<span class="h-coins">${signed(g.coins)} 金币${g.fee ? `（手续费 ${g.fee}）` : ""}</span>` +
@@ -103,7 +104,7 @@ export function renderReplay(S) {
   const last = rp.steps - 1;
   const trickNo = rp.tricks.filter((x) => x <= rp.step).length;
   setHtml($("#screen-replay"), bar(`回放 · ${esc(gameTitle(S, rp.game))}`,
-    `<span class="terms">${esc(rp.room)}${rp.finished_at ? ` · ${when(rp.finished_at)}` : ""}${rp.viewer === "operator" ? " · 管理员" : ""}</span>`,
+    `<span class="terms">${esc(tableName(rp.room))}${rp.finished_at ? ` · ${when(rp.finished_at)}` : ""}${rp.viewer === "operator" ? " · 管理员" : ""}</span>`,
     !!S.me) +
     `<div class="rp-controls">` +
     `<button id="rp-first" data-rec="step" data-to="first" ${rp.step === 0 ? "disabled" : ""}>开始</button>` +

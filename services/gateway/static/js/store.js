@@ -13,6 +13,7 @@ export const S = {
   server: null,             // the server whose rooms are listed / watched
   rooms: new Map(),         // room id -> room (room_changed shape)
   room: null,               // my room
+  leaving: null,            // the room my 退出 (leave) is on its way out of, or null
   game: null,
   result: null,             // the last game_finished (settlement table)
   lastGame: null,           // the game just played (看分 and 上一轮 after it)
