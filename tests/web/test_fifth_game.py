@@ -58,7 +58,7 @@ async def test_fifth_game_end_to_end(platform: Platform, browser: Any, artifacts
     room = "duel-10-01"
     page = await open_page(browser, platform, DESKTOP, me)
     await page.wait_for_selector(".game-group h3")
-    heads = await page.eval_on_selector_all(".game-group h3",
+    heads = await page.eval_on_selector_all(".game-group h3 .gtitle",
                                             "els => els.map((e) => e.textContent)")
     assert heads == ["对决"], heads
     seats = await page.inner_text('.server[data-server="duel-10"] .srooms')

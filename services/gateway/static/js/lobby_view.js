@@ -26,7 +26,7 @@ export function renderServers(S) {
   const byGame = {};
   for (const s of S.servers) (byGame[s.game] ||= []).push(s);
   setHtml($("#screen-servers"), `<h2>金币服务器</h2>` + Object.entries(byGame).map(([game, list]) =>
-    `<div class="game-group"><h3>${esc(list[0].game_title || game)} ${quickStartButton(game)}</h3><div class="servers">` +
+    `<div class="game-group"><h3><span class="gtitle">${esc(list[0].game_title || game)}</span> ${quickStartButton(game)}</h3><div class="servers">` +
     list.map((s) => `<button class="server" data-act="openServer" data-server="${esc(s.server)}">` +
       `<span class="sname">${esc(s.name)}</span><span class="sterms">${esc(serverTerms(s))}</span>` +
       `<span class="srooms">${s.rooms} 个房间 · ${s.seats} 人</span></button>`).join("") +
