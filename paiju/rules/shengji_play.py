@@ -40,6 +40,15 @@ class ShengjiPlay(ShengjiShown):
         cls = self.cls
         check_follow(hand, self._classes(seat).get(cls[lead[0]]), cls, lead, cards)
 
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """A play of the seat to act in ``play`` (see
+        :meth:`~paiju.rules.engine.Game._fast_apply`); the rest goes the
+        shared way."""
+        if (action.type == "play" and self._phase == "play" and self.escaped is None
+                and action.seat == (self.leader + len(self.trick)) % SEATS):
+            return self._play(action)
+        return None
+
     def _play(self, a: Action) -> list[Event]:
         seat = a.seat
         assert seat is not None
