@@ -198,8 +198,8 @@ class ShengjiPlay(ShengjiShown):
         if n == 1:  # a card of the led class, or any card without one
             split = self._by_class[seat]
             suit = (self._classes(seat) if split is None else split).get(led)
-            singles = SINGLES[seat]
-            return [singles[c] for c in (sorted(suit) if suit else self._cards_held(seat))]
+            return list(map(SINGLES[seat].__getitem__,
+                            sorted(suit) if suit else self._cards_held(seat)))
         return play_actions(seat, follows(self._suit_items(seat, led), self._hands[seat],
                                           self.cls, led, n))
 
