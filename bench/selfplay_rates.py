@@ -1,6 +1,6 @@
 """Random self-play games per second of every engine, redeals counted apart.
 
-usage: python bench/selfplay_rates.py [--games N] [--quick]
+usage: python bench/selfplay_rates.py [--games N] [--quick] [--gc service|python]
 
 For every game (shengji once per deck count, 1 to 4) it plays random
 self-play deals (:func:`paiju.rules.selfplay.play_random`, seeded) until
@@ -12,8 +12,14 @@ rate of all deals. doudizhu is measured side by side with rlcard's raw
 ``DoudizhuGame`` (random legal actions, the same number of games, the two
 interleaved in 10 rounds; :func:`bench.engines.rlcard_runner`).
 
+The engines run inside a service process (the table), whose garbage
+collector :func:`paiju.service.tune_gc` sets once serving (what was made
+at start frozen, the young generation collected every 10,000 allocations);
+the bench measures under that setting after its imports, or under
+CPython's default collector with ``--gc python``.
+
 Prints one line per engine with the goal (500 games/s; doudizhu 5× rlcard),
-then a JSON line.
+then a JSON line (with ``"gc"``: ``service`` or ``python``).
 """
 
 from __future__ import annotations
@@ -163,9 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=None, help="complete games each (1000)")
     parser.add_argument("--quick", action="store_true", help="50 games each")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--gc", choices=("service", "python"), default="service",
+                        help="the collector's setting: the services' (tune_gc) or CPython's")
     args = parser.parse_args(argv)
     games = args.games or (50 if args.quick else 1000)
-    print(json.dumps({"bench": "engines", **run(games, args.seed)}), flush=True)
+    if args.gc == "service":
+        from paiju.service import tune_gc
+
+        tune_gc()
+    print(json.dumps({"bench": "engines", "gc": args.gc, **run(games, args.seed)}), flush=True)
     return 0
 
 

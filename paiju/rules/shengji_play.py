@@ -40,6 +40,15 @@ class ShengjiPlay(ShengjiShown):
         cls = self.cls
         check_follow(hand, self._classes(seat).get(cls[lead[0]]), cls, lead, cards)
 
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """A play of the seat to act in ``play`` (see
+        :meth:`~paiju.rules.engine.Game._fast_apply`); the rest goes the
+        shared way."""
+        if (action.type == "play" and self._phase == "play" and self.escaped is None
+                and action.seat == (self.leader + len(self.trick)) % SEATS):
+            return self._play(action)
+        return None
+
     def _play(self, a: Action) -> list[Event]:
         seat = a.seat
         assert seat is not None
@@ -189,8 +198,8 @@ class ShengjiPlay(ShengjiShown):
         if n == 1:  # a card of the led class, or any card without one
             split = self._by_class[seat]
             suit = (self._classes(seat) if split is None else split).get(led)
-            singles = SINGLES[seat]
-            return [singles[c] for c in (sorted(suit) if suit else self._cards_held(seat))]
+            return list(map(SINGLES[seat].__getitem__,
+                            sorted(suit) if suit else self._cards_held(seat)))
         return play_actions(seat, follows(self._suit_items(seat, led), self._hands[seat],
                                           self.cls, led, n))
 

@@ -165,6 +165,25 @@ class ShengjiState(Game):
     def _ended(self) -> bool:
         return self._phase == "finished"
 
+    @property
+    def finished(self) -> bool:
+        """True once the game has ended: normally, by a redeal or by an escape
+        (:attr:`Game.finished <paiju.rules.engine.Game.finished>`, read in one step)."""
+        return self._phase == "finished" or self.escaped is not None
+
+    def to_act(self) -> list[int]:
+        """The seat to act (a list of one) while burying or in play; ``[]``
+        while declaring or once finished (:meth:`Game.to_act
+        <paiju.rules.engine.Game.to_act>`, read in one step)."""
+        if self.escaped is None:
+            phase = self._phase
+            if phase == "play":
+                return [(self.leader + len(self.trick)) % SEATS]
+            if phase == "burying":
+                assert self.dealer is not None
+                return [self.dealer]
+        return []
+
     def _to_act(self) -> list[int]:
         if self._phase == "burying":
             assert self.dealer is not None
