@@ -168,6 +168,13 @@ class Client:
                 await self.reader
 
 
+def sitting(game_id: str) -> str:
+    """The lobby's game id of a deal: ``<id>`` of ``<id>.r<n>`` (a redeal), else
+    ``game_id`` itself."""
+    head, dot, tail = game_id.rpartition(".r")
+    return head if dot and tail.isdigit() else game_id
+
+
 class Bot:
     """One player: sits at ``room`` seat ``seat`` and plays ``games`` games, or
     until a game finishes after ``until_ms`` (unix ms, the server's clock as the
@@ -241,7 +248,7 @@ class Bot:
             # game_finished: its last_result then ends the bot's game already.
             last = ev.get("last_result")
             if self.room_state != "playing" and isinstance(last, dict) \
-                    and str(last.get("game_id")) in self.played:
+                    and sitting(str(last.get("game_id"))) in self.played:
                 self._game_over(str(last["game_id"]), int(last.get("ended_ms") or 0),
                                 final=False)
             self.wake.set()
@@ -250,7 +257,8 @@ class Bot:
         """Game ``game_id`` of the bot finished at ``ts_ms`` (unix ms): count it
         once; after the games asked for (or past ``until_ms``) ready no more,
         and stop at its ``game_finished`` (``final``; else within
-        :data:`FINISH_GRACE` s)."""
+        :data:`FINISH_GRACE` s). A deal and its redeals are one game."""
+        game_id = sitting(game_id)
         if game_id not in self.finished:
             self.finished.add(game_id)
             if self.seat == 0:
@@ -277,7 +285,7 @@ class Bot:
             self.player_seq = max(self.player_seq, seq)
             return
         if game:
-            self.played.add(game)
+            self.played.add(sitting(game))
         if game != self.game_id:
             self.game_id, self.seq = game, 0
         if self.seq and seq > self.seq + 1:
@@ -291,7 +299,7 @@ class Bot:
         ``seq`` numbers, and the bot's turn if it is to act."""
         if view.get("game_id"):
             self.game_id = str(view["game_id"])
-            self.played.add(self.game_id)
+            self.played.add(sitting(self.game_id))
         if isinstance(view.get("seq"), int):
             self.seq = view["seq"]
         if isinstance(view.get("player_seq"), int):
