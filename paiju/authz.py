@@ -17,9 +17,10 @@ proto and nothing else, and that docs/operations.md shows :func:`markdown`.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,40 +192,41 @@ def _guarded(handler: grpc.RpcMethodHandler, check: Check, done: Done,
     }
     attr, make = kinds[(bool(handler.request_streaming), bool(handler.response_streaming))]
     behaviour = getattr(handler, attr)
+    async def admitted(context: grpc.aio.ServicerContext[Any, Any]) -> bool:
+        """Run ``check`` (a refusal aborts); True for a call by the operator."""
+        refusal, by_operator = check(context)
+        if refusal is not None:
+            if by_operator:
+                done(context, "denied")
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal)
+        return by_operator
+
+    @contextlib.contextmanager
+    def reported(context: grpc.aio.ServicerContext[Any, Any], by_operator: bool
+                 ) -> Iterator[None]:
+        """Report an operator's call to ``done`` once it ended (``error`` if it raised)."""
+        try:
+            yield
+        except BaseException:
+            if by_operator:
+                done(context, "error")
+            raise
+        if by_operator:
+            done(context, _outcome(context))
+
     if inspect.isasyncgenfunction(behaviour):
         async def generator(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            refusal, by_operator = check(context)
-            if refusal is not None:
-                if by_operator:
-                    done(context, "denied")
-                await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal)
-            try:
+            by_operator = await admitted(context)
+            with reported(context, by_operator):
                 async for reply in behaviour(request, context):
                     yield reply
-            except BaseException:
-                if by_operator:
-                    done(context, "error")
-                raise
-            if by_operator:
-                done(context, _outcome(context))
         wrapped: Any = generator
     else:  # a coroutine (or plain function) returning the reply or using context.write
         async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            refusal, by_operator = check(context)
-            if refusal is not None:
-                if by_operator:
-                    done(context, "denied")
-                await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal)
-            try:
+            by_operator = await admitted(context)
+            with reported(context, by_operator):
                 result = behaviour(request, context)
-                reply = await result if inspect.isawaitable(result) else result
-            except BaseException:
-                if by_operator:
-                    done(context, "error")
-                raise
-            if by_operator:
-                done(context, _outcome(context))
-            return reply
+                return await result if inspect.isawaitable(result) else result
         wrapped = call
     return make(wrapped, request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer)
