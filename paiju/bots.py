@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
-import json
 import random
 import secrets
 import statistics
@@ -30,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import websockets
-from websockets.asyncio.client import ClientConnection
 
+from paiju.botclient import BotError, Client
 from paiju.rules import ENGINES, load
 
 #: Public events that answer a seat's own action (for the round trip).
@@ -39,8 +37,6 @@ ACTION_EVENTS = {"played", "passed", "bid", "declared", "revealed", "taken_back"
 #: Events on the player's own subject, numbered by its private ``seq``
 #: (docs/client-protocol.md "Events"); the table's public events carry its public ``seq``.
 PRIVATE_EVENTS = {"hand", "your_turn", "kitty", "view", "balance_changed"}
-#: Commands per second a bot sends at most (the gateway allows 20).
-BOT_RATE = 15.0
 #: Seats per game (shared/spec/records.md "Games"), as the engines have them.
 SEATS = {game: load(game).seats for game in ENGINES}
 GAMES = tuple(SEATS)
@@ -52,14 +48,6 @@ FINISH_GRACE = 10.0
 
 #: Refusals that a moment later may go through (the bot tries again).
 TRANSIENT = frozenset({"unavailable", "rate_limited", "busy"})
-
-
-class BotError(Exception):
-    """A reply with ``ok: false`` (``code`` is its error code)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
 
 
 @dataclass
@@ -85,87 +73,6 @@ class Stats:
                 "actions": self.actions, "actions_per_second": round(self.actions / seconds, 2)
                 if seconds > 0 else 0, "rtt_ms": {"p50": pct(50), "p99": pct(99)},
                 "reconnects": self.reconnects, "seconds": round(seconds, 1)}
-
-
-class Client:
-    """A WebSocket client of the protocol: commands with ids, replies matched
-    to them, events delivered to ``on_event``."""
-
-    def __init__(self, url: str, on_event: Any) -> None:
-        self.url = url
-        self.on_event = on_event
-        self.ws: ClientConnection | None = None
-        self.ids = itertools.count(1)
-        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.reader: asyncio.Task[None] | None = None
-        self.closed = asyncio.Event()
-        self.next_send = 0.0
-
-    async def connect(self) -> None:
-        """Open the connection and start reading."""
-        self.closed.clear()
-        self.ws = await websockets.connect(self.url, max_size=4 * 1024 * 1024,
-                                           open_timeout=20)
-        self.reader = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        assert self.ws is not None
-        try:
-            async for frame in self.ws:
-                msg = json.loads(frame)
-                if msg.get("type") == "reply":
-                    fut = self.pending.pop(msg.get("id"), None)
-                    if fut is not None and not fut.done():
-                        fut.set_result(msg)
-                else:
-                    self.on_event(msg)
-        except websockets.ConnectionClosed:
-            pass
-        finally:
-            for fut in self.pending.values():
-                if not fut.done():
-                    fut.set_exception(ConnectionError("connection closed"))
-            self.pending.clear()
-            self.closed.set()
-
-    async def call(self, cmd: str, **args: Any) -> dict[str, Any]:
-        """Send a command and wait for its reply; raises :class:`BotError` for a
-        refusal and ``ConnectionError`` when the connection drops."""
-        await self.pace()
-        return await self.call_now(cmd, **args)
-
-    async def pace(self) -> None:
-        """Wait until one more command keeps under ``BOT_RATE`` (the gateway's
-        rate limit is respected, as a well-behaved client does)."""
-        now = time.monotonic()
-        if self.next_send > now:
-            await asyncio.sleep(self.next_send - now)
-        self.next_send = max(now, self.next_send) + 1 / BOT_RATE
-
-    async def call_now(self, cmd: str, **args: Any) -> dict[str, Any]:
-        """:meth:`call` without pacing (after :meth:`pace`)."""
-        if self.ws is None or self.closed.is_set():
-            raise ConnectionError("not connected")
-        cid = next(self.ids)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.pending[cid] = fut
-        try:
-            await self.ws.send(json.dumps({"id": cid, "cmd": cmd, **args}))
-        except websockets.ConnectionClosed as e:
-            self.pending.pop(cid, None)
-            raise ConnectionError("connection closed") from e
-        reply = await asyncio.wait_for(fut, timeout=60)
-        if not reply.get("ok"):
-            raise BotError(str(reply.get("error")), str(reply.get("message")))
-        return reply
-
-    async def close(self) -> None:
-        """Close the connection."""
-        if self.ws is not None:
-            await self.ws.close()
-        if self.reader is not None:
-            with contextlib.suppress(BaseException):
-                await self.reader
 
 
 def sitting(game_id: str) -> str:
