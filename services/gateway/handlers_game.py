@@ -97,15 +97,29 @@ async def view(s: Session, args: dict[str, Any]) -> dict[str, Any]:
             "spectators": s.gw.spectator_count(seat.room) if seat else 0}
 
 
+async def public_read(s: Session, rpc: str) -> dict[str, Any]:
+    """The table's public ``rpc`` (GetScores, GetLastTrick) of the player's
+    game, or of the watched room's game for a spectator (旁观: an empty
+    player); ``no_game`` where the watched room has none."""
+    if s.watching is not None and s.route.seat is None:
+        room = await call(s.gw.backends.lobby.GetRoom, lobby_pb2.GetRoomRequest(room=s.watching))
+        if not room.table_instance:
+            raise ClientError("no_game", "the watched room has no running game")
+        resp = await call(getattr(s.gw.backends.table(room.table_instance), rpc),
+                          table_pb2.ViewRequest(room=room.room))
+    else:
+        resp = await s.table_call(rpc, s.view_request)
+    found: dict[str, Any] = json.loads(resp.json)
+    return found
+
+
 @command("scores")
 async def scores(s: Session, args: dict[str, Any]) -> dict[str, Any]:
-    """``scores``: 看分."""
-    resp = await s.table_call("GetScores", s.view_request)
-    return {"scores": json.loads(resp.json)}
+    """``scores``: 看分, to a seated player or a spectator (:func:`public_read`)."""
+    return {"scores": await public_read(s, "GetScores")}
 
 
 @command("last_trick")
 async def last_trick(s: Session, args: dict[str, Any]) -> dict[str, Any]:
-    """``trick``: 上一轮."""
-    resp = await s.table_call("GetLastTrick", s.view_request)
-    return {"trick": json.loads(resp.json)}
+    """``trick``: 上一轮, to a seated player or a spectator (:func:`public_read`)."""
+    return {"trick": await public_read(s, "GetLastTrick")}

@@ -181,11 +181,14 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                            context: grpc.aio.ServicerContext,
                            read: Callable[[RunningGame], dict[str, Any]]
                            ) -> table_pb2.ViewResponse:
-        """``read(game)`` as JSON for a player seated in the room's game;
-        ``no_game`` / ``not_seated`` otherwise."""
+        """``read(game)`` (public data, the same for every seat) as JSON for a
+        player seated in the room's game, or for a spectator (旁观) when
+        ``player`` is empty (the gateway asks so only for a session watching
+        the room); ``no_game`` / ``not_seated`` otherwise."""
         async def body() -> table_pb2.ViewResponse:
             game = self.table.room(request.room).game
-            game.seat_of(request.player)
+            if request.player:
+                game.seat_of(request.player)
             return table_pb2.ViewResponse(json=json.dumps(read(game), ensure_ascii=False))
         return await _guard(context, body)
 

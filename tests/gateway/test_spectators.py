@@ -105,6 +105,21 @@ async def watch_once_started(c: Capture, server: str, room: str) -> dict[str, An
     raise TimeoutError(f"{room} never started")
 
 
+async def same_as_a_seat(spectator: Capture, seat: CapturingBot, cmd: str, key: str,
+                         nonempty: bool = False) -> dict[str, Any]:
+    """``cmd``'s reply ``key`` to the spectator, once a seated player got the
+    same between two of the spectator's (no action came in between; with
+    ``nonempty``, once there is something: a finished trick). Fails after 30 s."""
+    for _ in range(300):
+        first = (await spectator.client.call(cmd))[key]
+        theirs = (await seat.client.call(cmd))[key]
+        again = (await spectator.client.call(cmd))[key]
+        if first == theirs == again and (not nonempty or any(theirs.values())):
+            return dict(theirs)
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{cmd}: the spectator never got what the seat got ({first}, {theirs})")
+
+
 def counts(bot: CapturingBot) -> list[int]:
     """The spectator counts a seat was told, in order."""
     return [e["count"] for e in bot.events if e["type"] == "spectators"]
@@ -220,6 +235,10 @@ async def test_spectator_rules_and_counts_across_gateways(platform: Platform) ->
         assert await refused(far.client, "chat", say="hurry") == "spectators_cannot_chat"
         view = (await far.client.call("view"))["view"]
         assert view["spectator"] is True and view["hand"] == []
+        # 看分 and 上一轮 are public: the spectator gets what a seat gets.
+        trick = await same_as_a_seat(far, bots[0], "last_trick", "trick", nonempty=True)
+        assert {"seat", "cards"} <= set(trick["last_trick"][0]) or "pass" in trick["last_trick"][0]
+        await same_as_a_seat(far, bots[0], "scores", "scores")
         # Not seated: the room has its three players only.
         seated = (await room_of(probe, server, room))["seats"]
         assert len(seated) == 3 and "far-watcher" not in {s["name"] for s in seated}

@@ -19,6 +19,7 @@ from tests.web.helpers import (
     PHONE,
     RecordingBot,
     check_settlement,
+    look_at_scores_and_last_trick,
     no_emoji,
     no_horizontal_overflow,
     open_page,
@@ -102,6 +103,8 @@ async def test_watch_a_game_to_its_end_on_a_phone(platform: Platform, browser: A
         await no_horizontal_overflow(page)
         await no_emoji(page, "watching")
         await page.screenshot(path=str(artifacts / "watch_phone_playing.png"))
+        # 看分 and 上一轮 are public: a spectator opens them too.
+        await look_at_scores_and_last_trick(page, artifacts, "watch_phone")
         # A dropped connection: the page signs in again and watches again.
         await page.evaluate("() => window.paiju.actions.drop()")
         await page.wait_for_function(

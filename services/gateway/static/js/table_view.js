@@ -284,6 +284,8 @@ function renderSide(S) {
     if (g.myKitty && g.myKitty.length && g.rules.own_kitty_shown) bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
   }
   const started = room && room.state === "started" && g && g.phase !== "finished";
+  // 看分 and 上一轮: public, so for spectators too.
+  const looks = `<button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>`;
   setHtml($("#side"),
     `<div class="me">${me ? avatar(me.player, me.name, "lg") : ""}<div><div class="pname">${esc(me ? me.name : "")}</div>` +
     `<div class="pcoins">${icon("coin")} ${me ? me.coins : ""}</div></div></div>` +
@@ -292,9 +294,9 @@ function renderSide(S) {
       `<div class="row"><span>游戏</span><b>${esc((srv && srv.game_title) || room.game)}</b></div>` +
       (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") : "") +
     `</div><div class="ginfo">${bits.join("")}</div>` +
-    (watching ? `<div class="side-btns"><span class="badge watching" id="watching">旁观中</span>` +
+    (watching ? `<div class="side-btns"><span class="badge watching" id="watching">旁观中</span>` + looks +
       `<button id="btn-unwatch" class="danger" data-act="unwatch">离开旁观</button></div>` :
-    `<div class="side-btns"><button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>` +
+    `<div class="side-btns">${looks}` +
     (!started && room ? `<button id="btn-stand" data-act="stand">站起</button>` : "") +
     (room ? `<button id="btn-leave" class="danger" data-act="leave">退出</button>` : "") + `</div>`) +
     `<div class="log" id="log" aria-live="polite" aria-label="牌局记录">${S.log.slice(-12).map((l) => `<div>${withSuitIcons(esc(l))}</div>`).join("")}</div>`);
