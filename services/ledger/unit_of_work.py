@@ -13,6 +13,7 @@ and dropped connections are retried with a jittered backoff
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -20,14 +21,17 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
 import asyncpg  # type: ignore[import-untyped]
+import psycopg
 from sqlalchemy import Connection, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from paiju.db import retryable
 from services.ledger.metrics import RETRIES
+from services.ledger.pgpipe import Pipe, PipePool
 
 T = TypeVar("T")
+C = TypeVar("C")
 
 
 def now_ms() -> int:
@@ -64,6 +68,13 @@ def _connection_gone(raw: Any, e: Exception) -> bool:
     return str(getattr(e, "sqlstate", "") or "")[:2] in ("08", "57")
 
 
+def pipe_gone(e: Exception) -> bool:
+    """Whether a pipe is unusable after ``e``: no server error (the connection
+    broke, or a client-side error), or a server error of class 08 or 57."""
+    code = str(getattr(e, "sqlstate", "") or "")
+    return not code or code[:2] in ("08", "57")
+
+
 class UnitOfWork:
     """Write and read transactions on one migrated database.
 
@@ -91,6 +102,7 @@ class UnitOfWork:
             _sqlite_transactions(engine)
         self._write_engine = engine.execution_options(ledger_write=True)
         self._driver_pool: Any = None
+        self._pipes: PipePool | None = None
         self._driver_lock = asyncio.Lock()
 
     @asynccontextmanager
@@ -133,16 +145,20 @@ class UnitOfWork:
             self.on_commit()
         return result
 
-    async def run_driver(self, operation: str, work: Callable[[Any], Awaitable[T]],
+    async def run_driver(self, operation: str, work: Callable[[Pipe], Awaitable[T]],
                          events: bool = False) -> T:
-        """PostgreSQL only: as :meth:`run`, but ``work`` gets an asyncpg
-        connection (of the hot path's own pool, :meth:`_driver`) inside an
-        asyncpg transaction — the hot path skips SQLAlchemy's pool and
-        statement layers. Driver errors become ``sqlalchemy.exc.DBAPIError``
-        (original in ``orig``, ``connection_invalidated`` when the connection
-        is gone, which is then closed), so that they are retried and reported
-        as every other database error."""
-        result = await self._retrying(operation, work, self._driver_write)
+        """PostgreSQL only: as :meth:`run`, but ``work`` gets a pipe of the hot
+        path's own pool (services/ledger/pgpipe.py: pipeline mode, the
+        statements of a batch sent together) and runs the transaction itself:
+        its first batch begins with BEGIN, its last ends with COMMIT (an
+        error in the batch skips the COMMIT). If ``work`` raises, the
+        transaction is rolled back. Driver errors become
+        ``sqlalchemy.exc.DBAPIError`` (original in ``orig``,
+        ``connection_invalidated`` when the connection is gone, which is then
+        closed), so that they are retried and reported as every other
+        database error. Raises AssertionError if ``work`` returns with the
+        transaction still open."""
+        result = await self._retrying(operation, work, self._pipe)
         if events and self.on_commit is not None:
             self.on_commit()
         return result
@@ -154,21 +170,39 @@ class UnitOfWork:
         round trip, no BEGIN or COMMIT), retried as :meth:`run_driver`. For
         single statements that are atomic by themselves (the outbox relay's
         read and mark). Never calls ``on_commit``."""
-        return await self._retrying(operation, work, lambda: self._driver_conn(False))
-
-    def _driver_write(self) -> AbstractAsyncContextManager[Any]:
-        return self._driver_conn(True)
+        return await self._retrying(operation, work, self._driver_conn)
 
     @asynccontextmanager
-    async def _driver_conn(self, transaction: bool) -> AsyncIterator[Any]:
+    async def _pipe(self) -> AsyncIterator[Pipe]:
+        """A pipe of the hot path's pool (opened at first use, at most
+        ``driver_pool_size`` connections) for one transaction; rolled back if
+        the block raises (a pipe that cannot roll back, or is cancelled in the
+        middle of a batch, is closed by its pool)."""
+        if self._pipes is None:
+            url = self.engine.url.set(drivername="postgresql")
+            self._pipes = PipePool(url.render_as_string(hide_password=False),
+                                   self.driver_pool_size)
+        try:
+            async with self._pipes.acquire() as pipe:
+                try:
+                    yield pipe
+                except Exception:
+                    if not pipe.closed():
+                        with contextlib.suppress(psycopg.Error, OSError):
+                            await pipe.rollback()
+                    raise
+                if pipe.in_transaction():
+                    await pipe.rollback()
+                    raise AssertionError("the hot path's work left its transaction open")
+        except (psycopg.Error, OSError) as e:
+            raise DBAPIError(None, None, e, connection_invalidated=pipe_gone(e)) from e
+
+    @asynccontextmanager
+    async def _driver_conn(self) -> AsyncIterator[Any]:
         pool = await self._driver()
         async with pool.acquire() as raw:
             try:
-                if transaction:
-                    async with raw.transaction():
-                        yield raw
-                else:
-                    yield raw
+                yield raw
             except (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError,
                     OSError) as e:
                 if gone := _connection_gone(raw, e):
@@ -191,7 +225,10 @@ class UnitOfWork:
         return self._driver_pool
 
     async def close(self) -> None:
-        """Close the hot path's pool (the engine is disposed by its owner)."""
+        """Close the hot path's pools (the engine is disposed by its owner)."""
+        if self._pipes is not None:
+            self._pipes.close()
+            self._pipes = None
         if self._driver_pool is not None:
             await self._driver_pool.close()
             self._driver_pool = None
@@ -212,9 +249,8 @@ class UnitOfWork:
         such as a connection dropped while it sat in the pool."""
         return await self._retrying(operation, work, lambda: self.read(snapshot))
 
-    async def _retrying(self, operation: str, work: Callable[[AsyncConnection], Awaitable[T]],
-                        connect: Callable[[], AbstractAsyncContextManager[AsyncConnection]],
-                        ) -> T:
+    async def _retrying(self, operation: str, work: Callable[[C], Awaitable[T]],
+                        connect: Callable[[], AbstractAsyncContextManager[C]]) -> T:
         for attempt in range(self.max_attempts):
             try:
                 async with connect() as conn:
