@@ -3,7 +3,6 @@ them (``ledger_outbox``), read and marked sent by the relay (services/ledger/rel
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from paiju import subjects, tracing
+from paiju import jsontext, subjects, tracing
 from services.ledger.models import outbox
 from services.ledger.unit_of_work import UnitOfWork
 
@@ -38,7 +37,7 @@ def event_rows(events: Sequence[dict[str, Any]],
                ) -> tuple[list[str], list[str], list[str], list[str]]:
     """The outbox columns of ``balance_changed`` events (each a dict with
     ``player``, optional ``game_id``): subjects (``paiju.player.<player>.events``),
-    types, game ids and the JSON data, in the events' order. With tracing on,
+    types, game ids and the JSON data (paiju/jsontext.py), in the events' order. With tracing on,
     the data carries the current span's ``traceparent`` under :data:`TRACE_KEY`
     (the relay publishes the event in that trace and leaves the key out)."""
     trace = (tracing.headers() or {}).get("traceparent")
@@ -46,8 +45,7 @@ def event_rows(events: Sequence[dict[str, Any]],
     return ([subjects.player_events(e["player"]) for e in events],
             [BALANCE_CHANGED] * len(events),
             [e.get("game_id", "") for e in events],
-            [json.dumps({**e, **extra}, ensure_ascii=False, separators=(",", ":"))
-             for e in events])
+            [jsontext.dumps({**e, **extra}) for e in events])
 
 
 async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],
@@ -85,7 +83,7 @@ class Outbox:
             rows = await self.uow.run_driver_statement(
                 "outbox", lambda raw: raw.fetch(PG_UNSENT, limit))
             return [OutboxEvent(int(r["id"]), str(r["subject"]), str(r["type"]),
-                                str(r["game_id"]), json.loads(r["data_json"]),
+                                str(r["game_id"]), jsontext.loads(r["data_json"]),
                                 int(r["created_ms"])) for r in rows]
 
         async def read(conn: AsyncConnection) -> list[OutboxEvent]:
@@ -93,7 +91,7 @@ class Outbox:
                 select(outbox).where(outbox.c.sent_ms.is_(None)).order_by(outbox.c.id)
                 .limit(limit))
             return [OutboxEvent(int(r.id), str(r.subject), str(r.type), str(r.game_id),
-                                json.loads(r.data_json), int(r.created_ms)) for r in result]
+                                jsontext.loads(r.data_json), int(r.created_ms)) for r in result]
 
         return await self.uow.query("outbox", read)
 
