@@ -70,10 +70,12 @@ class Pipe:
     def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
         self.conn = conn
         self.pg = conn.pgconn
+        self.pg.nonblocking = 1  # writes never block the event loop
         self.pg.enter_pipeline_mode()
         self._prepared: dict[str, bytes] = {}
-        #: what the server owes, in order: True a statement's results, False a Sync's
-        self._expect: list[bool] = []
+        #: what the server owes, in order: a statement's results (""), a
+        #: Parse's (the SQL it prepares), a Sync's (None)
+        self._expect: list[str | None] = []
         self._fd = self.pg.socket
         self._loop = asyncio.get_running_loop()
 
@@ -85,7 +87,7 @@ class Pipe:
     def command(self, sql: bytes) -> None:
         """Queue ``sql`` without parameters (BEGIN, COMMIT, ROLLBACK)."""
         self.pg.send_query_params(sql, None)
-        self._expect.append(True)
+        self._expect.append("")
 
     def query(self, sql: str, params: Sequence[Any]) -> None:
         """Queue ``sql`` (``$1``… placeholders) with ``params`` (ints, strings,
@@ -94,20 +96,21 @@ class Pipe:
         if name is None:
             name = self._prepared[sql] = f"ledger_{len(self._prepared)}".encode()
             self.pg.send_prepare(name, sql.encode(), None)
-            self._expect.append(True)
+            self._expect.append(sql)
         self.pg.send_query_prepared(name, [text(p) for p in params])
-        self._expect.append(True)
+        self._expect.append("")
 
     async def results(self, sync: bool = False) -> list[pq.abc.PGresult]:
         """Send what is queued and wait for all of it: with ``sync`` a Sync
         ends the batch (outside BEGIN … COMMIT it would end the implicit
         transaction); else a flush request asks for the results so far. The
-        result of each statement that succeeded, in order; raises the first
+        result of each statement that succeeded, in order (not those of the
+        prepares made at first use); raises the first
         error (a ``psycopg.Error`` with its ``sqlstate``) once every result
         is read."""
         if sync:
             self.pg.pipeline_sync()
-            self._expect.append(False)
+            self._expect.append(None)
         else:
             self.pg.send_flush_request()
         while self.pg.flush():
@@ -115,7 +118,8 @@ class Pipe:
         out: list[pq.abc.PGresult] = []
         error: psycopg.Error | None = None
         while self._expect:
-            if not self._expect[0]:
+            owed = self._expect[0]
+            if owed is None:
                 r = await self._next()
                 if r is None or r.status != _SYNC:
                     raise psycopg.InterfaceError("pipeline out of step: no Sync result")
@@ -126,8 +130,12 @@ class Pipe:
                 last = r
             self._expect.pop(0)
             if last is not None and last.status in _OK:
-                out.append(last)
-            elif last is not None and last.status == _FATAL and error is None:
+                if not owed:
+                    out.append(last)
+                continue
+            if owed:  # not prepared (failed, or skipped after an error): again next time
+                del self._prepared[owed]
+            if last is not None and last.status == _FATAL and error is None:
                 error = error_from_result(last, encoding="utf-8")
         if error is not None:
             raise error
@@ -139,7 +147,7 @@ class Pipe:
         if self._expect:
             raise psycopg.InterfaceError("pipeline out of step: results still owed")
         self.pg.pipeline_sync()
-        self._expect.append(False)
+        self._expect.append(None)
         self.command(b"ROLLBACK")
         await self.results(sync=True)
 

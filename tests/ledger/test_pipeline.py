@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import psycopg
 import pytest
 
 from paiju import db
@@ -105,3 +106,23 @@ async def test_parameters_arrive_as_sent(pg_url: str) -> None:
     assert found.get_value(0, 4) == b"t"
     assert [bytes(items.get_value(i, 0) or b"").decode()
             for i in range(items.ntuples)] == awkward
+
+
+async def test_after_an_error_the_batch_is_skipped_and_the_pipe_serves_again(
+        pg_url: str) -> None:
+    pipe = await Pipe.connect(pg_url)
+    try:
+        pipe.command(b"BEGIN")
+        pipe.query("SELECT 1 / $1::int", (0,))
+        pipe.query("SELECT $1::int + 1", (1,))  # first use: its prepare is skipped too
+        pipe.command(b"COMMIT")
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            await pipe.results(sync=True)
+        assert pipe.in_transaction()  # the COMMIT behind the error never ran
+        await pipe.rollback()
+        assert pipe.idle()
+        pipe.query("SELECT $1::int + 1", (41,))
+        found = (await pipe.results(sync=True))[-1]
+        assert found.get_value(0, 0) == b"42"
+    finally:
+        pipe.close()
