@@ -59,9 +59,9 @@ async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],
         for s, t, g, d in zip(*event_rows(events), strict=True)])
 
 
-#: The relay's read and mark on PostgreSQL, sent on the hot path's asyncpg
-#: connections (no SQLAlchemy statement layer: it cost the relay about as much
-#: as the round trips; docs/performance.md).
+#: The relay's read and mark on PostgreSQL, each a statement of its own on
+#: the hot path's pipes (no SQLAlchemy statement layer: it cost the relay
+#: about as much as the round trips; docs/performance.md).
 PG_UNSENT = """
 SELECT id, subject, type, game_id, data_json, created_ms FROM ledger_outbox
 WHERE sent_ms IS NULL ORDER BY id LIMIT $1
@@ -80,11 +80,15 @@ class Outbox:
     async def unsent(self, limit: int = 200) -> list[OutboxEvent]:
         """Up to ``limit`` unpublished events, oldest first."""
         if not self.uow.sqlite:
-            rows = await self.uow.run_driver_statement(
-                "outbox", lambda raw: raw.fetch(PG_UNSENT, limit))
-            return [OutboxEvent(int(r["id"]), str(r["subject"]), str(r["type"]),
-                                str(r["game_id"]), jsontext.loads(r["data_json"]),
-                                int(r["created_ms"])) for r in rows]
+            found = await self.uow.run_driver_statement(
+                "outbox", lambda pipe: pipe.statement(PG_UNSENT, (limit,)))
+
+            def cell(row: int, column: int) -> bytes:
+                return bytes(found.get_value(row, column) or b"")
+
+            return [OutboxEvent(int(cell(i, 0)), cell(i, 1).decode(), cell(i, 2).decode(),
+                                cell(i, 3).decode(), jsontext.loads(cell(i, 4)),
+                                int(cell(i, 5))) for i in range(found.ntuples)]
 
         async def read(conn: AsyncConnection) -> list[OutboxEvent]:
             result = await conn.execute(
@@ -102,7 +106,7 @@ class Outbox:
         now = self.uow.clock()
         if not self.uow.sqlite:
             await self.uow.run_driver_statement(
-                "outbox", lambda raw: raw.execute(PG_MARK_SENT, list(ids), now))
+                "outbox", lambda pipe: pipe.statement(PG_MARK_SENT, (list(ids), now)))
             return
 
         async def work(conn: AsyncConnection) -> None:

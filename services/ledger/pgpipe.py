@@ -141,6 +141,12 @@ class Pipe:
             raise error
         return out
 
+    async def statement(self, sql: str, params: Sequence[Any]) -> pq.abc.PGresult:
+        """``sql`` alone (as :meth:`query`) ended by a Sync: outside BEGIN …
+        COMMIT it is its own transaction, one round trip; its result."""
+        self.query(sql, params)
+        return (await self.results(sync=True))[-1]
+
     async def rollback(self) -> None:
         """End the batch (a Sync, also after an error) and roll back. Raises
         ``psycopg.InterfaceError`` while results are still owed."""

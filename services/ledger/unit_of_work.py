@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
-import asyncpg  # type: ignore[import-untyped]
 import psycopg
 from sqlalchemy import Connection, event
 from sqlalchemy.exc import DBAPIError
@@ -52,20 +51,6 @@ def _sqlite_transactions(engine: AsyncEngine) -> None:
     def _begin(conn: Connection) -> None:
         immediate = conn.get_execution_options().get("ledger_write", False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-
-async def _keep_session(_conn: Any) -> None:
-    """The hot path's pool reset: nothing to undo (see ``UnitOfWork._driver``)."""
-
-
-def _connection_gone(raw: Any, e: Exception) -> bool:
-    """Whether the asyncpg connection ``raw`` is unusable after ``e``: closed, a
-    client-side protocol error (e.g. the server ended the session while it sat
-    in the pool), or a server error of class 08 (connection exception) or 57
-    (operator intervention: shutdown, terminated session)."""
-    if raw.is_closed() or not isinstance(e, asyncpg.PostgresError):
-        return True
-    return str(getattr(e, "sqlstate", "") or "")[:2] in ("08", "57")
 
 
 def pipe_gone(e: Exception) -> bool:
@@ -101,9 +86,7 @@ class UnitOfWork:
         if self.sqlite:
             _sqlite_transactions(engine)
         self._write_engine = engine.execution_options(ledger_write=True)
-        self._driver_pool: Any = None
         self._pipes: PipePool | None = None
-        self._driver_lock = asyncio.Lock()
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
@@ -164,13 +147,13 @@ class UnitOfWork:
         return result
 
     async def run_driver_statement(self, operation: str,
-                                   work: Callable[[Any], Awaitable[T]]) -> T:
-        """PostgreSQL only: ``work`` gets an asyncpg connection of the hot
-        path's pool in autocommit (each statement its own transaction: one
-        round trip, no BEGIN or COMMIT), retried as :meth:`run_driver`. For
-        single statements that are atomic by themselves (the outbox relay's
-        read and mark). Never calls ``on_commit``."""
-        return await self._retrying(operation, work, self._driver_conn)
+                                   work: Callable[[Pipe], Awaitable[T]]) -> T:
+        """PostgreSQL only: ``work`` gets a pipe of the hot path's pool for
+        single statements that are atomic by themselves, each ended by a Sync
+        (``Pipe.statement``: its own transaction, one round trip, no BEGIN or
+        COMMIT) — the outbox relay's read and mark — retried as
+        :meth:`run_driver`. Never calls ``on_commit``."""
+        return await self._retrying(operation, work, self._pipe)
 
     @asynccontextmanager
     async def _pipe(self) -> AsyncIterator[Pipe]:
@@ -197,41 +180,11 @@ class UnitOfWork:
         except (psycopg.Error, OSError) as e:
             raise DBAPIError(None, None, e, connection_invalidated=pipe_gone(e)) from e
 
-    @asynccontextmanager
-    async def _driver_conn(self) -> AsyncIterator[Any]:
-        pool = await self._driver()
-        async with pool.acquire() as raw:
-            try:
-                yield raw
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError,
-                    OSError) as e:
-                if gone := _connection_gone(raw, e):
-                    raw.terminate()  # the pool opens a fresh one in its place
-                raise DBAPIError(None, None, e, connection_invalidated=gone) from e
-
-    async def _driver(self) -> Any:
-        """The hot path's asyncpg pool on the engine's database (opened at
-        first use, at most ``driver_pool_size`` connections): its checkout
-        costs a fraction of SQLAlchemy's. ``reset`` does nothing: the hot path
-        leaves no session state (no SET, LISTEN, advisory lock or cursor, and
-        every transaction ends in its block), so a returned connection needs
-        no RESET round trip."""
-        async with self._driver_lock:
-            if self._driver_pool is None:
-                url = self.engine.url.set(drivername="postgresql")
-                self._driver_pool = await asyncpg.create_pool(
-                    url.render_as_string(hide_password=False), min_size=1,
-                    max_size=self.driver_pool_size, reset=_keep_session)
-        return self._driver_pool
-
     async def close(self) -> None:
-        """Close the hot path's pools (the engine is disposed by its owner)."""
+        """Close the hot path's pool (the engine is disposed by its owner)."""
         if self._pipes is not None:
             self._pipes.close()
             self._pipes = None
-        if self._driver_pool is not None:
-            await self._driver_pool.close()
-            self._driver_pool = None
 
     async def statement(self, operation: str,
                         work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
