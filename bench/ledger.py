@@ -31,11 +31,11 @@ process's CPU per call, so that the price of the call itself is known.
 
 Each kind runs ``--seconds`` per client count (``--quick``: 2 s, else 8 s)
 after a short warm-up, in ``--rounds`` slices (default one a second)
-alternating with the other kind, so that both meet the same load of a shared
-machine. Prints settlements per
-second, both baselines and both ratios (ledger / plain SQL), the CPU ms per
-settlement of the ledger process and of this process's clients, then one
-JSON line.
+alternating with the other kinds, so that all three meet the same load of a
+shared machine. Prints settlements per second, both baselines and both
+ratios (ledger / plain SQL, ledger / plain SQL pipelined), the CPU ms per
+settlement of the ledger process and of this process's clients (the
+ledger's and the four-round-trip baseline's), then one JSON line.
 """
 
 from __future__ import annotations
