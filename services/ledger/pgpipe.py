@@ -76,6 +76,9 @@ class Pipe:
         #: what the server owes, in order: a statement's results (""), a
         #: Parse's (the SQL it prepares), a Sync's (None)
         self._expect: list[str | None] = []
+        #: whether statements went out since the last Sync (libpq learns the
+        #: transaction's state only from the ReadyForQuery after a Sync)
+        self._unsynced = False
         self._fd = self.pg.socket
         self._loop = asyncio.get_running_loop()
 
@@ -113,6 +116,7 @@ class Pipe:
             self._expect.append(None)
         else:
             self.pg.send_flush_request()
+        self._unsynced = not sync
         while self.pg.flush():
             await self._ready(writer=True)
         out: list[pq.abc.PGresult] = []
@@ -158,8 +162,10 @@ class Pipe:
         await self.results(sync=True)
 
     def in_transaction(self) -> bool:
-        """Whether a transaction is open on the server (once its results are read)."""
-        return int(self.pg.transaction_status) != _IDLE
+        """Whether a transaction may be open on the server: statements went
+        out since the last Sync, or the server said so at that Sync (open, or
+        failed and waiting for ROLLBACK)."""
+        return self._unsynced or int(self.pg.transaction_status) != _IDLE
 
     def idle(self) -> bool:
         """Whether the pipe can serve another task: connected, nothing owed,

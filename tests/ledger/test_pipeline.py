@@ -113,6 +113,9 @@ async def test_after_an_error_the_batch_is_skipped_and_the_pipe_serves_again(
     pipe = await Pipe.connect(pg_url)
     try:
         pipe.command(b"BEGIN")
+        pipe.query("SELECT $1::int", (1,))
+        assert (await pipe.results())[-1].get_value(0, 0) == b"1"
+        assert pipe.in_transaction() and not pipe.idle()  # BEGIN went out, no Sync yet
         pipe.query("SELECT 1 / $1::int", (0,))
         pipe.query("SELECT $1::int + 1", (1,))  # first use: its prepare is skipped too
         pipe.command(b"COMMIT")
@@ -126,3 +129,17 @@ async def test_after_an_error_the_batch_is_skipped_and_the_pipe_serves_again(
         assert found.get_value(0, 0) == b"42"
     finally:
         pipe.close()
+
+
+async def test_work_that_leaves_its_transaction_open_is_rolled_back(ledger: Ledger) -> None:
+    async def forgets_commit(pipe: Pipe) -> None:
+        w = PgWriter(pipe)
+        await w.open("settle", "g-open", "digest", 1, ["A", "B"])  # BEGIN, rows locked
+
+    with pytest.raises(AssertionError, match="transaction open"):
+        await ledger.uow.run_driver("settle", forgets_commit)
+    # rolled back: the key is free and the locks are gone
+    done = await ledger.postings.settle(
+        "g-open", TERMS, [rules.Seat(0, "A", 1), rules.Seat(1, "B", -1)], game="doudizhu")
+    assert not done.repeated
+    assert (await ledger.accounts.balance("A")).coins == 11
