@@ -17,7 +17,13 @@ and 16 concurrent clients it measures:
   DO NOTHING`` on the unique key), lock the four accounts in order
   (``SELECT … FOR UPDATE``), update the four balances (guarded at zero) and
   the house's, insert the journal entries, the outbox rows and the stored
-  result, commit — the same rows, locks and round trips as the ledger's.
+  result, commit — the same rows and locks as the ledger's, in four round
+  trips (BEGIN, two statements, COMMIT);
+- plain SQL, pipelined: the same two statements in PostgreSQL's pipeline
+  mode with the ledger's own pipe (services/ledger/pgpipe.py), BEGIN sent
+  with the first and COMMIT with the second — two round trips, as the
+  ledger makes them. The ledger's ratio against this one is the comparison
+  of equals; against the first it includes what pipelining saves.
 
 Before them, the gRPC layer alone: a health check on the ledger's mutual-TLS
 port (its interceptors, no database) from one client, with the ledger
@@ -25,11 +31,11 @@ process's CPU per call, so that the price of the call itself is known.
 
 Each kind runs ``--seconds`` per client count (``--quick``: 2 s, else 8 s)
 after a short warm-up, in ``--rounds`` slices (default one a second)
-alternating with the other kind, so that both meet the same load of a shared
-machine. Prints settlements per
-second, the baseline and the ratio (ledger / plain SQL), the CPU ms per
-settlement of the ledger process and of this process's clients, then one
-JSON line.
+alternating with the other kinds, so that all three meet the same load of a
+shared machine. Prints settlements per second, both baselines and both
+ratios (ledger / plain SQL, ledger / plain SQL pipelined), the CPU ms per
+settlement of the ledger process and of this process's clients (the
+ledger's and the four-round-trip baseline's), then one JSON line.
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ from paiju import identity, natsauth
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger import settlement as rules
+from services.ledger.pgpipe import Pipe
 
 PLAYERS = [f"bench{i}" for i in range(64)]
 #: The run's bare gRPC call to the ledger (a health check): calls/s and the
@@ -209,8 +216,41 @@ tallied AS (
     FROM unnest($9::text[], $12::bigint[]) AS s(account, coins)
     ON CONFLICT (server, day, account) DO UPDATE
     SET coins = bench_wins_daily.coins + EXCLUDED.coins, games = bench_wins_daily.games + 1)
-SELECT count(*) FROM moved
+SELECT CASE WHEN count(*) = $15 THEN count(*)
+    ELSE ('zero guard: ' || count(*) || ' of ' || $15 || ' accounts updated')::bigint END
+FROM moved
 """
+
+
+def _plain_rows(game_id: str, seats: list[tuple[str, int]]) -> tuple[str, str, int, list[str]]:
+    """(game id, content digest, now in ms, the accounts to lock in order)."""
+    return (game_id, hashlib.sha256(game_id.encode()).hexdigest(), int(time.time() * 1000),
+            sorted(f"player:{p}" for p, _ in seats))
+
+
+def _plain_close(open_params: tuple[str, str, int, list[str]], seats: list[tuple[str, int]],
+                 txid: int, balances: dict[str, int]) -> tuple[Any, ...]:
+    """The rule on the locked ``balances`` (player → coins), then the
+    parameters of :data:`PLAIN_CLOSE`."""
+    game_id, _, now, _ = open_params
+    result = rules.settle(TERMS, [rules.Seat(i, p, pts) for i, (p, pts) in enumerate(seats)],
+                          balances)
+    moved = sorted((f"player:{r.player}", r.coins) for r in result.rows if r.coins)
+    if result.fees:
+        moved.append(("house:fees", result.fees))
+    events = [json.dumps({"player": r.player, "coins": balances[r.player] + r.coins,
+                          "delta": r.coins, "reason": "settlement", "game_id": game_id,
+                          "points": r.points, "fee": r.fee}, separators=(",", ":"))
+              for r in result.rows]
+    result_json = json.dumps({"rows": [[r.player, r.seat, r.points, r.coins, r.fee]
+                                       for r in result.rows],
+                              "fees": result.fees, "remainder": result.remainder},
+                             separators=(",", ":"))
+    return ([a for a, _ in moved], [d for _, d in moved], txid, game_id, now,
+            [f"paiju.player.{r.player}.events" for r in result.rows], events, result_json,
+            [f"player:{r.player}" for r in result.rows], [r.seat for r in result.rows],
+            [r.points for r in result.rows], [r.coins for r in result.rows],
+            [r.fee for r in result.rows], now // 86_400_000, len(moved))
 
 
 async def _plain_settle(conn: asyncpg.Connection, game_id: str,
@@ -219,34 +259,29 @@ async def _plain_settle(conn: asyncpg.Connection, game_id: str,
     the ledger's (transaction row with its unique key, the four players locked
     in order, their balances guarded at zero, the house's, the entries, one
     outbox row per player, the stored result, the seats and the daily tally)
-    in the same four round trips: BEGIN, two statements, COMMIT."""
-    now = int(time.time() * 1000)
-    digest = hashlib.sha256(game_id.encode()).hexdigest()
-    keys = sorted(f"player:{p}" for p, _ in seats)
+    in four round trips: BEGIN, two statements, COMMIT."""
+    params = _plain_rows(game_id, seats)
     async with conn.transaction():
-        rows = await conn.fetch(PLAIN_OPEN, game_id, digest, now, keys)
-        txid = rows[0]["id"]
+        rows = await conn.fetch(PLAIN_OPEN, *params)
         balances = {r["account"][len("player:"):]: r["balance"] for r in rows}
-        result = rules.settle(TERMS, [rules.Seat(i, p, pts) for i, (p, pts) in enumerate(seats)],
-                              balances)
-        moved = sorted((f"player:{r.player}", r.coins) for r in result.rows if r.coins)
-        if result.fees:
-            moved.append(("house:fees", result.fees))
-        events = [json.dumps({"player": r.player, "coins": balances[r.player] + r.coins,
-                              "delta": r.coins, "reason": "settlement", "game_id": game_id,
-                              "points": r.points, "fee": r.fee}, separators=(",", ":"))
-                  for r in result.rows]
-        result_json = json.dumps({"rows": [[r.player, r.seat, r.points, r.coins, r.fee]
-                                           for r in result.rows],
-                                  "fees": result.fees, "remainder": result.remainder},
-                                 separators=(",", ":"))
-        updated = await conn.fetchval(
-            PLAIN_CLOSE, [a for a, _ in moved], [d for _, d in moved], txid, game_id, now,
-            [f"paiju.player.{r.player}.events" for r in result.rows], events, result_json,
-            [f"player:{r.player}" for r in result.rows], [r.seat for r in result.rows],
-            [r.points for r in result.rows], [r.coins for r in result.rows],
-            [r.fee for r in result.rows], now // 86_400_000)
-        assert updated == len(moved)
+        close = _plain_close(params, seats, rows[0]["id"], balances)
+        assert await conn.fetchval(PLAIN_CLOSE, *close) == close[-1]
+
+
+async def _pipelined_settle(pipe: Pipe, game_id: str, seats: list[tuple[str, int]]) -> None:
+    """The same settlement as :func:`_plain_settle` in pipeline mode: BEGIN
+    and the first statement, then the second and COMMIT — two round trips
+    (the zero guard fails the second statement, which skips the COMMIT)."""
+    params = _plain_rows(game_id, seats)
+    pipe.command(b"BEGIN")
+    pipe.query(PLAIN_OPEN, params)
+    found = (await pipe.results())[-1]
+    rows = [(int(found.get_value(i, 0) or b""), bytes(found.get_value(i, 1) or b"").decode(),
+             int(found.get_value(i, 2) or b"")) for i in range(found.ntuples)]
+    balances = {account[len("player:"):]: balance for _, account, balance in rows}
+    pipe.query(PLAIN_CLOSE, _plain_close(params, seats, rows[0][0], balances))
+    pipe.command(b"COMMIT")
+    await pipe.results(sync=True)
 
 
 async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
@@ -299,6 +334,7 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
             [(f"player:{p}", "player", p, START) for p in PLAYERS]
             + [(h, "house", "", 0) for h in ("house:fees", "house:penalties")])
         pool = [await _pg(url) for _ in range(max(clients))]
+        pipes = [await Pipe.connect(url) for _ in range(max(clients))]
         terms = common_pb2.SettlementTerms(base=TERMS.base, unit=TERMS.unit,
                                            fee_rate=TERMS.fee_rate)
         run = uuid.uuid4().hex[:6]
@@ -312,9 +348,13 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
         async def via_sql(i: int, rng: random.Random) -> None:
             await _plain_settle(pool[i], f"{run}-{uuid.uuid4().hex}", _game(rng))
 
+        async def via_pipeline(i: int, rng: random.Random) -> None:
+            await _pipelined_settle(pipes[i], f"{run}-{uuid.uuid4().hex}", _game(rng))
+
         warm = min(4, max(clients))
         await _phase("warm-up", warm, min(1.0, seconds), via_ledger)
         await _phase("warm-up", warm, min(1.0, seconds), via_sql)
+        await _phase("warm-up", warm, min(1.0, seconds), via_pipeline)
         # The gRPC layer alone: a health check on the ledger's mutual-TLS port
         # (through its interceptors, no database), one client.
         from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -333,19 +373,23 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
             # Alternate the two kinds in ``rounds`` slices so that both meet
             # the same load of a shared machine.
             # [settlements, seconds, ledger process CPU s, this process's CPU s]
-            count = {"ledger": [0, 0.0, 0.0, 0.0], "plain SQL": [0, 0.0, 0.0, 0.0]}
+            kinds = (("ledger", via_ledger), ("plain SQL", via_sql), ("pipelined", via_pipeline))
+            count = {label: [0, 0.0, 0.0, 0.0] for label, _ in kinds}
             for r in range(rounds):
-                for label, one in (("ledger", via_ledger), ("plain SQL", via_sql)):
+                for label, one in kinds:
                     server_cpu, own_cpu = cpu_seconds(server.pid), time.process_time()
                     done, took = await _phase(label, n, seconds / rounds, one, r)
                     for i, v in enumerate((done, took, cpu_seconds(server.pid) - server_cpu,
                                            time.process_time() - own_cpu)):
                         count[label][i] += v
-            ledger, sql = count["ledger"], count["plain SQL"]
+            ledger, sql, piped = count["ledger"], count["plain SQL"], count["pipelined"]
             ledger_rate, sql_rate = ledger[0] / ledger[1], sql[0] / sql[1]
+            piped_rate = piped[0] / piped[1]
             row = {"clients": n, "ledger_per_s": round(ledger_rate, 1),
                    "plain_sql_per_s": round(sql_rate, 1),
                    "ratio": round(ledger_rate / sql_rate, 3),
+                   "plain_sql_pipelined_per_s": round(piped_rate, 1),
+                   "ratio_pipelined": round(ledger_rate / piped_rate, 3),
                    # CPU ms per settlement: the ledger process; the bench's own
                    # process (gRPC client / asyncpg client and the rule)
                    "ledger_cpu_ms": round(1000 * ledger[2] / max(1, ledger[0]), 3),
@@ -353,8 +397,10 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
                    "plain_sql_client_cpu_ms": round(1000 * sql[3] / max(1, sql[0]), 3),
                    "load_average": round(os.getloadavg()[0], 1)}
             results.append(row)
-            print(f"{n:>2} clients: ledger {ledger_rate:8.1f} settlements/s, plain SQL "
-                  f"{sql_rate:8.1f}/s, ratio {ledger_rate / sql_rate:.2f}; CPU ms per "
+            print(f"{n:>2} clients: ledger {ledger_rate:8.1f} settlements/s, "
+                  f"plain SQL {sql_rate:8.1f}/s (4 round trips), ratio "
+                  f"{ledger_rate / sql_rate:.2f}; plain SQL pipelined {piped_rate:8.1f}/s "
+                  f"(2 round trips), ratio {ledger_rate / piped_rate:.2f}; CPU ms per "
                   f"settlement: ledger process {row['ledger_cpu_ms']:.2f}, its client "
                   f"{row['client_cpu_ms']:.2f}, plain SQL's client "
                   f"{row['plain_sql_client_cpu_ms']:.2f} (load average "
@@ -364,6 +410,8 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
               f"journal_sum={audit.journal_sum}", flush=True)
         for conn in [*pool, admin]:
             await conn.close()
+        for pipe in pipes:
+            pipe.close()
         for c in channels:
             await c.close()
     finally:

@@ -19,9 +19,10 @@ Runs, in order:
    each, no thinking.
 4. ledger (``bench/ledger.py``): settlements per second through the ledger on
    PostgreSQL with 1, 4 and 16 clients beside plain SQL transactions of the
-   same shape; ``--quick``: 1 client, 1 s phases. Skipped, saying why, when
-   PostgreSQL (``PAIJU_TEST_POSTGRES_URL``, default
-   postgresql://postgres@127.0.0.1:5432/test) cannot be reached.
+   same shape (four round trips, and pipelined in two as the ledger's);
+   ``--quick``: 1 client, 1 s phases. Skipped, saying why, when PostgreSQL
+   (``PAIJU_TEST_POSTGRES_URL``, default postgresql://postgres@127.0.0.1:5432/test)
+   cannot be reached.
 
 Every figure is printed with its baseline and ratio as it is measured, then a
 summary of every figure against its goal, then (``--json``) all numbers.
@@ -196,8 +197,12 @@ def summary(results: dict[str, Any]) -> list[str]:
     if "skipped" in led:
         lines.append(f"ledger: skipped ({led['skipped']})")
     for row in led.get("results", []):
-        lines.append(f"ledger {row['clients']:>2} clients: {row['ledger_per_s']} settlements/s, "
-                     f"plain SQL {row['plain_sql_per_s']}/s, ratio {row['ratio']:.2f}")
+        line = (f"ledger {row['clients']:>2} clients: {row['ledger_per_s']} settlements/s, "
+                f"plain SQL {row['plain_sql_per_s']}/s, ratio {row['ratio']:.2f}")
+        if "ratio_pipelined" in row:
+            line += (f"; pipelined {row['plain_sql_pipelined_per_s']}/s, "
+                     f"ratio {row['ratio_pipelined']:.2f}")
+        lines.append(line)
     return lines
 
 

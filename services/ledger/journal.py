@@ -21,10 +21,11 @@ through a :class:`Writer`:
    then house accounts by key): no deadlock between changes.
 
 PostgreSQL (services/ledger/journal_pg.py) does each step in one statement
-on the driver's connection: a settlement is four round trips (BEGIN, the two
-steps, COMMIT). SQLite (services/ledger/journal_sql.py) writes the same rows
-statement by statement through SQLAlchemy (its writers are serialised
-anyway). A retry after an unknown commit outcome is safe: the transaction
+in pipeline mode (services/ledger/pgpipe.py): BEGIN goes out with the first,
+COMMIT behind the second, so a settlement is two round trips. SQLite
+(services/ledger/journal_sql.py) writes the same rows statement by
+statement through SQLAlchemy (its writers are serialised anyway).
+A retry after an unknown commit outcome is safe: the transaction
 row makes it a repeat.
 """
 

@@ -1,16 +1,22 @@
 """The journal's two steps (services/ledger/journal.py) on PostgreSQL: one
-statement each, sent on the asyncpg connection itself (no SQLAlchemy
-statement layer on the hot path; the unit of work checks the connection out
-of the engine's pool and owns the transaction)."""
+statement each, on a pipe of the hot path (services/ledger/pgpipe.py; no
+SQLAlchemy statement layer). The first goes out with BEGIN, the second with
+COMMIT: a change is two round trips. Nothing is checked between the second
+statement and its COMMIT, so the zero guard is in the statement itself: a
+player's update that would go below zero updates nothing, and then the
+statement fails (:data:`GUARD`), which skips the COMMIT."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import psycopg
+
 from services.ledger.journal import Repeat, Tally, balances_of, postings
 from services.ledger.models import player_account
 from services.ledger.outbox import event_rows
+from services.ledger.pgpipe import Pipe
 
 #: The transaction row, then the players' rows locked in account order (only
 #: if the row was inserted: a repeat locks nothing). One row per locked
@@ -34,8 +40,11 @@ SELECT tx.id, locked.account, locked.balance FROM tx LEFT JOIN locked ON true
 #: balance updates (players locked already, at most one house account), the
 #: entries from their new balances, the outbox events, the stored result, and
 #: a settlement's seats and daily tally (empty arrays for other changes).
-#: Returns the number of accounts updated (fewer than asked: a player's guard).
-CLOSE = """
+#: Returns the number of accounts updated, and fails (invalid input for an
+#: integer, naming :data:`GUARD`) if that is fewer than asked ($17): a
+#: player's guard, or an account that is not there.
+GUARD = "zero guard"
+CLOSE = f"""
 WITH moved AS (
     UPDATE ledger_accounts AS a SET balance = a.balance + v.delta
     FROM unnest($1::text[], $2::bigint[]) AS v(account, delta)
@@ -64,7 +73,9 @@ tallied AS (
     ON CONFLICT (server, day, account) DO UPDATE
     SET coins = ledger_wins_daily.coins + EXCLUDED.coins,
         games = ledger_wins_daily.games + 1)
-SELECT count(*) FROM moved
+SELECT CASE WHEN count(*) = $17 THEN count(*)
+    ELSE ('{GUARD}: ' || count(*) || ' of ' || $17 || ' accounts updated')::bigint END
+FROM moved
 """
 
 #: A further house account (key order) and its entry.
@@ -78,39 +89,54 @@ SELECT $3, account, $2, balance FROM moved
 
 
 class PgWriter:
-    """:class:`services.ledger.journal.Writer` on an asyncpg connection in a
-    transaction."""
+    """:class:`services.ledger.journal.Writer` on a pipe
+    (services/ledger/pgpipe.py) that has no transaction open: ``open``
+    begins it, ``close`` commits it (if ``close`` is not reached, the unit
+    of work rolls it back)."""
 
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn  # asyncpg.Connection
+    def __init__(self, pipe: Pipe) -> None:
+        self.pipe = pipe
 
     async def open(self, kind: str, reference: str, digest: str, now: int,
                    players: Sequence[str], game: str = "", reason: str = "",
                    server: str = "", room: str = "") -> tuple[int, dict[str, int]]:
-        """As :meth:`services.ledger.journal.Writer.open`: one statement."""
-        rows = await self.conn.fetch(OPEN, kind, reference, digest, game, reason, now,
-                                     sorted({player_account(p) for p in players}),
-                                     server, room)
-        if not rows:
+        """As :meth:`services.ledger.journal.Writer.open`: BEGIN and one
+        statement, one round trip."""
+        self.pipe.command(b"BEGIN")
+        self.pipe.query(OPEN, (kind, reference, digest, game, reason, now,
+                               sorted({player_account(p) for p in players}), server, room))
+        rows = (await self.pipe.results())[-1]
+        if not rows.ntuples:
             raise Repeat()
-        found = {str(r["account"]): int(r["balance"]) for r in rows if r["account"] is not None}
-        return int(rows[0]["id"]), balances_of(players, found)
+        found = {}
+        for i in range(rows.ntuples):
+            account = rows.get_value(i, 1)
+            if account is not None:
+                found[bytes(account).decode()] = int(bytes(rows.get_value(i, 2) or b""))
+        return int(bytes(rows.get_value(0, 0) or b"")), balances_of(players, found)
 
     async def close(self, txid: int, balances: Mapping[str, int],
                     player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],
                     result_json: str, events: Sequence[dict[str, Any]], now: int,
                     tally: Tally | None = None) -> None:
-        """As :meth:`services.ledger.journal.Writer.close`: one statement, and
-        one more for each house account after the first (a settlement whose
-        losers could not pay: fees and remainder)."""
+        """As :meth:`services.ledger.journal.Writer.close`: one statement, one
+        more for each house account after the first (a settlement whose losers
+        could not pay: fees and remainder), and COMMIT, in one round trip."""
         moved, house = postings(txid, player_deltas, house_deltas)
         keys = [*moved, *(a for a, _ in house[:1])]
         deltas = [*moved.values(), *(d for _, d in house[:1])]
         seated = tally.columns() if tally is not None else ([], [], [], [], [])
-        updated = await self.conn.fetchval(
-            CLOSE, keys, deltas, txid, now, *event_rows(events), result_json, *seated,
-            tally.server if tally is not None else "", tally.day if tally is not None else 0)
-        if updated != len(keys):
-            raise AssertionError(f"transaction {txid} would take a player below zero")
+        self.pipe.query(CLOSE, (
+            keys, deltas, txid, now, *event_rows(events), result_json, *seated,
+            tally.server if tally is not None else "", tally.day if tally is not None else 0,
+            len(keys)))
         for key, d in house[1:]:
-            await self.conn.execute(HOUSE, key, d, txid)
+            self.pipe.query(HOUSE, (key, d, txid))
+        self.pipe.command(b"COMMIT")
+        try:
+            await self.pipe.results(sync=True)
+        except psycopg.errors.InvalidTextRepresentation as e:
+            if GUARD not in str(e):
+                raise
+            raise AssertionError(f"transaction {txid} would take a player below zero "
+                                 f"({e})") from None

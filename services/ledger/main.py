@@ -30,8 +30,9 @@ async def setup(ctx: Context) -> list[str]:
     await ctx.health.set("nats", False)
     await asyncio.to_thread(db.migrate, config.database_url, MIGRATIONS)
     # No pre-ping: every read and write retries a dropped connection
-    # (unit_of_work.py). The engine serves reads and the relay (5 + 5
-    # connections); the settlements' hot path has its own pool of 10.
+    # (unit_of_work.py). The engine serves reads (5 + 5 connections); the
+    # hot path (settlements, the relay's read and mark) has its own pool of
+    # 10 pipes (pgpipe.py).
     engine = db.make_engine(config.database_url, pool_size=5, pre_ping=False)
     ledger = Ledger(engine, rankings_max_age_ms=int(
         config.ledger_rankings_max_age_seconds * 1000))

@@ -3,7 +3,6 @@ them (``ledger_outbox``), read and marked sent by the relay (services/ledger/rel
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from paiju import subjects, tracing
+from paiju import jsontext, subjects, tracing
 from services.ledger.models import outbox
 from services.ledger.unit_of_work import UnitOfWork
 
@@ -38,7 +37,7 @@ def event_rows(events: Sequence[dict[str, Any]],
                ) -> tuple[list[str], list[str], list[str], list[str]]:
     """The outbox columns of ``balance_changed`` events (each a dict with
     ``player``, optional ``game_id``): subjects (``paiju.player.<player>.events``),
-    types, game ids and the JSON data, in the events' order. With tracing on,
+    types, game ids and the JSON data (paiju/jsontext.py), in the events' order. With tracing on,
     the data carries the current span's ``traceparent`` under :data:`TRACE_KEY`
     (the relay publishes the event in that trace and leaves the key out)."""
     trace = (tracing.headers() or {}).get("traceparent")
@@ -46,8 +45,7 @@ def event_rows(events: Sequence[dict[str, Any]],
     return ([subjects.player_events(e["player"]) for e in events],
             [BALANCE_CHANGED] * len(events),
             [e.get("game_id", "") for e in events],
-            [json.dumps({**e, **extra}, ensure_ascii=False, separators=(",", ":"))
-             for e in events])
+            [jsontext.dumps({**e, **extra}) for e in events])
 
 
 async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],
@@ -61,9 +59,9 @@ async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],
         for s, t, g, d in zip(*event_rows(events), strict=True)])
 
 
-#: The relay's read and mark on PostgreSQL, sent on the hot path's asyncpg
-#: connections (no SQLAlchemy statement layer: it cost the relay about as much
-#: as the round trips; docs/performance.md).
+#: The relay's read and mark on PostgreSQL, each a statement of its own on
+#: the hot path's pipes (no SQLAlchemy statement layer: it cost the relay
+#: about as much as the round trips; docs/performance.md).
 PG_UNSENT = """
 SELECT id, subject, type, game_id, data_json, created_ms FROM ledger_outbox
 WHERE sent_ms IS NULL ORDER BY id LIMIT $1
@@ -82,18 +80,22 @@ class Outbox:
     async def unsent(self, limit: int = 200) -> list[OutboxEvent]:
         """Up to ``limit`` unpublished events, oldest first."""
         if not self.uow.sqlite:
-            rows = await self.uow.run_driver_statement(
-                "outbox", lambda raw: raw.fetch(PG_UNSENT, limit))
-            return [OutboxEvent(int(r["id"]), str(r["subject"]), str(r["type"]),
-                                str(r["game_id"]), json.loads(r["data_json"]),
-                                int(r["created_ms"])) for r in rows]
+            found = await self.uow.run_driver_statement(
+                "outbox", lambda pipe: pipe.statement(PG_UNSENT, (limit,)))
+
+            def cell(row: int, column: int) -> bytes:
+                return bytes(found.get_value(row, column) or b"")
+
+            return [OutboxEvent(int(cell(i, 0)), cell(i, 1).decode(), cell(i, 2).decode(),
+                                cell(i, 3).decode(), jsontext.loads(cell(i, 4)),
+                                int(cell(i, 5))) for i in range(found.ntuples)]
 
         async def read(conn: AsyncConnection) -> list[OutboxEvent]:
             result = await conn.execute(
                 select(outbox).where(outbox.c.sent_ms.is_(None)).order_by(outbox.c.id)
                 .limit(limit))
             return [OutboxEvent(int(r.id), str(r.subject), str(r.type), str(r.game_id),
-                                json.loads(r.data_json), int(r.created_ms)) for r in result]
+                                jsontext.loads(r.data_json), int(r.created_ms)) for r in result]
 
         return await self.uow.query("outbox", read)
 
@@ -104,7 +106,7 @@ class Outbox:
         now = self.uow.clock()
         if not self.uow.sqlite:
             await self.uow.run_driver_statement(
-                "outbox", lambda raw: raw.execute(PG_MARK_SENT, list(ids), now))
+                "outbox", lambda pipe: pipe.statement(PG_MARK_SENT, (list(ids), now)))
             return
 
         async def work(conn: AsyncConnection) -> None:

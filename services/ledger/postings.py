@@ -18,6 +18,7 @@ from typing import TypeVar
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from paiju import jsontext
 from services.ledger import journal
 from services.ledger import settlement as rules
 from services.ledger.accounts import Accounts, AccountView
@@ -67,8 +68,8 @@ class SettleOutcome:
 
 
 def _rows_json(rows: Sequence[rules.Row], fees: int, remainder: int) -> str:
-    return json.dumps({"rows": [[r.player, r.seat, r.points, r.coins, r.fee] for r in rows],
-                       "fees": fees, "remainder": remainder}, separators=(",", ":"))
+    return jsontext.dumps({"rows": [[r.player, r.seat, r.points, r.coins, r.fee] for r in rows],
+                           "fees": fees, "remainder": remainder})
 
 
 def _outcome(reference: str, result_json: str, repeated: bool) -> SettleOutcome:

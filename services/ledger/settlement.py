@@ -17,6 +17,7 @@ that prints it (0.02 is exactly 2/100), so fees never suffer binary rounding.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -87,8 +88,10 @@ def check_player(player: str) -> None:
                           f"player id {player!r} must be 1-128 of [A-Za-z0-9_-:@+]")
 
 
+@functools.lru_cache(maxsize=256)
 def fee_fraction(fee_rate: float) -> Fraction:
-    """``fee_rate`` as an exact fraction of its shortest decimal form. Raises
+    """``fee_rate`` as an exact fraction of its shortest decimal form (kept
+    for the 256 rates used last: rooms have a handful). Raises
     ``LedgerError(INVALID_ARGUMENT, "bad_terms")`` unless 0 ≤ fee_rate < 1."""
     if not math.isfinite(fee_rate) or not 0 <= fee_rate < 1:
         raise LedgerError(INVALID_ARGUMENT, "bad_terms",

@@ -13,21 +13,24 @@ and dropped connections are retried with a jittered backoff
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
-import asyncpg  # type: ignore[import-untyped]
+import psycopg
 from sqlalchemy import Connection, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from paiju.db import retryable
 from services.ledger.metrics import RETRIES
+from services.ledger.pgpipe import Pipe, PipePool
 
 T = TypeVar("T")
+C = TypeVar("C")
 
 
 def now_ms() -> int:
@@ -50,18 +53,11 @@ def _sqlite_transactions(engine: AsyncEngine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-async def _keep_session(_conn: Any) -> None:
-    """The hot path's pool reset: nothing to undo (see ``UnitOfWork._driver``)."""
-
-
-def _connection_gone(raw: Any, e: Exception) -> bool:
-    """Whether the asyncpg connection ``raw`` is unusable after ``e``: closed, a
-    client-side protocol error (e.g. the server ended the session while it sat
-    in the pool), or a server error of class 08 (connection exception) or 57
-    (operator intervention: shutdown, terminated session)."""
-    if raw.is_closed() or not isinstance(e, asyncpg.PostgresError):
-        return True
-    return str(getattr(e, "sqlstate", "") or "")[:2] in ("08", "57")
+def pipe_gone(e: Exception) -> bool:
+    """Whether a pipe is unusable after ``e``: no server error (the connection
+    broke, or a client-side error), or a server error of class 08 or 57."""
+    code = str(getattr(e, "sqlstate", "") or "")
+    return not code or code[:2] in ("08", "57")
 
 
 class UnitOfWork:
@@ -90,8 +86,7 @@ class UnitOfWork:
         if self.sqlite:
             _sqlite_transactions(engine)
         self._write_engine = engine.execution_options(ledger_write=True)
-        self._driver_pool: Any = None
-        self._driver_lock = asyncio.Lock()
+        self._pipes: PipePool | None = None
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
@@ -133,68 +128,63 @@ class UnitOfWork:
             self.on_commit()
         return result
 
-    async def run_driver(self, operation: str, work: Callable[[Any], Awaitable[T]],
+    async def run_driver(self, operation: str, work: Callable[[Pipe], Awaitable[T]],
                          events: bool = False) -> T:
-        """PostgreSQL only: as :meth:`run`, but ``work`` gets an asyncpg
-        connection (of the hot path's own pool, :meth:`_driver`) inside an
-        asyncpg transaction — the hot path skips SQLAlchemy's pool and
-        statement layers. Driver errors become ``sqlalchemy.exc.DBAPIError``
-        (original in ``orig``, ``connection_invalidated`` when the connection
-        is gone, which is then closed), so that they are retried and reported
-        as every other database error."""
-        result = await self._retrying(operation, work, self._driver_write)
+        """PostgreSQL only: as :meth:`run`, but ``work`` gets a pipe of the hot
+        path's own pool (services/ledger/pgpipe.py: pipeline mode, the
+        statements of a batch sent together) and runs the transaction itself:
+        its first batch begins with BEGIN, its last ends with COMMIT (an
+        error in the batch skips the COMMIT). If ``work`` raises, the
+        transaction is rolled back. Driver errors become
+        ``sqlalchemy.exc.DBAPIError`` (original in ``orig``,
+        ``connection_invalidated`` when the connection is gone, which is then
+        closed), so that they are retried and reported as every other
+        database error. Raises AssertionError if ``work`` returns with the
+        transaction still open."""
+        result = await self._retrying(operation, work, self._pipe)
         if events and self.on_commit is not None:
             self.on_commit()
         return result
 
     async def run_driver_statement(self, operation: str,
-                                   work: Callable[[Any], Awaitable[T]]) -> T:
-        """PostgreSQL only: ``work`` gets an asyncpg connection of the hot
-        path's pool in autocommit (each statement its own transaction: one
-        round trip, no BEGIN or COMMIT), retried as :meth:`run_driver`. For
-        single statements that are atomic by themselves (the outbox relay's
-        read and mark). Never calls ``on_commit``."""
-        return await self._retrying(operation, work, lambda: self._driver_conn(False))
-
-    def _driver_write(self) -> AbstractAsyncContextManager[Any]:
-        return self._driver_conn(True)
+                                   work: Callable[[Pipe], Awaitable[T]]) -> T:
+        """PostgreSQL only: ``work`` gets a pipe of the hot path's pool for
+        single statements that are atomic by themselves, each ended by a Sync
+        (``Pipe.statement``: its own transaction, one round trip, no BEGIN or
+        COMMIT) — the outbox relay's read and mark — retried as
+        :meth:`run_driver`. Never calls ``on_commit``."""
+        return await self._retrying(operation, work, self._pipe)
 
     @asynccontextmanager
-    async def _driver_conn(self, transaction: bool) -> AsyncIterator[Any]:
-        pool = await self._driver()
-        async with pool.acquire() as raw:
-            try:
-                if transaction:
-                    async with raw.transaction():
-                        yield raw
-                else:
-                    yield raw
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError,
-                    OSError) as e:
-                if gone := _connection_gone(raw, e):
-                    raw.terminate()  # the pool opens a fresh one in its place
-                raise DBAPIError(None, None, e, connection_invalidated=gone) from e
-
-    async def _driver(self) -> Any:
-        """The hot path's asyncpg pool on the engine's database (opened at
-        first use, at most ``driver_pool_size`` connections): its checkout
-        costs a fraction of SQLAlchemy's. ``reset`` does nothing: the hot path
-        leaves no session state (no SET, LISTEN, advisory lock or cursor, and
-        every transaction ends in its block), so a returned connection needs
-        no RESET round trip."""
-        async with self._driver_lock:
-            if self._driver_pool is None:
-                url = self.engine.url.set(drivername="postgresql")
-                self._driver_pool = await asyncpg.create_pool(
-                    url.render_as_string(hide_password=False), min_size=1,
-                    max_size=self.driver_pool_size, reset=_keep_session)
-        return self._driver_pool
+    async def _pipe(self) -> AsyncIterator[Pipe]:
+        """A pipe of the hot path's pool (opened at first use, at most
+        ``driver_pool_size`` connections) for one transaction; rolled back if
+        the block raises (a pipe that cannot roll back, or is cancelled in the
+        middle of a batch, is closed by its pool)."""
+        if self._pipes is None:
+            url = self.engine.url.set(drivername="postgresql")
+            self._pipes = PipePool(url.render_as_string(hide_password=False),
+                                   self.driver_pool_size)
+        try:
+            async with self._pipes.acquire() as pipe:
+                try:
+                    yield pipe
+                except Exception:
+                    if not pipe.closed():
+                        with contextlib.suppress(psycopg.Error, OSError):
+                            await pipe.rollback()
+                    raise
+                if pipe.in_transaction():
+                    await pipe.rollback()
+                    raise AssertionError("the hot path's work left its transaction open")
+        except (psycopg.Error, OSError) as e:
+            raise DBAPIError(None, None, e, connection_invalidated=pipe_gone(e)) from e
 
     async def close(self) -> None:
         """Close the hot path's pool (the engine is disposed by its owner)."""
-        if self._driver_pool is not None:
-            await self._driver_pool.close()
-            self._driver_pool = None
+        if self._pipes is not None:
+            self._pipes.close()
+            self._pipes = None
 
     async def statement(self, operation: str,
                         work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
@@ -212,9 +202,8 @@ class UnitOfWork:
         such as a connection dropped while it sat in the pool."""
         return await self._retrying(operation, work, lambda: self.read(snapshot))
 
-    async def _retrying(self, operation: str, work: Callable[[AsyncConnection], Awaitable[T]],
-                        connect: Callable[[], AbstractAsyncContextManager[AsyncConnection]],
-                        ) -> T:
+    async def _retrying(self, operation: str, work: Callable[[C], Awaitable[T]],
+                        connect: Callable[[], AbstractAsyncContextManager[C]]) -> T:
         for attempt in range(self.max_attempts):
             try:
                 async with connect() as conn:
