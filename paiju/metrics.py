@@ -144,21 +144,3 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         )
         self._observed[details.method] = (handler, timed)
         return timed
-
-
-class ClientMetricsInterceptor(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
-    """Counts and times every unary-unary RPC a service makes."""
-
-    async def intercept_unary_unary(
-        self, continuation: Callable[..., Any], details: Any, request: Any
-    ) -> Any:
-        method = details.method.decode() if isinstance(details.method, bytes) else details.method
-        service, name = _split(method)
-        start = time.perf_counter()
-        call = await continuation(details, request)
-        try:
-            code = await call.code()
-        finally:
-            GRPC_CLIENT_SECONDS.labels("unary", service, name).observe(time.perf_counter() - start)
-        GRPC_CLIENT_HANDLED.labels("unary", service, name, code.name).inc()
-        return call
