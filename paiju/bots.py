@@ -29,7 +29,8 @@ from typing import Any
 
 import websockets
 
-from paiju.botclient import BotError, Client
+from paiju.botclient import BotError as BotError  # re-exported for the bots' users
+from paiju.botclient import Client as Client
 from paiju.rules import ENGINES, load
 
 #: Public events that answer a seat's own action (for the round trip).
