@@ -229,8 +229,8 @@ class Settings(BaseSettings):
         json_schema_extra=_doc("table"))
 
     gateway_ping_interval_seconds: Positive = Field(
-        default=5.0, description="seconds between the WebSocket pings a gateway sends each "
-        "connection (services.gateway.keepalive)", json_schema_extra=_doc("gateway"))
+        default=5.0, description="seconds without a frame or pong from a connection before "
+        "the gateway pings it (services.gateway.keepalive)", json_schema_extra=_doc("gateway"))
     gateway_ping_timeout_seconds: Positive = Field(
         default=5.0, description="seconds a pong may take before the connection is aborted",
         json_schema_extra=_doc("gateway"))

@@ -39,7 +39,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from paiju import peers
-from paiju.metrics import ClientMetricsInterceptor
+from paiju.metered import metered
 
 log = logging.getLogger("paiju.identity")
 
@@ -305,22 +305,22 @@ def secure_channel(addr: str, identity: Identity | None, peer: str | None, *,
     go round robin to those that are up. ``identity`` None (development mode
     without ``PAIJU_TLS_DIR``) gives an insecure channel. Raises
     ``ValueError`` for an address that does not resolve."""
-    interceptors = client_interceptors()
+    interceptors = client_interceptors() or None
     target = peers.target(addr)
     if identity is None:
-        return grpc.aio.insecure_channel(target, options=[*peers.options(addr), *options],
-                                         interceptors=interceptors)
-    return grpc.aio.secure_channel(target, identity.channel_credentials(),
-                                   options=channel_options(peer, options, addr),
-                                   interceptors=interceptors)
+        return metered(grpc.aio.insecure_channel(
+            target, options=[*peers.options(addr), *options], interceptors=interceptors))
+    return metered(grpc.aio.secure_channel(target, identity.channel_credentials(),
+                                           options=channel_options(peer, options, addr),
+                                           interceptors=interceptors))
 
 
 def client_interceptors() -> list[Any]:
-    """The interceptors of every client channel: metrics, then tracing
-    (paiju.tracing, when configured)."""
+    """The interceptors of every client channel: tracing's (paiju.tracing,
+    when configured; the metrics are the channel's own, :mod:`paiju.metered`)."""
     from paiju.tracing import client_interceptors as traced
 
-    return [ClientMetricsInterceptor(), *traced()]
+    return traced()
 
 
 def blocking_channel(addr: str, identity: Identity | None, peer: str | None, *,

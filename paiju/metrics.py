@@ -27,6 +27,31 @@ GRPC_HANDLED = Counter(
     "grpc_server_handled_total", "RPCs completed on the server, by status code.",
     ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
 )
+#: The garbage collector's pauses (:func:`observe_gc`): every collection, by
+#: generation; a full one in a busy process is the longest pause it has.
+GC_SECONDS = Histogram(
+    "paiju_gc_pause_seconds", "Seconds the garbage collector held the process, by generation.",
+    ["generation"], buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0))
+
+
+def observe_gc() -> None:
+    """Time every collection of the garbage collector into :data:`GC_SECONDS`
+    (a ``gc.callbacks`` hook, once per process)."""
+    import gc
+
+    children = [GC_SECONDS.labels(str(g)) for g in range(3)]
+    started = [0.0]
+
+    def hook(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            children[int(info["generation"])].observe(time.perf_counter() - started[0])
+
+    if not any(getattr(cb, "__qualname__", "").startswith("observe_gc") for cb in gc.callbacks):
+        gc.callbacks.append(hook)
+
+
 GRPC_SECONDS = Histogram(
     "grpc_server_handling_seconds", "Time to handle an RPC on the server.",
     ["grpc_type", "grpc_service", "grpc_method"], buckets=LATENCY_BUCKETS,
@@ -119,21 +144,3 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         )
         self._observed[details.method] = (handler, timed)
         return timed
-
-
-class ClientMetricsInterceptor(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
-    """Counts and times every unary-unary RPC a service makes."""
-
-    async def intercept_unary_unary(
-        self, continuation: Callable[..., Any], details: Any, request: Any
-    ) -> Any:
-        method = details.method.decode() if isinstance(details.method, bytes) else details.method
-        service, name = _split(method)
-        start = time.perf_counter()
-        call = await continuation(details, request)
-        try:
-            code = await call.code()
-        finally:
-            GRPC_CLIENT_SECONDS.labels("unary", service, name).observe(time.perf_counter() - start)
-        GRPC_CLIENT_HANDLED.labels("unary", service, name, code.name).inc()
-        return call

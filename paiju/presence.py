@@ -334,7 +334,9 @@ class PresenceWatcher:
     :meth:`PresenceBook.expire` every ``tick_seconds``. ``timeout_ms`` defaults to
     PAIJU_PRESENCE_TIMEOUT_SECONDS; ``clock`` (unix ms) to the wall clock.
     ``on_change`` is awaited once per :class:`Change`, one at a time, in order; its
-    exceptions are logged and do not stop the watcher. Malformed messages are
+    exceptions are logged and do not stop the watcher. The book is up to date as
+    each message arrives; a task of its own hands the changes on, so a slow
+    ``on_change`` never leaves :attr:`book` behind the news. Malformed messages are
     logged and ignored. While ``nc`` is disconnected nothing expires (the
     watcher cannot hear the heartbeats); once it is back every known gateway
     gets a fresh timeout (:meth:`PresenceBook.hear_all`).
@@ -349,7 +351,8 @@ class PresenceWatcher:
         self.tick_seconds = tick_seconds
         self.clock = clock
         self.book = PresenceBook(clock(), self.timeout_ms)
-        self._lock = asyncio.Lock()
+        self._changes: asyncio.Queue[Change] = asyncio.Queue()
+        self._teller: asyncio.Task[None] | None = None
         self._listening = Listening()
         #: gateway id -> when (``clock``, unix ms) a message of it last arrived
         self.last_heard: dict[str, int] = {}
@@ -357,11 +360,18 @@ class PresenceWatcher:
     async def start(self) -> None:
         """Start a fresh book (its warm-up begins now), subscribe, start ticking."""
         self.book = PresenceBook(self.clock(), self.timeout_ms)
+        self._changes = asyncio.Queue()
+        self._teller = asyncio.create_task(self._tell(), name="presence-changes")
         await self._listening.start(self.nc, self._on_message, self._tick(), "presence-expire")
 
     async def stop(self) -> None:
-        """Unsubscribe and stop ticking (the book keeps its last state)."""
+        """Unsubscribe, stop ticking and handing changes on (the book keeps its state)."""
         await self._listening.stop()
+        if self._teller is not None:
+            self._teller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._teller
+            self._teller = None
 
     async def _on_message(self, msg: Msg) -> None:
         try:
@@ -370,8 +380,7 @@ class PresenceWatcher:
             log.warning("ignored presence message on %s: %s", msg.subject, e)
             return
         self.last_heard[str(message["gateway"])] = self.clock()
-        async with self._lock:
-            await self._emit(self.book.apply(message, self.clock()))
+        self._emit(self.book.apply(message, self.clock()))
 
     async def _tick(self) -> None:
         deaf = False
@@ -380,14 +389,19 @@ class PresenceWatcher:
             if not self.nc.is_connected:
                 deaf = True
                 continue
-            async with self._lock:
-                if deaf:
-                    deaf = False
-                    self.book.hear_all(self.clock())
-                await self._emit(self.book.expire(self.clock()))
+            if deaf:
+                deaf = False
+                self.book.hear_all(self.clock())
+            self._emit(self.book.expire(self.clock()))
 
-    async def _emit(self, changes: list[Change]) -> None:
+    def _emit(self, changes: list[Change]) -> None:
         for change in changes:
+            self._changes.put_nowait(change)
+
+    async def _tell(self) -> None:
+        """Hand the changes to ``on_change``, one at a time, in order."""
+        while True:
+            change = await self._changes.get()
             try:
                 await self.on_change(change)
             except Exception:

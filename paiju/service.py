@@ -36,7 +36,7 @@ from paiju.config import Config, check_keys, load
 from paiju.health import Health
 from paiju.identity import Identity, IdentityError
 from paiju.identity import load as load_identity
-from paiju.metrics import MetricsInterceptor, serve_metrics
+from paiju.metrics import MetricsInterceptor, observe_gc, serve_metrics
 
 
 @dataclass
@@ -244,6 +244,7 @@ def tune_gc() -> None:
     gc.freeze()
     _, second, third = gc.get_threshold()
     gc.set_threshold(GC_THRESHOLD, second, third)
+    observe_gc()
 
 
 def run(service: str, setup: Setup) -> None:

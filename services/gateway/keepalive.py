@@ -10,7 +10,11 @@ sign of life. websockets' own keepalive (``serve(ping_interval=,
 ping_timeout=)``) times out the same way but then starts a closing handshake
 and waits ``close_timeout`` more for a peer that is gone (up to 12 s in
 all); here the socket is aborted at once. Uses the connection's public
-``ping()`` and its asyncio transport's ``abort()``.
+``ping()`` and its asyncio transport's ``abort()``. A frame from the client is
+a sign of life too: no ping goes to a connection heard from within the last
+``PING_INTERVAL`` (2,000 playing connections were 400 pings and pongs a
+second; docs/performance.md, issue 19 third round), so the bound above holds
+from the last frame or pong.
 
 Settings (paiju/config.py; seconds, above 0): ``PAIJU_GATEWAY_PING_INTERVAL_SECONDS``
 (default 5) and ``PAIJU_GATEWAY_PING_TIMEOUT_SECONDS`` (default 5); tests run shorter.
@@ -20,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -29,12 +35,17 @@ from services.gateway import metrics
 log = logging.getLogger("paiju.gateway")
 
 async def keepalive(ws: ServerConnection, conn_id: str, interval: float,
-                    timeout: float) -> None:
-    """Ping ``ws`` every ``interval`` seconds; abort it where sending the ping
-    and getting its pong take more than ``timeout`` seconds. Returns when the
-    connection closes or was aborted."""
+                    timeout: float, heard: Callable[[], float] = lambda: 0.0) -> None:
+    """Ping ``ws`` once ``interval`` seconds passed without a ping or a frame
+    from the client (``heard()``: when the last frame came, ``time.monotonic()``
+    seconds); abort it where sending the ping and getting its pong take more
+    than ``timeout`` seconds. Returns when the connection closes or was aborted."""
+    last = time.monotonic()
     while True:
-        await asyncio.sleep(interval)
+        await asyncio.sleep(max(0.0, max(last, heard()) + interval - time.monotonic()))
+        last = max(last, heard())
+        if time.monotonic() - last < interval:
+            continue  # a frame came meanwhile
         try:
             async with asyncio.timeout(timeout):
                 pong = await ws.ping()
@@ -46,3 +57,4 @@ async def keepalive(ws: ServerConnection, conn_id: str, interval: float,
             log.info("no pong: connection aborted", extra={"conn": conn_id})
             ws.transport.abort()
             return
+        last = time.monotonic()

@@ -11,6 +11,7 @@ out in :mod:`services.gateway.signin`, where the player's game runs in
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -74,6 +75,8 @@ class Session:
         self.route = Router(gateway.backends, self.subs, lambda: self.player)
         #: The room this connection watches (旁观), or None.
         self.watching: str | None = None
+        #: When the client's last frame came (``time.monotonic()``; the keepalive's).
+        self.heard = 0.0
 
     # -- the connection's life -----------------------------------------------------
 
@@ -82,11 +85,13 @@ class Session:
         the URL, signed in with as an ``auth`` command)."""
         metrics.CONNECTIONS.inc()
         self.outbox.start()
-        pinger = asyncio.create_task(keepalive(self.ws, self.id, *self.gw.ping))
+        pinger = asyncio.create_task(keepalive(self.ws, self.id, *self.gw.ping,
+                                               heard=lambda: self.heard))
         try:
             if token:
                 await dispatch(self, None, "auth", {"token": token})
             async for frame in self.ws:
+                self.heard = time.monotonic()
                 metrics.MESSAGES_IN.inc()
                 await handle_frame(self, frame)
         except ConnectionClosed as e:

@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import zlib
 from typing import Any
 
 import nats.errors
@@ -42,6 +43,18 @@ NOT_CLUSTERED = 10074
 
 #: Lease updates :meth:`Leases.renew_all` keeps in flight at once.
 RENEW_CONCURRENCY = 64
+
+#: Slices the held leases are renewed in, one after the other over a renewal
+#: interval (:meth:`services.table.runner.Table.keep_leases`): 500 games' updates
+#: at once were a burst that held the instance's loop for tens of milliseconds
+#: every 1.7 s (docs/performance.md, issue 19 third round).
+RENEW_SLICES = 10
+
+
+def renew_slice(game_id: str, slices: int) -> int:
+    """The slice (``0 .. slices - 1``) whose turn renews ``game_id``'s lease: a
+    hash of the id, so a game keeps its slice for as long as it runs."""
+    return zlib.crc32(game_id.encode()) % slices
 
 #: What talking to JetStream can raise when NATS is away or slow.
 NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
@@ -75,11 +88,12 @@ class Leases:
         self.held: dict[str, int] = {}
         self._leases: KeyValue | None = None
         self._games: KeyValue | None = None
+        self._value = json.dumps({"instance": instance, "address": address}).encode()
 
     @property
     def value(self) -> bytes:
-        """This instance's lease value."""
-        return json.dumps({"instance": self.instance, "address": self.address}).encode()
+        """This instance's lease value (``{"instance", "address"}`` as JSON bytes)."""
+        return self._value
 
     async def _bucket(self, name: str, ttl: float | None) -> KeyValue:
         config = api.KeyValueConfig(bucket=name, ttl=ttl, history=1,
@@ -152,13 +166,16 @@ class Leases:
         self.held.pop(game_id, None)
         return False
 
-    async def renew_all(self, concurrency: int = RENEW_CONCURRENCY) -> list[str]:
-        """Renew every lease held, up to ``concurrency`` key updates in flight
+    async def renew_all(self, concurrency: int = RENEW_CONCURRENCY,
+                        part: tuple[int, int] = (0, 1)) -> list[str]:
+        """Renew every lease held (``part = (k, n)``: those of slice ``k`` of
+        ``n``, :func:`renew_slice`), up to ``concurrency`` key updates in flight
         at once; returns the game ids whose lease another instance holds now
         (lost). A lease that could not be renewed because NATS did not answer
         is kept (tried again next time). One after the other, 500 games' updates
         took longer than the leases' 5 s under load and the leases expired
         (docs/performance.md)."""
+        k, n = part
         lost: list[str] = []
         gate = asyncio.Semaphore(concurrency)
 
@@ -170,7 +187,8 @@ class Leases:
                 except NATS_ERRORS as e:
                     log.warning("renewing the lease of %s failed: %s", game_id, e)
 
-        await asyncio.gather(*(one(g) for g in list(self.held)))
+        await asyncio.gather(*(one(g) for g in list(self.held)
+                               if n == 1 or renew_slice(g, n) == k))
         return lost
 
     async def release(self, game_id: str) -> None:

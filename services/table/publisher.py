@@ -6,11 +6,47 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
+import nats.errors
 from nats.aio.client import Client as NATS
 
 from paiju import natsconn
 
 log = logging.getLogger("paiju.table")
+
+#: nats-py's PING (the protocol line).
+PING = b"PING\r\n"
+
+
+async def ping(nc: NATS, timeout: int) -> None:
+    """``nc.flush(timeout)`` with the PING written behind everything published
+    so far, in the same socket write (one write per flush instead of two:
+    the NATS client's socket writes were the table's largest own cost under
+    load, docs/performance.md issue 19 third round; nats-py's own flush
+    writes its PING at once, before the publishes still waiting for its
+    flusher task). The PONG's future is queued as the PING is written, so
+    PONGs answer PINGs in order whoever sent them. Falls back to
+    ``nc.flush`` on a client without the fields used (``_pending``,
+    ``_pongs``, ``_transport``) or not connected. Raises
+    ``nats.errors.FlushTimeoutError`` as ``nc.flush`` does."""
+    pending = getattr(nc, "_pending", None)
+    pongs = getattr(nc, "_pongs", None)
+    transport = getattr(nc, "_transport", None)
+    if not (isinstance(pending, list) and isinstance(pongs, list) and transport is not None
+            and hasattr(nc, "_pending_data_size") and nc.is_connected):
+        await nc.flush(timeout=timeout)
+        return
+    future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    pending.append(PING)
+    nc._pending = []
+    nc._pending_data_size = 0
+    pongs.append(future)
+    transport.writelines(pending)
+    try:
+        await transport.drain()
+        await asyncio.wait_for(future, timeout)
+    except TimeoutError:
+        future.cancel()
+        raise nats.errors.FlushTimeoutError from None
 
 
 class Publisher(Protocol):
@@ -67,7 +103,7 @@ class NatsPublisher:
                 batch, self._next = self._next, None
                 self.pings += 1
                 try:
-                    await self.nc.flush(timeout=1)
+                    await ping(self.nc, timeout=1)
                 except Exception as e:
                     log.warning("flushing published events failed: %s", e)
                 finally:

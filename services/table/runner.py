@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from paiju import retries, subjects
@@ -31,7 +31,7 @@ from services.table import metrics
 from services.table.clock import Clock
 from services.table.game import GameError, Outgoing, RunningGame
 from services.table.gamelog import Fenced, GameLog, LogUnavailable
-from services.table.lease import NATS_ERRORS, Leases
+from services.table.lease import NATS_ERRORS, RENEW_SLICES, Leases
 from services.table.outgoing import ms
 from services.table.publisher import Publisher
 from services.table.remote import Ledger, Lobby
@@ -81,7 +81,12 @@ class Table:
         self.absent: dict[str, float] = {}
         #: How long CreateGame waits for a room's ended game to let go (seconds).
         self.ending_wait = 10.0
-        self._creating = asyncio.Lock()
+        #: One creation at a time per room (a room's check and adoption are one
+        #: step); rooms do not wait for each other: one lock for the instance
+        #: queued a burst of starts behind each other's JetStream round trips
+        #: past the lobby's 3 s deadline (docs/performance.md, issue 19 third round).
+        #: room -> [its lock, the callers holding or awaiting it]
+        self._creating: dict[str, list[Any]] = {}
 
     async def on_presence(self, change: Change) -> None:
         """A presence flip (:class:`paiju.presence.Change`): the rooms where the
@@ -117,7 +122,7 @@ class Table:
         if current is not None and current.over and current.spec.game_id != spec.game_id:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(current.done.wait(), self.ending_wait)
-        async with self._creating:
+        async with self._room_creation(spec.room):
             current = self.rooms.get(spec.room)
             if current is not None:
                 if current.spec.game_id == spec.game_id:
@@ -138,6 +143,19 @@ class Table:
             self.adopt(runner)
         await runner.start(out)
         return runner
+
+    @contextlib.asynccontextmanager
+    async def _room_creation(self, room: str) -> AsyncIterator[None]:
+        """Hold ``room``'s creation lock (forgotten once nobody holds or awaits it)."""
+        entry = self._creating.setdefault(room, [asyncio.Lock(), 0])
+        entry[1] += 1
+        try:
+            async with entry[0]:
+                yield
+        finally:
+            entry[1] -= 1
+            if not entry[1]:
+                del self._creating[room]
 
     async def _begin(self, spec: GameSpec, created: dict[str, Any]) -> int:
         """Take the lease, append the ``created`` entry, list the sitting live."""
@@ -215,17 +233,21 @@ class Table:
         return True
 
     async def keep_leases(self) -> None:
-        """Renew the leases every third of their TTL, for ever; a game whose
-        lease another instance holds is dropped (:meth:`RoomRunner.lose`)."""
+        """Renew the leases every third of their TTL, for ever, in
+        :data:`~services.table.lease.RENEW_SLICES` slices spread over that
+        interval (each lease once per interval, never all at once); a game
+        whose lease another instance holds is dropped (:meth:`RoomRunner.lose`)."""
+        slices = RENEW_SLICES
         while True:
-            await asyncio.sleep(self.leases.seconds / 3)
-            try:
-                for gid in await self.leases.renew_all():
-                    runner = self.sittings.get(gid)
-                    if runner is not None:
-                        await runner.lose("its lease is held by another instance")
-            except Exception:
-                log.exception("renewing leases failed")
+            for k in range(slices):
+                await asyncio.sleep(self.leases.seconds / 3 / slices)
+                try:
+                    for gid in await self.leases.renew_all(part=(k, slices)):
+                        runner = self.sittings.get(gid)
+                        if runner is not None:
+                            await runner.lose("its lease is held by another instance")
+                except Exception:
+                    log.exception("renewing leases failed")
 
     def drain(self) -> None:
         """Take no new games from now on (SIGTERM)."""
