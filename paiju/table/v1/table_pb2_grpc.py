@@ -170,14 +170,15 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetScores(self, request, context):
-        """看分: each seat's captured points and cards.
+        """看分: each seat's captured points and cards (public). An empty player is
+        a spectator's read (旁观; the gateway sends it for a watching session).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetLastTrick(self, request, context):
-        """上一轮: the last finished trick.
+        """上一轮: the last finished trick (public; an empty player as GetScores).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

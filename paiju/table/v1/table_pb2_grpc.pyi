@@ -64,9 +64,11 @@ class TableServiceStub:
     `player` is ignored.
     """
     GetScores: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
-    """看分: each seat's captured points and cards."""
+    """看分: each seat's captured points and cards (public). An empty player is
+    a spectator's read (旁观; the gateway sends it for a watching session).
+    """
     GetLastTrick: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
-    """上一轮: the last finished trick."""
+    """上一轮: the last finished trick (public; an empty player as GetScores)."""
     PlayerDisconnected: _grpc.UnaryUnaryMultiCallable[_table_pb2.PlayerRequest, _table_pb2.PlayerResponse]
     """The player is away from now: its seat is held, spending its disconnect
     budget (reconnect_seconds per seat per sitting; docs/table.md
@@ -135,9 +137,11 @@ class TableServiceAsyncStub(TableServiceStub):
     `player` is ignored.
     """
     GetScores: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
-    """看分: each seat's captured points and cards."""
+    """看分: each seat's captured points and cards (public). An empty player is
+    a spectator's read (旁观; the gateway sends it for a watching session).
+    """
     GetLastTrick: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
-    """上一轮: the last finished trick."""
+    """上一轮: the last finished trick (public; an empty player as GetScores)."""
     PlayerDisconnected: _aio.UnaryUnaryMultiCallable[_table_pb2.PlayerRequest, _table_pb2.PlayerResponse]  # type: ignore[assignment]
     """The player is away from now: its seat is held, spending its disconnect
     budget (reconnect_seconds per seat per sitting; docs/table.md
@@ -245,7 +249,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_pb2.ViewRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.ViewResponse, _abc.Awaitable[_table_pb2.ViewResponse]]:
-        """看分: each seat's captured points and cards."""
+        """看分: each seat's captured points and cards (public). An empty player is
+        a spectator's read (旁观; the gateway sends it for a watching session).
+        """
 
     @_abc_1.abstractmethod
     def GetLastTrick(
@@ -253,7 +259,7 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_pb2.ViewRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.ViewResponse, _abc.Awaitable[_table_pb2.ViewResponse]]:
-        """上一轮: the last finished trick."""
+        """上一轮: the last finished trick (public; an empty player as GetScores)."""
 
     @_abc_1.abstractmethod
     def PlayerDisconnected(
