@@ -164,7 +164,7 @@ async def test_a_service_subscribes_only_its_subjects(server: NatsServer, observ
     The probes go out in rounds, each closed by a numbered sentinel on the
     service's own inbox, until a round's sentinel came and every allowed
     subject was heard (a message published just after a subscription's flush
-    was not always routed to it yet in runs here: the rounds absorb that,
+    was not always delivered to it in runs here, cause unknown: the rounds absorb that,
     while a refused subject is never heard in any round)."""
     got: list[str] = []
     sentinels: set[bytes] = set()
