@@ -291,7 +291,8 @@ async def test_game_ended_while_away_shows_its_settlement(platform: Platform, br
 async def test_away_seat_then_its_escape_is_named(platform: Platform, browser: Any,
                                                   artifacts: Path) -> None:
     """A bot's connection ends mid-game on the server whose hold is 3 s: its
-    seat shows 断线 with the seconds its hold has left (at most 3), then the
+    seat shows 断线 with the seconds its hold has left (at most 3, rounded up on
+    the page's estimate of the server's clock), then the
     table ends the game by its escape and the settlement table names it."""
     me = f"等人{secrets.token_hex(2)}"
     room = "doudizhu-hold-02"
@@ -309,7 +310,10 @@ async def test_away_seat_then_its_escape_is_named(platform: Platform, browser: A
             "'#seats .pbox.offline[data-seat=\"1\"] .offline-mark .timer');"
             " return t && /^\\d+$/.test(t.textContent); }", timeout=10000)
         left = int(await page.inner_text('#seats .pbox[data-seat="1"] .offline-mark .timer'))
-        assert 0 <= left <= 3, left
+        # The hold is 3 s; the page counts it down on its estimate of the
+        # server's clock (off by up to half a ping's round trip, hundreds of ms
+        # on a loaded machine), rounded up: 4 at the very first tick at worst.
+        assert 0 <= left <= 4, left
         await page.screenshot(path=str(artifacts / "away_seat.png"))
         await page.wait_for_selector("#settlement #settle-reason", timeout=15000)
         reason = await page.inner_text("#settlement #settle-reason")
