@@ -15,8 +15,9 @@ row is an escape). Disconnect holds (:mod:`services.table.holds`, a budget of
 ``reconnect_seconds`` per seat per sitting, shared by a game and its redeals):
 while a seat is away the game waits at its turn and its turn clock stops; when
 its budget is spent the seat escapes. A paced deal
-(:mod:`services.table.paced`) gives one card every ``deal_interval_ms``;
-``declare_grace_seconds`` after the last card the table applies ``end_declare``.
+(:mod:`services.table.paced`) gives a round (a card to each seat) every
+seats × ``deal_interval_ms``; ``declare_grace_seconds`` after the last round
+the table applies ``end_declare``.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ class RunningGame:
         self.paced = PacedDeal(DealPlan.of(self.deal, self.engine.seats,
                                            self.engine.held_back_positions()), now,
                                table_options.deal_interval_ms,
-                               table_options.declare_grace_seconds)
+                               table_options.declare_grace_seconds,
+                               self.engine.seats if table_options.deal_by_rounds else 1)
         self.sent_hands: dict[int, list[str]] = {}
         #: the engine's public roles as last sent (a ``roles`` event on change)
         #: the roles and display last sent (services.table.shown)

@@ -59,7 +59,7 @@ def level(game: RunningGame, stopped_at: float, now: float, moved_to: str | None
         if seat not in turns.paused:
             out.append(game.numbers.public("turn", {
                 "seat": seat, "phase": game.engine.phase, "deadline": round(deadline * 1000),
-                "can_pass": any(a.type == "pass" for a in game.engine.legal_actions(seat))}))
+                "can_pass": game.engine.can_pass(seat)}))
     return out
 
 

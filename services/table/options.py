@@ -37,7 +37,11 @@ class TableOptions:
     card); ``no_call_fee`` coins each seated player pays after two doudizhu
     no-call deals in a row (20); ``no_call_streak`` the no-call deals in a row
     so far (carried by the lobby); ``first`` the seat that is dealt first
-    (hunzhan carry-over: the previous game's last trick winner), or None.
+    (hunzhan carry-over: the previous game's last trick winner), or None;
+    ``deal_by_rounds``: a paced deal gives a round (a card to each seat) per
+    step (:mod:`services.table.paced`). Not a room option: :func:`split`
+    sets it for every new game; False (a card per step) is how sittings
+    logged before rounds replay, whose ``created`` entry lacks it.
     """
 
     turn_seconds: float = 20.0
@@ -47,6 +51,7 @@ class TableOptions:
     no_call_fee: int = 20
     no_call_streak: int = 0
     first: int | None = None
+    deal_by_rounds: bool = False
 
 
 def _number(options: Mapping[str, Any], key: str, default: float, minimum: float) -> float:
@@ -84,6 +89,7 @@ def split(options: Mapping[str, Any], seats: int,
         no_call_fee=_integer(options, "no_call_fee", 20),
         no_call_streak=_integer(options, "no_call_streak", 0),
         first=first,
+        deal_by_rounds=True,
     )
     engine = {k: v for k, v in options.items() if k not in TABLE_KEYS}
     return engine, table

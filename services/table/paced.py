@@ -1,8 +1,14 @@
-"""The state of a paced deal (a declaring game's cards one at a time) and its
+"""The state of a paced deal (a declaring game's cards a few at a time) and its
 declaring window (rulings.md "Shared by all games"; docs/table.md "Behaviour").
 
-Card ``i`` of the deal's ``order`` is due ``i * deal_interval_ms`` after the
-start; ``declare_grace_seconds`` after the last card the window closes (the
+The deal goes in steps of ``step`` cards of its ``order`` (the table deals a
+round: one card to each seat, ``step`` = the seats; 1 for a sitting logged
+before rounds, :class:`services.table.options.TableOptions`). Card ``i`` is
+due ``i * deal_interval_ms`` after the start, and a step's cards come
+together at the time of its first card: each seat still gets a card every
+``seats * deal_interval_ms``, and the table writes one log entry and one
+``dealing`` event per round instead of per card.
+``declare_grace_seconds`` after the last step the window closes (the
 table applies ``end_declare``). While cards arrive a seat's hand is the cards
 dealt to it so far, and its declare options are the engine's declares whose
 cards it holds so far. The state keeps what is needed to send only what
@@ -25,11 +31,16 @@ class PacedDeal:
     """The deal's progress and the declaring window of one game."""
 
     def __init__(self, plan: DealPlan, started_at: float, deal_interval_ms: float,
-                 declare_grace_seconds: float) -> None:
+                 declare_grace_seconds: float, step: int = 1) -> None:
+        if step < 1:
+            raise ValueError(f"a deal step is at least one card, not {step}")
         self.plan = plan
         self.started_at = started_at
         self.interval = deal_interval_ms / 1000.0
         self.grace = declare_grace_seconds
+        #: Cards per step (module docstring); ``dealt`` is always a multiple of
+        #: it, or the whole deal.
+        self.step = step
         self.dealt = 0
         #: When the last card was dealt (the start for a deal given at once).
         self.done_at: float | None = None if plan.paced else started_at
@@ -57,7 +68,7 @@ class PacedDeal:
         return self.plan.paced and self.dealt < self.plan.total
 
     def card_time(self, i: int) -> float:
-        """When card ``i`` is due (unix seconds)."""
+        """When card ``i`` is due (unix seconds); a step comes at its first card's."""
         return self.started_at + i * self.interval
 
     def grace_end(self) -> float:
@@ -106,13 +117,16 @@ class PacedDeal:
     # -- moving --------------------------------------------------------------------
 
     def deal_until(self, t: float) -> dict[str, Any]:
-        """Deal every card due by ``t`` (at least one); returns the public
+        """Deal every step due by ``t`` (at least one); returns the public
         ``dealing`` event's data."""
+        total = self.plan.total
         if self.interval <= 0:
-            k = self.plan.total
+            k = total
         else:
-            k = min(self.plan.total, math.floor((t - self.started_at) / self.interval + 1e-9) + 1)
-        k = max(k, self.dealt + 1)
+            due = math.floor((t - self.started_at) / self.interval + 1e-9) + 1
+            # The whole step of the last card due (it comes at its first card's time).
+            k = min(total, -(-due // self.step) * self.step)
+        k = max(k, min(total, self.dealt + self.step))
         order = self.plan.order
         assert order is not None
         known = self._declare_full is not None
@@ -157,7 +171,7 @@ class PacedDeal:
         full = self._declare_full
         if full is None:
             full = self._declare_full = [
-                [a.cards for a in engine.legal_actions(s) if a.type == "declare"]
+                [a.cards for a in engine.non_play_actions(s) if a.type == "declare"]
                 for s in range(self.plan.seats)]
             self._declare_cards = [frozenset(c for cards in f for c in cards) for f in full]
             self._declare_dirty.update(range(self.plan.seats))

@@ -81,18 +81,22 @@ async def test_paced_deal_declare_gets_dealt_count(harness: Harness) -> None:
     await h.open(ps)
     deal = load("hunzhan").random_deal({}, random.Random(5))
     order, first = deal["order"], deal["first"]
-    # The first ten dealt, and who gets it (card i goes to seat (first + i) % 4).
-    i = next(k for k, c in enumerate(order) if c[0] == "T")
+    # The first ten dealt after the first round whose seat holds no equal ten
+    # before it, and who gets it (card i goes to seat (first + i) % 4).
+    i = next(k for k, c in enumerate(order) if c[0] == "T" and k >= 4
+             and c not in order[k % 4:k:4])
     seat = (first + i) % 4
     room, gid = await h.create("hunzhan", ps, deal=deal,
                                options={"deal_interval_ms": 100, "declare_grace_seconds": 5})
-    # One card at start; declaring the ten before it is dealt is refused.
+    # A round (a card to each of the 4 seats) at a time: round r, cards 4r..4r+3,
+    # at 0.4 r s, the first at the start. Declaring the ten before its round
+    # is dealt is refused.
+    r = i // 4
     bad = await h.act(room, ps[seat], "declare", [order[i]])
-    if i > 0:
-        assert not bad.ok and bad.error == "cards_not_in_hand"
-    h.clock.advance(0.1 * i)
-    await h.wait(lambda: any(e["type"] == "dealing" and e["dealt"] == i + 1
-                             for e in h.public(room)), "the ten dealt")
+    assert not bad.ok and bad.error == "cards_not_in_hand"
+    h.clock.advance(0.4 * r)
+    await h.wait(lambda: any(e["type"] == "dealing" and e["dealt"] == 4 * (r + 1)
+                             for e in h.public(room)), "the ten's round dealt")
     ok = await h.act(room, ps[seat], "declare", [order[i]])
     assert ok.ok
     declared = await h.wait_event(room, "declared")
@@ -104,7 +108,7 @@ async def test_paced_deal_declare_gets_dealt_count(harness: Harness) -> None:
     # Each seat's private hand is its own dealt cards so far.
     for s, p in enumerate(ps):
         hands = [e["cards"] for e in h.private(p) if e["type"] == "hand"]
-        dealt_to_s = [order[k] for k in range(i + 1) if (first + k) % 4 == s]
+        dealt_to_s = [order[k] for k in range(4 * (r + 1)) if (first + k) % 4 == s]
         assert sorted(hands[-1]) == sorted(dealt_to_s)
     # Finish the deal, then the 5 s grace; the window closes by itself.
     h.clock.advance(0.1 * len(order))
@@ -119,7 +123,7 @@ async def test_paced_deal_declare_gets_dealt_count(harness: Harness) -> None:
     record = await h.table.store.get(gid)
     assert record is not None
     decl = [a for a in record["actions"] if a["type"] == "declare"]
-    assert decl == [{"seat": seat, "type": "declare", "cards": [order[i]], "dealt": i + 1}]
+    assert decl == [{"seat": seat, "type": "declare", "cards": [order[i]], "dealt": 4 * (r + 1)}]
     assert record["actions"][1] == {"seat": None, "type": "end_declare"}
     assert record["actions"][-1] == {"seat": 0, "type": "escape"}
     assert replay(record)["result"] == fin["result"]

@@ -1,8 +1,10 @@
 """The paced deal of :class:`services.table.game.RunningGame` (pure logic, no I/O;
 :mod:`services.table.paced` keeps its state).
 
-What the table sends while it deals one card per ``deal_interval_ms``
-(docs/table.md "Behaviour", events.md ``dealing`` / ``hand`` / ``your_turn``):
+What the table sends while it deals (docs/table.md "Behaviour", events.md
+``dealing`` / ``hand`` / ``your_turn``): a round (a card to each seat) every
+seats × ``deal_interval_ms`` for a new game (``deal_by_rounds``), one card
+per ``deal_interval_ms`` for a sitting logged before rounds;
 the cards due at one step come in one ``dealing`` event and one ``hand`` per
 seat dealt to; a seat's declare options are sent when they change (a card
 that makes a declaration possible, another seat's declaration).
@@ -40,12 +42,14 @@ def daa_deal() -> dict[str, Any]:
     return {"hands": hands, "bottom": [], "first": 0, "order": order}
 
 
-def new(game: str, deal: dict[str, Any], reconnect_seconds: float = 90) -> RunningGame:
+def new(game: str, deal: dict[str, Any], reconnect_seconds: float = 90,
+        rounds: bool = False) -> RunningGame:
     n = load(game).seats
     return RunningGame(
         game_id="g1", room="r1", server="s", game=game, engine_options={},
         table_options=TableOptions(deal_interval_ms=100, declare_grace_seconds=5,
-                                   reconnect_seconds=reconnect_seconds),
+                                   reconnect_seconds=reconnect_seconds,
+                                   deal_by_rounds=rounds),
         seats=[Seat(i, PLAYERS[i]) for i in range(n)], deal=deal, now=T0,
         table_instance="127.0.0.1:50052")
 
@@ -96,6 +100,41 @@ def test_cards_due_together_come_in_one_step() -> None:
     assert out[1].player == "p2" and out[1].data["cards"] == sorted([order[2], order[7]])
 
 
+def test_a_new_game_is_dealt_a_round_at_a_time() -> None:
+    deal = daa_deal()
+    order = deal["order"]
+    g = new("daa", deal, rounds=True)
+    out = g.start(T0)
+    # Round 0 at the start: cards 0..4, one to each of the 5 seats.
+    assert [d.data["cards_dealt_per_seat"] for d in of(out, "dealing")] == [[1, 1, 1, 1, 1]]
+    assert {o.player: o.data["cards"] for o in of(out, "hand") if o.data["cards"]} == {
+        f"p{s}": [order[s]] for s in range(5)}
+    # Seat 1's first card is A♥: it may declare it (亮大A) from the start.
+    assert [o.data["declare_options"] for o in of(out, "your_turn")
+            if o.player == "p1"][-1] == [["AH"]]
+    # Round 1 (cards 5..9) is due at its first card's time, 5 x 100 ms on.
+    assert g.on_time(T0 + 0.49) == []
+    out = g.on_time(T0 + 0.5)
+    assert [d.data for d in of(out, "dealing")] == [
+        {"cards_dealt_per_seat": [2, 2, 2, 2, 2], "dealt": 10, "total": 108, "done": False}]
+    hands = {o.player: o.data["cards"] for o in of(out, "hand")}
+    assert hands == {"p0": sorted([order[0], "AS"]), "p1": ["AH", "AH"],
+                     **{f"p{s}": sorted([order[s], order[s + 5]]) for s in (2, 3, 4)}}
+    # Seat 0 now holds A♠; seat 1's second A♥ changes none of its options.
+    turns = {o.player: o.data["declare_options"] for o in of(out, "your_turn")}
+    assert turns == {"p0": [["AS"]]}
+    # A late timer deals every round due in one step: rounds 2..5 by 2.5 s.
+    out = g.on_time(T0 + 2.7)
+    assert [d.data["dealt"] for d in of(out, "dealing")] == [30]
+    assert len(of(out, "hand")) == 5
+    # 108 cards = 21 rounds of 5 and a last one of 3 (seats 0-2), at 21 x 0.5 s.
+    assert of(g.on_time(T0 + 10.49), "dealing")[-1].data["dealt"] == 105
+    last = of(g.on_time(T0 + 10.5), "dealing")
+    assert [d.data for d in last] == [
+        {"cards_dealt_per_seat": [22, 22, 22, 21, 21], "dealt": 108, "total": 108, "done": True}]
+    assert g.paced.window_end() == T0 + 10.5 + 5
+
+
 def test_a_declaration_changes_every_seats_options() -> None:
     g = new("daa", daa_deal())
     g.start(T0)
@@ -135,13 +174,15 @@ def _declare_options_oracle(g: RunningGame, seat: int) -> list[list[str]]:
             if a.type == "declare" and not Counter(a.cards) - held]
 
 
+@pytest.mark.parametrize("rounds", [False, True])
 @pytest.mark.parametrize("game", ["hunzhan", "shengji", "daa"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_what_was_sent_is_always_the_hand_and_options_so_far(game: str, seed: int) -> None:
+def test_what_was_sent_is_always_the_hand_and_options_so_far(game: str, seed: int,
+                                                            rounds: bool) -> None:
     rng = random.Random(seed)
     engine = load(game)
     deal = engine.random_deal({}, rng)
-    g = new(game, deal)
+    g = new(game, deal, rounds=rounds)
     n = engine.seats
     hands: dict[int, list[str]] = {}
     options: dict[int, list[list[str]]] = {}

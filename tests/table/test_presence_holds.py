@@ -247,8 +247,10 @@ async def test_the_reconnect_view_has_declare_options_and_both_seqs(ph: Harness)
     seat = (first + i) % 4
     room, _ = await h.create("hunzhan", ps, deal=deal, options={
         "deal_interval_ms": 100, "declare_grace_seconds": 5})
-    await advance(h, room, 0.1 * i + 0.05, step=0.1)
-    assert h.table.rooms[room].game.dealt == i + 1
+    # A round (a card to each seat) every 0.4 s: the ten's round is r.
+    r = i // 4
+    await advance(h, room, 0.4 * r + 0.05, step=0.1)
+    assert h.table.rooms[room].game.dealt == 4 * (r + 1)
     await gw.leave(room, ps[seat])
     await gw.back(room, ps[seat])
     reconnected = await h.wait_event(room, "seat_reconnected")
@@ -256,7 +258,7 @@ async def test_the_reconnect_view_has_declare_options_and_both_seqs(ph: Harness)
                        "the view event"))[0]
     # seed 000 / rulings.md hunzhan: one ten declares its suit, a pair of equal
     # jokers no-trump; the seat holds only the cards dealt to it so far.
-    held = Counter(order[k] for k in range(i + 1) if (first + k) % 4 == seat)
+    held = Counter(order[k] for k in range(4 * (r + 1)) if (first + k) % 4 == seat)
     want = [[c] for c in held if c[0] == "T"] + [
         [c, c] for c in ("SJ", "BJ") if held[c] >= 2]
     assert sorted(ev["declare_options"]) == sorted(want) and [order[i]] in want
@@ -384,8 +386,9 @@ async def test_a_seat_away_during_the_paced_deal_does_not_stop_it(ph: Harness) -
     ``declare_grace_seconds`` after it and play begins (rulings.md "Shared by
     all games": the game waits only at the turn of a seat away; dealing is no
     one's turn). The clock stops exactly at each deadline, which (a deal
-    started at ...000.002 with 60 ms a card) lies between two milliseconds for
-    cards 3, 7, 11 …: the timer's entry is logged in whole milliseconds."""
+    started at ...000.002 with 60 ms a card, so a round of 4 every 240 ms)
+    lies between two milliseconds for most rounds (in floating point): the
+    timer's entry is logged in whole milliseconds."""
     h = ph
     ps = [f"dd{i}" for i in range(4)]
     await h.open(ps)
@@ -398,13 +401,13 @@ async def test_a_seat_away_during_the_paced_deal_does_not_stop_it(ph: Harness) -
     runner = h.table.rooms[room]
     t0 = runner.game.paced.started_at
     total = len(deal["order"])
-    await at_each_deadline(h, room, t0 + 0.06 * 2)
-    assert runner.game.dealt == 3
+    await at_each_deadline(h, room, t0 + 0.24 * 2)
+    assert runner.game.dealt == 12
     await gw.leave(room, ps[2])
-    await at_each_deadline(h, room, t0 + 0.06 * 12)
-    assert runner.game.dealt == 13
+    await at_each_deadline(h, room, t0 + 0.24 * 12)
+    assert runner.game.dealt == 52
     await gw.back(room, ps[2])
-    await at_each_deadline(h, room, t0 + 0.06 * (total - 1))
+    await at_each_deadline(h, room, t0 + 0.24 * (total // 4 - 1))
     assert runner.game.dealt == total
     dealing = of(h, room, "dealing", gid)
     assert dealing[-1]["done"] is True and dealing[-1]["dealt"] == total

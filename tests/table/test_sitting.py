@@ -137,3 +137,31 @@ def test_a_voided_sitting_stays_voided_when_rebuilt_and_takes_no_more_moves() ->
     assert not answer.ok and not out
     event = game.finished_event([])
     assert event.data["reason"] == "void" and event.data["result"] is None
+
+
+def test_a_log_written_before_rounds_replays_card_by_card() -> None:
+    """A sitting logged before deals went by rounds (its ``created`` entry's
+    ``table_options`` lack ``deal_by_rounds``) replays and goes on a card per
+    step, as it was logged, so that a game handed over across a deploy in the
+    middle of its deal keeps its numbering; a new sitting deals a round."""
+    spec = GameSpec("gh1", "rh1", "s1", "hunzhan", {},
+                    TableOptions(deal_interval_ms=100, deal_by_rounds=True),
+                    tuple(Seat(i, f"h{i}", f"h{i}") for i in range(4)), Terms())
+    deal = load("hunzhan").random_deal({}, random.Random(3))
+    options = spec_json(spec)["table_options"]
+    del options["deal_by_rounds"]
+    old = {"type": "created", "at": ms(T0), "spec": {**spec_json(spec), "table_options": options},
+           "deal": deal, "absent": []}
+    live = Sitting(dict(old))
+    live.first()
+    assert live.game.dealt == 1
+    entries = [old]
+    for k in range(1, 6):  # card k at T0 + 0.1 k: one timer entry each
+        entries.append({"type": "timer", "at": ms(T0 + 0.1 * k)})
+        live.apply(entries[-1])
+    assert live.game.dealt == 6
+    again = restore(entries)  # raises where the replay numbers otherwise
+    assert again.game.dealt == 6 and again.game.public_seq == live.game.public_seq
+    new = Sitting({**old, "spec": spec_json(spec)})
+    new.first()
+    assert new.game.dealt == 4  # a round: a card to each of the 4 seats
