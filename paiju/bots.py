@@ -215,7 +215,8 @@ class Bot:
         self.need_view = False
         if self.seat in (view.get("to_act") or []) and not view.get("finished"):
             self.my_turn = {"type": "your_turn", "phase": view.get("phase"),
-                            "declare_options": view.get("declare_options") or []}
+                            "declare_options": view.get("declare_options") or [],
+                            "hints": view.get("hints")}
         else:
             self.my_turn = None
         self.wake.set()
@@ -330,8 +331,11 @@ class Bot:
             if options and self.rng.random() < self.declare_p:
                 await self._act({"type": "declare", "cards": self.rng.choice(options)})
             return
-        hints = await self._try("hints")
-        actions = (hints or {}).get("actions") or []
+        # The turn's own hints (your_turn.hints), as the web client takes them;
+        # asked with ``hints`` only from a server that does not send them.
+        actions = turn.get("hints")
+        if not isinstance(actions, list):
+            actions = ((await self._try("hints")) or {}).get("actions") or []
         self.my_turn = None  # the next your_turn event wakes the bot again
         if not actions:
             return

@@ -36,6 +36,7 @@ from services.table.numbering import Numbering
 from services.table.options import TableOptions
 from services.table.outgoing import Answer, GameError, Outgoing, Seat, ms
 from services.table.paced import PacedDeal
+from services.table.player_view import hints_json, player_view
 from services.table.record import game_record
 from services.table.shown import Shown
 from services.table.turns import TurnClock
@@ -146,53 +147,8 @@ class RunningGame:
         return list(hand) if isinstance(hand, list) else []
 
     def view(self, player: str, now: float) -> dict[str, Any]:
-        """The whole state ``player`` may see (its own hand only): the engine's
-        view plus game_id, seats (each with ``disconnected``, ``hold_until``
-        unix ms while away, ``budget_left_ms``), deadlines, ``time_left_ms`` of
-        its turn, ``can_pass`` and ``declare_options`` (as ``your_turn`` gives
-        them), the public ``seq`` (also as ``public_seq``: a ``view`` event's own
-        ``seq`` is the player's), ``player_seq`` and ``escape_points`` (the
-        points ``player`` would get if it quit now: an escape, seed 000 例外,
-        rulings.md "Escapes"; what the client's 退出 warning names)."""
-        seat = self.seat_of(player)
-        v = copy.deepcopy(self.engine.view(seat))
-        if self.dealing:
-            v["hand"] = self._hand(seat)
-            v["hand_counts"] = self.paced.counts()
-        left = self.turns.time_left(seat, now)
-        window = self.paced.window_end()
-        legal = self._legal_now(seat)
-        v.update({
-            "game_id": self.game_id,
-            "room": self.room,
-            "game": self.name,
-            "phase": self.phase,
-            "seat": seat,
-            "seats": [self.seat_state(s, now) for s in self.seats],
-            "to_act": self.engine.to_act(),
-            "deadlines": {str(s): ms(t) for s, t in self.turns.deadlines.items()},
-            "time_left_ms": ms(left) if left is not None else None,
-            "can_pass": any(a.type == "pass" for a in legal),
-            "declare_options": [list(a.cards) for a in legal if a.type == "declare"],
-            "dealing": self.paced.progress(),
-            "declaring_until": ms(window) if window is not None else None,
-            "seq": self.numbers.public_seq,
-            "public_seq": self.numbers.public_seq,
-            "player_seq": self.numbers.player_seq[player],
-            "escape_points": self.engine.escape_points(seat)[seat],
-            "roles": self.engine.public_roles(),
-            "rules": self.engine.client_rules(),
-            "display": self.engine.display(),
-        })
-        return v
-
-    def seat_state(self, s: Seat, now: float) -> dict[str, Any]:
-        """Seat ``s`` in a view: seat, player, name, disconnected, hold_until, budget_left_ms."""
-        end = self.holds.end(s.seat)
-        return {"seat": s.seat, "player": s.player, "name": s.name,
-                "disconnected": end is not None,
-                "hold_until": ms(end) if end is not None else None,
-                "budget_left_ms": ms(self.holds.left(s.seat, now))}
+        """The whole state ``player`` may see (:func:`services.table.player_view.player_view`)."""
+        return player_view(self, player, now)
 
     def scores(self) -> dict[str, Any]:
         """看分: each seat's captured points and the cards that made them, as far as
@@ -472,6 +428,7 @@ class RunningGame:
                 "game_id": self.game_id, "seat": seat, "phase": phase,
                 "deadline": ms(deadline), "can_pass": can_pass,
                 "declare_options": [list(a.cards) for a in legal if a.type == "declare"],
+                "hints": hints_json(self._legal_now(seat)),
             }),
         ]
 
@@ -482,7 +439,8 @@ class RunningGame:
         deadline = ms(window) if window is not None else None
         return [self.numbers.private(self.player_of(s), "your_turn", {
                     "game_id": self.game_id, "seat": s, "phase": "declaring",
-                    "deadline": deadline, "can_pass": False, "declare_options": options})
+                    "deadline": deadline, "can_pass": False, "declare_options": options,
+                    "hints": hints_json(self._legal_now(s))})
                 for s, options in self.paced.declare_changes(self.engine, self._holds_now)]
 
     # -- the end -------------------------------------------------------------------

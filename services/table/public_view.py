@@ -16,6 +16,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from services.table.outgoing import ms
+from services.table.player_view import seat_state
 
 if TYPE_CHECKING:
     from services.table.game import RunningGame
@@ -56,7 +57,7 @@ def public_view(game: RunningGame, now: float) -> dict[str, Any]:
         "room": game.room,
         "game": game.name,
         "phase": game.phase,
-        "seats": [game.seat_state(s, now) for s in game.seats],
+        "seats": [seat_state(game, s, now) for s in game.seats],
         "to_act": engine.to_act(),
         "deadlines": {str(s): ms(t) for s, t in game.turns.deadlines.items()},
         "dealing": game.paced.progress(),

@@ -94,6 +94,8 @@ def test_running_game_never_sends_the_held_back_card_before_it_is_given() -> Non
             assert not Counter(o.data["cards"]) - face_up(deal, s), (s, o.data)
         elif o.type == "your_turn":
             assert all(not Counter(c) - face_up(deal, s) for c in o.data["declare_options"])
+            assert all(not Counter(a.get("cards", [])) - face_up(deal, s)
+                       for a in o.data["hints"])
     # the last hand of the deal is the whole face-up hand: it never shrinks
     last = {s: [o for o in sent if o.type == "hand" and o.player == f"p{s}"][-1]
             for s in range(5)}
@@ -159,8 +161,12 @@ async def test_table_service_never_sends_the_held_back_card_before_it_is_given(
                 assert not Counter(e["cards"]) - face_up(deal, s), (p, e)
             elif e["type"] == "your_turn":
                 assert all(not Counter(c) - face_up(deal, s) for c in e["declare_options"])
+                assert all(not Counter(a.get("cards", [])) - face_up(deal, s)
+                           for a in e["hints"])
             else:
                 assert e["type"] == "view" and not Counter(e["hand"]) - face_up(deal, s)
+                assert all(not Counter(a.get("cards", [])) - face_up(deal, s)
+                           for a in e["hints"])
     # the window closes: now each seat is given its held-back card
     h.clock.advance(5)
     await h.wait_event(room, "declaring_closed")

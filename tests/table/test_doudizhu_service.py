@@ -240,3 +240,42 @@ async def test_two_no_call_deals_in_a_row_charge_the_fee(harness: Harness) -> No
     assert [await h.balance(p) for p in ps] == [980, 980, 980]
     assert await h.table.store.get(gid) is not None
     assert await h.table.store.get(f"{gid}.r1") is not None
+
+
+async def test_your_turn_carries_the_hints_of_that_moment(harness: Harness) -> None:
+    """``your_turn.hints`` (and the view's ``hints``) are what the ``Hints`` RPC
+    answers at that moment, so a client need not ask (docs/client-protocol.md).
+    rulings.md doudizhu: the first bidder may ``call`` or ``no_call``; after
+    ``call`` the next seat may ``rob`` or ``no_rob``; the landlord (seat 0 with
+    the kitty) leads, so it may not pass."""
+    h = harness
+    ps = players(h)
+    await h.open(ps)
+    room, _ = await h.create("doudizhu", ps, deal=SPRING_DEAL)
+
+    async def turn_of(p: str, n: int) -> dict[str, Any]:
+        turns = await h.wait(lambda: [e for e in h.private(p) if e["type"] == "your_turn"]
+                             if len([e for e in h.private(p) if e["type"] == "your_turn"]) >= n
+                             else None, f"{p}'s your_turn #{n}")
+        return turns[n - 1]
+
+    async def rpc_hints(p: str) -> list[dict[str, Any]]:
+        resp = await h.stub.Hints(table_pb2.ViewRequest(room=room, player=p))
+        return [{"type": a.type, "cards": list(a.cards)} if a.cards else {"type": a.type}
+                for a in resp.actions]
+
+    first = await turn_of(ps[0], 1)
+    assert sorted(a["type"] for a in first["hints"]) == ["call", "no_call"]
+    assert first["hints"] == await rpc_hints(ps[0])
+    assert (await h.view(room, ps[0]))["hints"] == first["hints"]
+    assert (await h.act(room, ps[0], "call")).ok
+    second = await turn_of(ps[1], 1)
+    assert sorted(a["type"] for a in second["hints"]) == ["no_rob", "rob"]
+    assert second["hints"] == await rpc_hints(ps[1])
+    assert (await h.act(room, ps[1], "no_rob")).ok
+    assert (await h.act(room, ps[2], "no_rob")).ok
+    lead = await turn_of(ps[0], 2)
+    assert lead["phase"] == "play" and lead["hints"] == await rpc_hints(ps[0])
+    types = {a["type"] for a in lead["hints"]}
+    assert types == {"play"} and ["3S"] in [a["cards"] for a in lead["hints"]]
+    assert (await h.view(room, ps[1]))["hints"] == []  # not its turn

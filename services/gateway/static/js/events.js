@@ -6,7 +6,7 @@ import { displaySort, cardsText } from "./cards.js";
 import { BIDS, REASONS } from "./text.js";
 import { newGame, seatOf, keepSelection, newCardOf } from "./state.js";
 import { requestView, applyViewEvent } from "./view.js";
-import { fetchHints, scheduleCheck } from "./play.js";
+import { hintsFrom, scheduleCheck } from "./play.js";
 import * as R from "./render.js";
 import { showBubble } from "./social.js";
 
@@ -197,7 +197,7 @@ const HANDLERS = {
     if (ev.phase !== "declaring") {
       g.phase = ev.phase;
       g.check = { state: "none", error: "" };
-      fetchHints();
+      hintsFrom(ev);
       if (g.sel.size) scheduleCheck();
     }
   },

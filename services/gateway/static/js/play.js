@@ -4,18 +4,33 @@ import { S, render, call, toast } from "./store.js";
 import { errorText } from "./text.js";
 import * as R from "./render.js";
 
+/** Take the server's hints (the ``hints`` command's ``actions``, as
+ * ``your_turn`` and the view carry them too). */
+export function useHints(g, actions) {
+  g.hints = actions;
+  g.hintsReady = true;
+  if (g.my && g.my.phase === "declaring") {
+    g.my.declare_options = g.hints.filter((a) => a.type === "declare").map((a) => a.cards);
+  } else if (g.my) {
+    g.my.can_pass = g.hints.some((a) => a.type === "pass");
+  }
+}
+
+/** The hints carried by ``ev`` (``your_turn``, a view) where it has them, else
+ * asked of the server. */
+export function hintsFrom(ev) {
+  const g = S.game;
+  if (g && Array.isArray(ev.hints)) useHints(g, ev.hints);
+  else fetchHints();
+}
+
 export async function fetchHints() {
   const g = S.game;
   if (!g) return;
   const r = await call("hints");
   if (S.game !== g) return;
-  g.hints = r.ok ? r.actions : [];
-  g.hintsReady = true;
-  if (g.my && g.my.phase === "declaring") {
-    g.my.declare_options = g.hints.filter((a) => a.type === "declare").map((a) => a.cards);
-  } else if (g.my && r.ok) {
-    g.my.can_pass = g.hints.some((a) => a.type === "pass");
-  }
+  if (r.ok) useHints(g, r.actions);
+  else { g.hints = []; g.hintsReady = true; }
   render();
 }
 

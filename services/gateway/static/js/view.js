@@ -3,7 +3,7 @@
 
 import { S, render, call } from "./store.js";
 import { gameFromView, keepSelection } from "./state.js";
-import { fetchHints } from "./play.js";
+import { hintsFrom } from "./play.js";
 
 /** Ask for my whole ``view`` and redraw from it (after a reconnect or a gap in
  * an event ``seq``). Events can overtake the reply: where the page had already
@@ -41,7 +41,7 @@ export function applyView(v) {
   S.game = g;
   if (S.result && S.result.game_id !== g.id) S.result = null;
   S.screen = "table";
-  if (g.my) fetchHints();
+  if (g.my) hintsFrom(v);
   render();
 }
 
