@@ -257,7 +257,8 @@ async def test_your_turn_carries_the_hints_of_that_moment(harness: Harness) -> N
         turns = await h.wait(lambda: [e for e in h.private(p) if e["type"] == "your_turn"]
                              if len([e for e in h.private(p) if e["type"] == "your_turn"]) >= n
                              else None, f"{p}'s your_turn #{n}")
-        return turns[n - 1]
+        turn: dict[str, Any] = turns[n - 1]
+        return turn
 
     async def rpc_hints(p: str) -> list[dict[str, Any]]:
         resp = await h.stub.Hints(table_pb2.ViewRequest(room=room, player=p))
