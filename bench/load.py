@@ -62,6 +62,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.load_bots import worker  # noqa: E402  (after the path set-up above)
+from bench.load_report import GOAL_P99_MS, RACES, platform_errors, report  # noqa: E402
 from bench.procstats import (  # noqa: E402
     cpu_seconds,
     rss_mb,
@@ -71,20 +72,14 @@ from bench.procstats import (  # noqa: E402
 )
 from paiju.bots import SEATS  # noqa: E402
 
-__all__ = ["summarise_profile"]  # re-exported for its callers
+__all__ = ["RACES", "platform_errors", "report", "summarise_profile"]  # for its callers
 
 #: The game of each table, cyclically: 3 + 4 + 4 + 5 = 16 seats per 4 tables.
 MIX = ("doudizhu", "hunzhan", "shengji", "daa")
 ROOMS_PER_SERVER = 6
-GOAL_P99_MS = 100.0
 GOAL_TABLES = 500
 #: Bots arrive at this rate (each login opens an account and grants coins).
 LOGINS_PER_SECOND = 50
-#: Refusals a fair bot meets when its move races another event (a declaration
-#: overtaken by a stronger one, a turn ended by a timeout, a game that just
-#: ended): counted and shown, but apart from the platform's errors.
-RACES = frozenset({"declare_too_weak", "not_your_turn", "wrong_phase", "not_eligible",
-                   "no_game"})
 
 
 def _log(msg: str) -> None:
@@ -336,9 +331,14 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
     rtts = [r for res in results.values() for r in res["rtts"]]
     kinds: dict[str, list[float]] = {}
     slow_seconds: Counter[int] = Counter()
+    #: round trips of the acts sent once the window had begun (``t - r``: when
+    #: the act was sent, from the window's start)
+    sent_in_window: list[float] = []
     for res in results.values():
         for kind, r, t in res.get("by_kind", []):
             kinds.setdefault(kind, []).append(r)
+            if t - r >= 0:
+                sent_in_window.append(r)
             if r > GOAL_P99_MS / 1000:
                 slow_seconds[int(t)] += 1
     actions = sum(res["actions"] for res in results.values())
@@ -362,6 +362,8 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
         "seated": seated_at_start,
         "think_s": list(size.think), "window_s": round(seconds, 1),
         "rtt_ms": {"p50": _pct(rtts, 50), "p99": _pct(rtts, 99), "n": len(rtts)},
+        "rtt_ms_sent_in_window": {"p50": _pct(sent_in_window, 50),
+                                  "p99": _pct(sent_in_window, 99), "n": len(sent_in_window)},
         "rtt_ms_by_kind": {k: {"p50": _pct(v, 50), "p99": _pct(v, 99), "n": len(v)}
                            for k, v in sorted(kinds.items())},
         # seconds of the window (from its start) with round trips over the goal
@@ -378,58 +380,6 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
                         "n": len(baseline["grpc"])},
         "profiles": profiles,
     }
-
-
-# -- output ------------------------------------------------------------------------------
-
-
-def _ratio(a: float | None, b: float | None) -> str:
-    return f"{a / b:.0f}×" if a is not None and b else "n/a"
-
-
-def _setup(r: dict[str, Any]) -> str:
-    n = r.get("instances", {"table": 1, "gateway": 1})
-    return (f"{n['table']} table and {n['gateway']} gateway instances, "
-            f"{r.get('event_loop', 'uvloop')}")
-
-
-def platform_errors(r: dict[str, Any]) -> int:
-    """Errors of a run that are the platform's (every error but :data:`RACES`)."""
-    return sum(n for code, n in r["errors"].items() if code not in RACES)
-
-
-def report(r: dict[str, Any]) -> list[str]:
-    """The printed lines of one size."""
-    rtt, nats_rtt, grpc_rtt = r["rtt_ms"], r["nats_rtt_ms"], r["grpc_rtt_ms"]
-    errs = platform_errors(r)
-    races = sum(n for code, n in r["errors"].items() if code in RACES)
-    think = "–".join(f"{t:g}" for t in r["think_s"])
-    ok = (rtt["p99"] is not None and rtt["p99"] < GOAL_P99_MS and errs == 0)
-    lines = [
-        f"platform {r['tables']} tables ({r['clients']} clients"
-        + (f", {r['seated']} seated in time" if r.get("seated", r["clients"]) < r["clients"]
-           else "")
-        + f", think {think} s): "
-        f"act round trip p50 {rtt['p50']} ms, p99 {rtt['p99']} ms "
-        f"(goal p99 < {GOAL_P99_MS:.0f} ms: {'met' if ok else 'NOT met'}); "
-        f"{r['actions_per_s']} actions/s; errors {errs}"
-        + (f" (plus {races} refusals of moves that raced the game)" if races else "")
-        + (f" {r['errors']}" if r["errors"] else ""),
-        f"  baseline bare NATS request-reply p50 {nats_rtt['p50']} ms p99 {nats_rtt['p99']} ms; "
-        f"bare gRPC unary p50 {grpc_rtt['p50']} ms p99 {grpc_rtt['p99']} ms; "
-        f"ratio platform/NATS p50 {_ratio(rtt['p50'], nats_rtt['p50'])} "
-        f"p99 {_ratio(rtt['p99'], nats_rtt['p99'])}, platform/gRPC p50 "
-        f"{_ratio(rtt['p50'], grpc_rtt['p50'])} p99 {_ratio(rtt['p99'], grpc_rtt['p99'])}",
-        "  RSS MiB " + ", ".join(f"{n} {v}" for n, v in r["rss_mb"].items())
-        + "; CPU % " + ", ".join(f"{n} {v}" for n, v in r["cpu_percent"].items())
-        + f", bots {r['bots_cpu_percent']} (of {100 * (os.cpu_count() or 1)} on "
-        f"{os.cpu_count()} cores; load average before the run {r.get('load_average')})",
-    ]
-    if r.get("cpu_ms_per_action"):
-        lines.append("  CPU ms per accepted action: " + ", ".join(
-            f"{n} {v}" for n, v in r["cpu_ms_per_action"].items()))
-    lines[0] = lines[0].replace("): act round trip", f"; {_setup(r)}): act round trip", 1)
-    return lines
 
 
 def _exit_on_sigterm() -> None:
