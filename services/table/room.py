@@ -41,6 +41,7 @@ from services.table.game import Answer, GameError, Outgoing, RunningGame
 from services.table.gamelog import Fenced, LogUnavailable
 from services.table.holds import Holds
 from services.table.lease import NATS_ERRORS
+from services.table.logged import Logged
 from services.table.outgoing import ms, ms_at_or_after
 from services.table.sitting import Sitting, restore
 from services.table.spec import GameSpec
@@ -75,7 +76,8 @@ class RoomRunner:
                  last_seq: int) -> None:
         self.table = table
         self.sitting = sitting
-        self.entries = entries
+        #: The entries applied and logged so far, as text (:mod:`services.table.logged`).
+        self.entries = Logged(entries)
         self.last_seq = last_seq
         self.lock = asyncio.Lock()
         #: Set once the lobby is being told GameOver: the room is the lobby's again.
@@ -173,7 +175,7 @@ class RoomRunner:
             raise GameError("game_moved", f"game {self.game_id} is run elsewhere now",
                             "UNAVAILABLE") from e
         except LogUnavailable as e:
-            self.sitting = restore(self.entries)
+            self.sitting = restore(self.entries.all())
             self._pause(entry["at"] / 1000.0, str(e))
             raise GameError("unavailable", f"game {self.game_id} is paused: its log "
                             "cannot be written", "UNAVAILABLE") from e
@@ -347,7 +349,7 @@ class RoomRunner:
                     await self.lose(f"its log append was refused ({e})")
                     return
                 except LogUnavailable:
-                    self.sitting = restore(self.entries)
+                    self.sitting = restore(self.entries.all())
                     continue
                 self.entries.append(entry)
                 self.paused_at = None
@@ -367,8 +369,8 @@ class RoomRunner:
             await self.lose("another instance took it over while it was paused")
             return False
         if newer:
-            self.entries = [e for _, e in logged]
-            self.sitting = restore(self.entries)
+            self.entries = Logged(e for _, e in logged)
+            self.sitting = restore(self.entries.all())
         if logged:
             self.last_seq = logged[-1][0]
         return True
