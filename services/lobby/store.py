@@ -20,8 +20,10 @@ Works on SQLite (the default) and PostgreSQL.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,11 +116,29 @@ class Conflict(Exception):
 
 
 class Store:
-    """Rooms of ``config`` in the database of ``engine`` (see the module docstring)."""
+    """Rooms of ``config`` in the database of ``engine`` (see the module docstring).
+
+    On SQLite this process's write transactions take turns on an
+    ``asyncio.Lock``: SQLite has one writer at a time, and writers that meet
+    on the file wait in its busy handler, sleeping 1 to 100 ms between tries
+    (the lobby's seating at 50 a second spent most of its time there: the
+    gateway's calls ran over their 5 s deadline, docs/performance.md, issue 19
+    fourth round). Other processes on the same file still meet the busy
+    handler; PostgreSQL writers are not serialised."""
 
     def __init__(self, engine: AsyncEngine, config: RoomsConfig) -> None:
         self.engine = engine
         self.config = config
+        self._writer = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+
+    @contextlib.asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """One write transaction (committed when the block ends without error),
+        this process's SQLite writers one at a time."""
+        async with contextlib.AsyncExitStack() as stack:
+            if self._writer is not None:
+                await stack.enter_async_context(self._writer)
+            yield await stack.enter_async_context(self.engine.begin())
 
     async def ensure_rooms(self, now_ms: int) -> int:
         """Insert an idle row for every configured room that has none (rooms of
@@ -130,7 +150,7 @@ class Store:
         if not missing:
             return 0
         try:
-            async with self.engine.begin() as conn:
+            async with self._write() as conn:
                 await conn.execute(insert(rooms_table), [
                     {"room": r, "server": srv, "state": "idle", "game_id": "",
                      "table_instance": "", "kick_at_ms": None, "carry_json": "{}",
@@ -207,7 +227,7 @@ class Store:
         """
         version = old.version + 1
         try:
-            async with self.engine.begin() as conn:
+            async with self._write() as conn:
                 result = await conn.execute(
                     update(rooms_table)
                     .where(and_(rooms_table.c.room == old.room,
