@@ -124,12 +124,20 @@ class Store:
     (the lobby's seating at 50 a second spent most of its time there: the
     gateway's calls ran over their 5 s deadline, docs/performance.md, issue 19
     fourth round). Other processes on the same file still meet the busy
-    handler; PostgreSQL writers are not serialised."""
+    handler; PostgreSQL writers are not serialised. Reads see committed
+    rows; each read is one statement (a room and its seats are one join)."""
 
     def __init__(self, engine: AsyncEngine, config: RoomsConfig) -> None:
         self.engine = engine
         self.config = config
-        self._writer = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+        sqlite = engine.dialect.name == "sqlite"
+        self._writer = asyncio.Lock() if sqlite else None
+        #: Reads are one statement each (or need no snapshot: ``counts``): on
+        #: PostgreSQL they run in autocommit, without the BEGIN and ROLLBACK
+        #: round trips of a transaction (a read was four round trips with
+        #: the pool's ping; the lobby's CPU in a ramp went mostly to them).
+        self._reader = engine if sqlite else engine.execution_options(
+            isolation_level="AUTOCOMMIT")
 
     @contextlib.asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
@@ -144,7 +152,7 @@ class Store:
         """Insert an idle row for every configured room that has none (rooms of
         every process's config; existing rows are left alone). Returns how many
         were added."""
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             have = set((await conn.execute(select(rooms_table.c.room))).scalars())
         missing = [(r, s.server) for r, s in self.config.all_rooms() if r not in have]
         if not missing:
@@ -196,7 +204,7 @@ class Store:
         ``no_such_room`` if it is not a configured room."""
         if self.config.server_of_room(room_id) is None:
             raise E.LobbyError(E.NO_SUCH_ROOM, f"there is no room {room_id!r}")
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             found = await self._load_many(conn, [room_id])
         if not found:
             raise E.LobbyError(E.NO_SUCH_ROOM, f"room {room_id!r} is not in the database")
@@ -204,12 +212,12 @@ class Store:
 
     async def load_rooms(self, room_ids: Sequence[str]) -> list[Room]:
         """The rooms ``room_ids`` (configured ones only), in that order."""
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             return await self._load_many(conn, room_ids)
 
     async def find_player(self, player: str) -> str | None:
         """The id of the room where ``player`` sits, or None."""
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             found = (await conn.execute(select(seats_table.c.room)
                                         .where(seats_table.c.player == player))).scalar()
         return None if found is None else str(found)
@@ -302,7 +310,7 @@ class Store:
                  .select_from(last_games_table.join(
                      games_table, games_table.c.game_id == last_games_table.c.game_id))
                  .where(last_games_table.c.player == player))
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             found = (await conn.execute(query)).scalar()
         return Result.from_json(json.loads(found)) if found else None
 
@@ -310,7 +318,7 @@ class Store:
         """Every occupied seat of the configured rooms: (room id, seat)."""
         ids = [r for r, _ in self.config.all_rooms()]
         c = seats_table.c
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             rows = (await conn.execute(select(seats_table).where(c.room.in_(ids)))).all()
         return [(str(r.room), Seat(int(r.seat), r.player, r.name, int(r.coins), bool(r.ready),
                                    bool(r.connected),
@@ -319,7 +327,7 @@ class Store:
 
     async def due_kicks(self, now_ms: int) -> list[str]:
         """Rooms whose ready kick is due at ``now_ms``."""
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             rows = await conn.execute(select(rooms_table.c.room).where(and_(
                 rooms_table.c.kick_at_ms.is_not(None), rooms_table.c.kick_at_ms <= now_ms)))
             return [str(r) for r in rows.scalars()]
@@ -334,14 +342,14 @@ class Store:
                  .select_from(rooms_table.outerjoin(games_table, g.game_id == r.game_id))
                  .where(and_(r.game_id != "", r.room.in_(ids)))
                  .order_by(r.room))
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [StartedGame(str(x.room), str(x.game_id), str(x.table_instance),
                             int(x.started_ms)) for x in rows]
 
     async def game_known(self, game_id: str) -> bool:
         """Whether the lobby ever started ``game_id``."""
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             found = await conn.execute(select(games_table.c.game_id)
                                        .where(games_table.c.game_id == game_id))
             return found.first() is not None
@@ -351,7 +359,7 @@ class Store:
         number of seated players."""
         ids = [r for r, _ in self.config.all_rooms()]
         by_state = dict.fromkeys(STATES, 0)
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             rows = await conn.execute(select(rooms_table.c.state, func.count())
                                       .where(rooms_table.c.room.in_(ids))
                                       .group_by(rooms_table.c.state))
