@@ -59,7 +59,9 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         # the pool, and each overflow connection was opened and closed again
         # (connect, TLS, statements prepared anew: a fifth of the lobby's
         # busy time at 500 tables, docs/performance.md, issue 19 fourth round)
-        engine = db.make_engine(url, pool_size=LOBBY_POOL, max_overflow=0)
+        # no ping per checkout either: a read found dropped is retried once
+        # (Store._rows), a write is retried as a conflict (Lobby._mutate)
+        engine = db.make_engine(url, pool_size=LOBBY_POOL, max_overflow=0, pre_ping=False)
         the_clock = clock or SystemClock()
         store = Store(engine, config)
         await store.ensure_rooms(the_clock.now_ms())
