@@ -13,6 +13,10 @@ RACES = frozenset({"declare_too_weak", "not_your_turn", "wrong_phase", "not_elig
                    "no_game"})
 #: The commands of a bot's way to its seat (the ramp's refusals are theirs).
 SEATING = ("login", "auth", "watch_server", "sit", "ready")
+#: Answers of the seating commands that are no failure of the platform: a
+#: press of start in a room whose game has just started (the bot carries on),
+#: a sit again after a reply that came too late (the seat is the bot's).
+SEATING_RACES = frozenset({"room_started", "already_seated"})
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -66,16 +70,20 @@ def report(r: dict[str, Any]) -> list[str]:
 
 def ramp_lines(r: dict[str, Any]) -> list[str]:
     """The ramp's lines: the store, the refusals of the seating commands
-    before the window (``login:unavailable`` …), when every bot sat, and the
+    before the window (``login:unavailable`` …; :data:`SEATING_RACES` apart),
+    when every bot sat, and the
     services' refused or slow calls (their ``/metrics`` at the end)."""
     ramp = r.get("ramp_refusals", {})
-    seating = {k: n for k, n in sorted(ramp.items()) if k.split(":")[0] in SEATING}
+    seating = {k: n for k, n in sorted(ramp.items()) if k.split(":")[0] in SEATING
+               and k.split(":")[-1] not in SEATING_RACES}
+    raced = {k: n for k, n in sorted(ramp.items()) if k.split(":")[-1] in SEATING_RACES}
     seated_s = r.get("seated_s")
     lines = [f"  ramp ({r.get('store', 'sqlite')}): {r['seated']} of {r['clients']} seated in "
              "time" + (f", all seated {seated_s:.1f} s after the first login"
                        if seated_s is not None else ", not all seated")
              + f"; refusals of login/watch_server/sit/ready {sum(seating.values())}"
-             + (f" {seating}" if seating else "")]
+             + (f" {seating}" if seating else "")
+             + (f" (and answers that raced: {raced})" if raced else "")]
     m = r.get("metrics") or {}
     if m.get("calls_failed"):
         lines.append(f"  gRPC calls not OK (whole run): {m['calls_failed']}")
