@@ -2,13 +2,16 @@
 
 usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2] [--procs 3]
     [--quick] [--profile DIR] [--table-instances N] [--gateways M] [--event-loop uvloop,asyncio]
+    [--store auto|sqlite|postgres|URL]
 
 For each table count it starts a fresh platform the way ``paiju up`` does
 (:mod:`paiju.platform`: a private NATS server and the four services as
-processes, SQLite in a temporary folder, ports moved with
-``PAIJU_UP_PORT_BASE``) with a rooms file of its own (``PAIJU_ROOMS_FILE``:
-servers of 6 rooms, the tables shared evenly among doudizhu, hunzhan,
-shengji (2 decks) and daa, so 4 clients per table on average). Bots
+processes, ports moved with ``PAIJU_UP_PORT_BASE``) with a rooms file of its
+own (``PAIJU_ROOMS_FILE``: servers of 6 rooms, the tables shared evenly among
+doudizhu, hunzhan, shengji (2 decks) and daa, so 4 clients per table on
+average). ``--store`` (bench/load_store.py): the lobby, the ledger and the
+table's records on a fresh PostgreSQL database of the run where one answers,
+as in production, else on SQLite files in a temporary folder. Bots
 (:class:`paiju.bots.Bot`: WebSocket clients that log in, sit, ready and play
 random legal moves got with ``hints``, thinking ``--think`` seconds per move)
 run in ``--procs`` worker processes, their logins spread over a ramp. Once
@@ -31,7 +34,11 @@ uvloop,asyncio`` runs each size once on each event loop of the services
 (``PAIJU_EVENT_LOOP``), one after the other: a before / after of the same run.
 ``--quick``: 5 tables, one game each with no thinking, measured from start to
 end (a smoke run). ``--profile DIR``: py-spy records every gateway, table and
-lobby process during the window (collapsed stacks, summarised on stderr).
+lobby process during the window, and the lobby, ledger, gateway and table during
+the ramp (``*-ramp.txt``; collapsed stacks, summarised on stderr); every
+service's ``/metrics`` page at the end is kept there too. Each size also reports
+its ramp: the refusals of login, watch_server, sit and ready before the window,
+when every bot sat, the gRPC calls that did not end OK and the slow ones.
 Prints one line per figure, then a JSON line with every number.
 """
 
@@ -61,7 +68,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load_bots import worker  # noqa: E402  (after the path set-up above)
+from bench import load_store  # noqa: E402  (after the path set-up above)
+from bench.load_bots import worker  # noqa: E402
 from bench.load_report import GOAL_P99_MS, RACES, platform_errors, report  # noqa: E402
 from bench.procstats import (  # noqa: E402
     cpu_seconds,
@@ -72,7 +80,7 @@ from bench.procstats import (  # noqa: E402
 )
 from paiju.bots import SEATS  # noqa: E402
 
-__all__ = ["RACES", "platform_errors", "report", "summarise_profile"]  # for its callers
+__all__ = ["RACES", "platform_errors", "report", "summarise_profile"]  # re-exported
 
 #: The game of each table, cyclically: 3 + 4 + 4 + 5 = 16 seats per 4 tables.
 MIX = ("doudizhu", "hunzhan", "shengji", "daa")
@@ -132,6 +140,8 @@ class Size:
     instances: tuple[int, int] = (1, 1)
     #: the services' ``PAIJU_EVENT_LOOP``
     event_loop: str = "uvloop"
+    #: the store (bench/load_store.py :func:`~bench.load_store.choose_store`)
+    store: str = "auto"
 
 
 def _free_base() -> int:
@@ -177,6 +187,10 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
     os.environ.setdefault("PAIJU_LOG_LEVEL", "INFO")
     env = {"PAIJU_UP_PORT_BASE": str(_free_base()), "PAIJU_DATA_DIR": str(data / "data"),
            "PAIJU_DRAIN_SECONDS": "2", "PAIJU_UP_TIMEOUT": "90"}
+    store = load_store.choose_store(size.store, os.environ, _log)
+    _log(f"store: {store.label}")
+    if store.url is not None:
+        env["PAIJU_DATABASE_URL"] = store.url
     tables_n, gateways_n = size.instances
     platform = up.Platform(up.plan(env, {"table": tables_n, "gateway": gateways_n}), out=_log)
     # the bare NATS echo runs on the platform's NATS, as a user of its own
@@ -207,7 +221,9 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
         result = _load(size, urls, rooms, pids, echo_nats,
                        f"127.0.0.1:{echo_port}", show, workers)
         platform.check_alive()
-        result["load_average"] = load_average
+        result["metrics"] = load_store.scrape(platform.plan.host, {
+            c.name: c.metrics_port for c in platform.plan.instances()}, size.profile)
+        result["load_average"], result["store"] = load_average, store.label
         return result
     finally:
         for w in workers:
@@ -218,6 +234,7 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
             echo.terminate()
             echo.wait(10)
         platform.stop()
+        store.drop()
         if size.profile is not None and (data / "data" / "logs").is_dir():
             # keep the services' logs beside the profiles
             shutil.copytree(data / "data" / "logs", size.profile / f"logs-{size.tables}",
@@ -271,6 +288,9 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
 
     console = Console(stderr=True)
     label = f"{size.tables} tables"
+    # py-spy of the ramp too (the services that seat: lobby, ledger, gateway)
+    ramp_spies = start_profiles(size.profile, size.tables, ramp + 60, pids, "-ramp",
+                                ("lobby", "ledger", "gateway", "table"))
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                   TextColumn("{task.fields[info]}"), TimeElapsedColumn(),
                   console=console, disable=not show, transient=True) as progress:
@@ -284,6 +304,8 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
             if size.seconds is None or (len(progress_of) == procs and seated >= clients):
                 break
         seated_at_start = totals()[0] if size.seconds is not None else clients
+        for *_, spy in ramp_spies:
+            spy.send_signal(2)  # SIGINT: py-spy writes what it has
         t_start = time.perf_counter()
         cpu0 = {n: cpu_seconds(p) for n, p in pids.items()}
         bots_cpu0 = {w.pid: cpu_seconds(w.pid) for w in workers}
@@ -327,7 +349,7 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
         deadline = time.monotonic() + 30
         while len(results) < procs and time.monotonic() < deadline and alive():
             drain(0.5)
-    profiles = stop_profiles(profilers, _log)
+    profiles = stop_profiles(ramp_spies + profilers, _log)
     rtts = [r for res in results.values() for r in res["rtts"]]
     kinds: dict[str, list[float]] = {}
     slow_seconds: Counter[int] = Counter()
@@ -344,10 +366,12 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
     actions = sum(res["actions"] for res in results.values())
     errors: Counter[str] = Counter()
     window_errors: Counter[str] = Counter()
+    ramp_refusals: Counter[str] = Counter()
     games_done: Counter[str] = Counter()
     for res in results.values():
         errors.update(res["errors"])
         window_errors.update(res["window_errors"])
+        ramp_refusals.update(res.get("ramp_refusals", {}))
         games_done.update(res["games"])
     if len(results) < procs:
         errors["bot_process_lost"] += procs - len(results)
@@ -359,7 +383,10 @@ def _load(size: Size, urls: list[str], rooms: list[tuple[str, str, int]], pids: 
         "instances": {"table": size.instances[0], "gateway": size.instances[1]},
         "event_loop": size.event_loop, "cpu_ms_per_action": per_action,
         "tables": size.tables, "clients": clients, "bot_processes": procs,
-        "seated": seated_at_start,
+        "seated": seated_at_start, "ramp_refusals": dict(ramp_refusals),
+        "seated_s": None if len(results) < procs or any(
+            res.get("seated_s") is None for res in results.values())
+        else round(max(res["seated_s"] for res in results.values()), 1),
         "think_s": list(size.think), "window_s": round(seconds, 1),
         "rtt_ms": {"p50": _pct(rtts, 50), "p99": _pct(rtts, 99), "n": len(rtts)},
         "rtt_ms_sent_in_window": {"p50": _pct(sent_in_window, 50),
@@ -412,6 +439,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gateways", type=int, default=1,
                         help="gateway instances (paiju up --gateways N); bot process i "
                              "talks to gateway i mod N")
+    parser.add_argument("--store", default="auto",
+                        help="auto (PostgreSQL at PAIJU_TEST_POSTGRES_URL or 127.0.0.1:5432 if "
+                             "it answers, else SQLite), sqlite, postgres, or a postgresql:// URL;"
+                             " a PostgreSQL store is a fresh database per run")
     parser.add_argument("--event-loop", default="uvloop",
                         help="the services' PAIJU_EVENT_LOOP; several (uvloop,asyncio): each "
                              "size is run once with each, one after the other")
@@ -420,12 +451,12 @@ def main(argv: list[str] | None = None) -> int:
     show = sys.stderr.isatty()
     if args.quick:
         sizes = [Size(int(args.tables or 5), (0.0, 0.0), None, args.games, 2, args.profile,
-                      (args.table_instances, args.gateways), loop)
+                      (args.table_instances, args.gateways), loop, args.store)
                  for loop in args.event_loop.split(",")]
     else:
         think = tuple(float(x) for x in args.think.split(","))
         sizes = [Size(int(t), (think[0], think[-1]), args.seconds, args.games, args.procs,
-                      args.profile, (args.table_instances, args.gateways), loop)
+                      args.profile, (args.table_instances, args.gateways), loop, args.store)
                  for t in (args.tables or "50,200,500").split(",")
                  for loop in args.event_loop.split(",")]
     out = []

@@ -31,6 +31,21 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
         seated = False
         last_type = ""
 
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            plain = self.client.call
+
+            async def counted(cmd: str, **args: Any) -> dict[str, Any]:
+                # every refusal of a command, by command: ``sit:unavailable``
+                # (paiju.bots retries a refused login without counting it)
+                try:
+                    return await plain(cmd, **args)
+                except BotError as e:
+                    refusals[f"{cmd}:{e.code}"] += 1
+                    raise
+
+            self.client.call = counted  # type: ignore[method-assign]
+
         async def run(self) -> None:
             # A refused login or seat (a service that did not answer in time)
             # ends paiju.bots' bot; a person would try again, and so does this.
@@ -64,6 +79,7 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
                 by_kind.append((self.last_type, self.stats.rtts[-1], time.perf_counter()))
 
     stats = Stats()
+    refusals: Counter[str] = Counter()
     by_kind: list[tuple[str, float, float]] = []
     rng = random.Random(seed)
     run = secrets.token_hex(3)
@@ -89,12 +105,17 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
     def mark() -> tuple[int, int, float, Counter[str]]:
         return len(stats.rtts), stats.actions, time.perf_counter(), stats.errors + crashes
 
+    def seated_now() -> int:
+        return sum(b.seated for b in bots)
+
     def cpu() -> float:
         t = os.times()
         return t.user + t.system
 
     cpu0 = cpu()
     marks["begin"] = mark()
+    ramp_refusals: Counter[str] | None = None  # the refusals before the window
+    all_seated_at: float | None = None  # perf_counter when every bot sat
     while True:
         await asyncio.sleep(0.25)
         for name in ("start", "stop"):
@@ -102,8 +123,11 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
                 marks[name] = mark()
                 if name == "start":
                     cpu0 = cpu()
+                    ramp_refusals = Counter(refusals)
         done = all(t.done() for t in tasks)
-        queue.put(("progress", seed, sum(b.seated for b in bots), len(bots), stats.actions,
+        if all_seated_at is None and seated_now() == len(bots):
+            all_seated_at = time.perf_counter()
+        queue.put(("progress", seed, seated_now(), len(bots), stats.actions,
                    sum(stats.games.values())))
         if done or flags["quit"].is_set() or os.getppid() == 1:  # or the parent died
             break
@@ -118,6 +142,8 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
         "by_kind": [(k, r, t - start[2]) for k, r, t in by_kind if start[2] <= t <= stop[2]],
         "seconds": stop[2] - start[2], "errors": dict(stats.errors + crashes),
         "window_errors": dict(window_errors), "games": dict(stats.games),
+        "refusals": dict(refusals), "ramp_refusals": dict(ramp_refusals or refusals),
+        "seated_s": None if all_seated_at is None else all_seated_at - marks["begin"][2],
         "reconnects": stats.reconnects, "cpu_seconds": cpu1 - cpu0, "pid": os.getpid()}))
     for t in tasks:
         t.cancel()

@@ -1,5 +1,4 @@
-"""The printed figures of bench/load.py: one size's lines, and which of its
-errors are the platform's."""
+"""The printed lines of bench/load.py: one size's figures, its platform errors."""
 
 from __future__ import annotations
 
@@ -12,6 +11,12 @@ GOAL_P99_MS = 100.0
 #: ended): counted and shown, but apart from the platform's errors.
 RACES = frozenset({"declare_too_weak", "not_your_turn", "wrong_phase", "not_eligible",
                    "no_game"})
+#: The commands of a bot's way to its seat (the ramp's refusals are theirs).
+SEATING = ("login", "auth", "watch_server", "sit", "ready")
+#: Answers of the seating commands that are no failure of the platform: a
+#: press of start in a room whose game has just started (the bot carries on),
+#: a sit again after a reply that came too late (the seat is the bot's).
+SEATING_RACES = frozenset({"room_started", "already_seated"})
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -66,4 +71,30 @@ def report(r: dict[str, Any]) -> list[str]:
         lines.append("  CPU ms per accepted action: " + ", ".join(
             f"{n} {v}" for n, v in r["cpu_ms_per_action"].items()))
     lines[0] = lines[0].replace("): act round trip", f"; {_setup(r)}): act round trip", 1)
+    return lines + ramp_lines(r)
+
+
+def ramp_lines(r: dict[str, Any]) -> list[str]:
+    """The ramp's lines: the store, the refusals of the seating commands
+    before the window (``login:unavailable`` …; :data:`SEATING_RACES` apart),
+    when every bot sat, and the
+    services' refused or slow calls (their ``/metrics`` at the end)."""
+    ramp = r.get("ramp_refusals", {})
+    seating = {k: n for k, n in sorted(ramp.items()) if k.split(":")[0] in SEATING
+               and k.split(":")[-1] not in SEATING_RACES}
+    raced = {k: n for k, n in sorted(ramp.items()) if k.split(":")[-1] in SEATING_RACES}
+    seated_s = r.get("seated_s")
+    lines = [f"  ramp ({r.get('store', 'sqlite')}): {r['seated']} of {r['clients']} seated in "
+             "time" + (f", all seated {seated_s:.1f} s after the first login"
+                       if seated_s is not None else ", not all seated")
+             + f"; refusals of login/watch_server/sit/ready {sum(seating.values())}"
+             + (f" {seating}" if seating else "")
+             + (f" (and answers that raced: {raced})" if raced else "")]
+    m = r.get("metrics") or {}
+    if m.get("calls_failed"):
+        lines.append(f"  gRPC calls not OK (whole run): {m['calls_failed']}")
+    if m.get("slow"):
+        lines.append("  slow (whole run; > 1 s, > 5 s, of n): " + ", ".join(
+            f"{k} {v[0]}/{v[1]}/{v[2]}" for k, v in sorted(m["slow"].items())))
     return lines
+

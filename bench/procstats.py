@@ -73,9 +73,12 @@ def summarise_profile(path: Path, top: int = 12) -> list[str]:
 
 
 def start_profiles(folder: Path | None, tables: int, seconds: float,
-                   pids: dict[str, int], suffix: str = "") -> list[tuple[str, Path, Any]]:
+                   pids: dict[str, int], suffix: str = "",
+                   services: tuple[str, ...] = ("gateway", "table", "lobby"),
+                   ) -> list[tuple[str, Path, Any]]:
     """py-spy ``record`` (raw collapsed stacks, 50 Hz, non-blocking) of every
-    gateway, table and lobby process of ``pids`` (name -> pid) for ``seconds``,
+    process of ``pids`` (name -> pid) whose name starts with one of
+    ``services`` for ``seconds`` (SIGINT ends one sooner, its samples kept),
     into ``folder/<name>-<tables><suffix>.txt``; nothing without a folder."""
     if folder is None:
         return []
@@ -83,7 +86,7 @@ def start_profiles(folder: Path | None, tables: int, seconds: float,
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for name, pid in pids.items():
-        if not name.startswith(("gateway", "table", "lobby")):
+        if not name.startswith(services):
             continue
         path = folder / f"{name}-{tables}{suffix}.txt"
         proc = subprocess.Popen([spy, "record", "--pid", str(pid), "--format", "raw",
@@ -97,7 +100,7 @@ def start_profiles(folder: Path | None, tables: int, seconds: float,
 def stop_profiles(profilers: list[tuple[str, Path, Any]],
                   log: Callable[[str], None]) -> dict[str, str]:
     """Wait for the profilers of :func:`start_profiles`, ``log`` each summary;
-    name -> profile file."""
+    file stem (``lobby-500-ramp``) -> profile file."""
     out = {}
     for name, path, proc in profilers:
         try:
@@ -105,8 +108,8 @@ def stop_profiles(profilers: list[tuple[str, Path, Any]],
         except subprocess.TimeoutExpired:
             proc.terminate()
             proc.wait(10)
-        log(f"--- profile of {name} ({path}) ---")
+        log(f"--- profile of {name} ({path.name}) ---")
         for line in summarise_profile(path):
             log(line)
-        out[name] = str(path)
+        out[path.stem] = str(path)
     return out

@@ -47,6 +47,10 @@ GAMES = tuple(SEATS)
 #: that game's ``game_finished`` (which may come after it) before it stops.
 FINISH_GRACE = 10.0
 
+#: Seconds after which a bot whose seat shows ready in a waiting room presses
+#: start again anyway (a ``room_changed`` that undid the press may be lost).
+READY_AGAIN = 30.0
+
 #: Refusals that a moment later may go through (the bot tries again).
 TRANSIENT = frozenset({"unavailable", "rate_limited", "busy"})
 
@@ -119,7 +123,12 @@ class Bot:
         self.my_turn: dict[str, Any] | None = None
         self.sent_at: float | None = None
         self.room_state = ""
+        #: whether the room, as last seen (``room_changed`` or a reply, the
+        #: newest ``version``), shows this bot's seat ready
+        self.seat_ready = False
+        self.room_version = -1
         self.ready_sent = False
+        self.ready_at = 0.0  # monotonic s of the last press
         self.done = asyncio.Event()
         #: the game and the last public and private ``seq`` seen of it
         self.game_id = ""
@@ -151,6 +160,7 @@ class Bot:
             self.ready_sent = False
             self.wake.set()
         elif t == "room_changed" and ev.get("room") == self.room:
+            self._saw_room(ev)
             self.room_state = str(ev.get("state"))
             # The room's way back to waiting may come before the table's
             # game_finished: its last_result then ends the bot's game already.
@@ -160,6 +170,17 @@ class Bot:
                 self._game_over(str(last["game_id"]), int(last.get("ended_ms") or 0),
                                 final=False)
             self.wake.set()
+
+    def _saw_room(self, room: dict[str, Any]) -> None:
+        """Note whether ``room`` (as in ``room_changed``) shows this bot's seat
+        ready, unless an older version of it than one seen already."""
+        version = room.get("version")
+        if isinstance(version, int):
+            if version < self.room_version:
+                return
+            self.room_version = version
+        self.seat_ready = any(s.get("seat") == self.seat and s.get("name") == self.name
+                              and s.get("ready") for s in room.get("seats") or ())
 
     def _game_over(self, game_id: str, ts_ms: int, final: bool) -> None:
         """Game ``game_id`` of the bot finished at ``ts_ms`` (unix ms): count it
@@ -308,7 +329,10 @@ class Bot:
         if not self.ready_sent:
             self.ready_sent = True
             try:
-                await self.client.call("ready")
+                self.ready_at = time.monotonic()
+                reply = await self.client.call("ready")
+                if isinstance(reply.get("room"), dict):
+                    self._saw_room(reply["room"])
             except BotError as e:
                 if e.code in ("not_seated", "no_such_seat"):
                     await self._sit()
@@ -319,7 +343,10 @@ class Bot:
         if turn is None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), timeout=5)
-            if self.my_turn is None and self.room_state == "waiting":
+            if self.my_turn is None and self.room_state == "waiting" and (
+                    not self.seat_ready or time.monotonic() - self.ready_at > READY_AGAIN):
+                # the press was undone (an absent seat, a game that did not
+                # start): press again; a seat shown ready waits for the others
                 self.ready_sent = False
             return
         await asyncio.sleep(self.rng.uniform(*self.think))

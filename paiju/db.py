@@ -67,11 +67,17 @@ def retryable(e: DBAPIError) -> bool:
     return "database is locked" in text_ or "database is busy" in text_
 
 
-def make_engine(url: str, pool_size: int = 10, pre_ping: bool = True) -> AsyncEngine:
+def make_engine(url: str, pool_size: int = 10, pre_ping: bool = True,
+                max_overflow: int | None = None) -> AsyncEngine:
     """An async engine for ``url``. SQLite files get their folder made, WAL
     journaling and a busy timeout so that concurrent writers wait instead of failing.
-    ``pre_ping``: test a pooled PostgreSQL connection (one round trip) at
-    each checkout; turn it off only where every use retries a dropped connection."""
+    PostgreSQL: ``pool_size`` connections kept, ``max_overflow`` (default
+    ``pool_size``) more opened in a burst and closed again when they come back
+    to a full pool (each a new server process, its TLS handshake and its
+    prepared statements made anew: 0 keeps every connection warm, and a burst
+    waits for one). ``pre_ping``: test a pooled PostgreSQL connection (one
+    round trip) at each checkout; turn it off only where every use retries a
+    dropped connection."""
     aurl = async_url(url)
     u = make_url(aurl)
     if u.drivername.startswith("sqlite"):
@@ -87,7 +93,8 @@ def make_engine(url: str, pool_size: int = 10, pre_ping: bool = True) -> AsyncEn
             cur.close()
 
         return engine
-    return create_async_engine(aurl, pool_size=pool_size, max_overflow=pool_size,
+    return create_async_engine(aurl, pool_size=pool_size,
+                               max_overflow=pool_size if max_overflow is None else max_overflow,
                                pool_pre_ping=pre_ping)
 
 

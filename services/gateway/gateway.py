@@ -102,15 +102,16 @@ class Gateway:
         finally:
             self.connections.release(address)
 
-    async def dev_account(self, player: str, name: str) -> str:
+    async def dev_account(self, player: str, name: str) -> tuple[str, ledger_pb2.Account]:
         """Development login: open ``player``'s account, grant the starting coins
         (PAIJU_DEV_START_COINS) once (idempotent by grant id), and issue a token
-        (lifetime PAIJU_TOKEN_TTL_SECONDS)."""
+        (lifetime PAIJU_TOKEN_TTL_SECONDS). Returns the token and the account
+        as the grant left it (its balance now, also for a repeated grant)."""
         await call(self.backends.ledger.OpenAccount,
                    ledger_pb2.OpenAccountRequest(player=player, name=name))
-        await call(self.backends.ledger.Grant,
+        account = await call(self.backends.ledger.Grant,
                    ledger_pb2.GrantRequest(player=player, coins=self.config.dev_start_coins,
                                            reason="dev_login", grant_id=f"dev-start-{player}"),
                    metadata=(("x-paiju-grant-key", self.config.grant_key),))
         return auth.issue(self.config.token_secret, player, name,
-                          self.config.token_ttl_seconds)
+                          self.config.token_ttl_seconds), account

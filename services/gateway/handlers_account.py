@@ -30,8 +30,8 @@ async def login(s: Session, args: dict[str, Any]) -> dict[str, Any]:
     if not auth.NAME.fullmatch(name):
         raise ClientError("bad_request", "a name has 1 to 24 printable characters")
     player = auth.dev_player_id(name)
-    token = await s.gw.dev_account(player, name)
-    return {"token": token, **await s.sign_in(auth.Identity(player, name))}
+    token, account = await s.gw.dev_account(player, name)
+    return {"token": token, **await s.sign_in(auth.Identity(player, name), account)}
 
 
 @command("auth")

@@ -21,6 +21,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from paiju import jsontext
+from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from paiju.table.v1 import table_pb2
 
@@ -151,9 +152,10 @@ class Session:
             metrics.PLAYERS.dec()
         self.identity = None
 
-    async def sign_in(self, identity: auth.Identity) -> dict[str, Any]:
+    async def sign_in(self, identity: auth.Identity,
+                      account: ledger_pb2.Account | None = None) -> dict[str, Any]:
         """Sign in as ``identity`` (:func:`services.gateway.signin.sign_in`)."""
-        return await signin.sign_in(self, identity)
+        return await signin.sign_in(self, identity, account)
 
     # -- subscriptions ------------------------------------------------------------
 

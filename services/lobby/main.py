@@ -33,6 +33,8 @@ from services.lobby.servicer import LobbyServicer
 from services.lobby.store import Store
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+#: PostgreSQL connections the lobby keeps open (none more in a burst).
+LOBBY_POOL = 20
 
 
 def make_setup(clock: Clock | None = None, interval: float = 1.0,
@@ -53,7 +55,13 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         config = rooms.load(ctx.config.rooms_file)
         url = ctx.config.database_url
         await asyncio.to_thread(db.migrate, url, MIGRATIONS)
-        engine = db.make_engine(url)
+        # warm connections only: the seating of a ramp came in bursts above
+        # the pool, and each overflow connection was opened and closed again
+        # (connect, TLS, statements prepared anew: a fifth of the lobby's
+        # busy time at 500 tables, docs/performance.md, issue 19 fourth round)
+        # no ping per checkout either: a read found dropped is retried once
+        # (Store._rows), a write is retried as a conflict (Lobby._mutate)
+        engine = db.make_engine(url, pool_size=LOBBY_POOL, max_overflow=0, pre_ping=False)
         the_clock = clock or SystemClock()
         store = Store(engine, config)
         await store.ensure_rooms(the_clock.now_ms())

@@ -48,6 +48,8 @@ class Tables:
         #: The registered instances' addresses (set by the lobby from its
         #: :class:`~services.lobby.registry.Registry`).
         self.registered: Callable[[], Sequence[str]] = lambda: ()
+        #: the round of ListGames out now (:meth:`candidates`), if any
+        self._asking: asyncio.Future[list[str]] | None = None
         for a in self.addrs:
             self.stub(a)
 
@@ -82,7 +84,22 @@ class Tables:
         return len(reply.games) if reply.accepting else None
 
     async def candidates(self) -> list[str]:
-        """Instances that answer and accept, least loaded first."""
+        """Instances that answer and accept, least loaded first. Starts that
+        ask while a round of ``ListGames`` is out share its answer (each
+        instance answers with every game it runs: at 500 tables, one round
+        per start was a round of 500 summaries a start, 12 starts a second in
+        the ramp); a caller cancelled leaves the round to the others."""
+        asking = self._asking
+        if asking is None:
+            asking = self._asking = asyncio.ensure_future(self._candidates())
+
+            def done(f: asyncio.Future[list[str]]) -> None:
+                if self._asking is f:
+                    self._asking = None
+            asking.add_done_callback(done)
+        return list(await asyncio.shield(asking))
+
+    async def _candidates(self) -> list[str]:
         addrs = self.known()
         loads = await asyncio.gather(*(self._load(a) for a in addrs))
         ranked = [(n, i, a) for i, (a, n) in enumerate(zip(addrs, loads, strict=True))

@@ -20,8 +20,10 @@ Works on SQLite (the default) and PostgreSQL.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,23 +116,48 @@ class Conflict(Exception):
 
 
 class Store:
-    """Rooms of ``config`` in the database of ``engine`` (see the module docstring)."""
+    """Rooms of ``config`` in the database of ``engine`` (see the module docstring).
+
+    On SQLite this process's write transactions take turns on an
+    ``asyncio.Lock``: SQLite has one writer at a time, and writers that meet
+    on the file wait in its busy handler, sleeping 1 to 100 ms between tries
+    (the lobby's seating at 50 a second spent most of its time there: the
+    gateway's calls ran over their 5 s deadline, docs/performance.md, issue 19
+    fourth round). Other processes on the same file still meet the busy
+    handler; PostgreSQL writers are not serialised. Reads see committed
+    rows; each read is one statement (a room and its seats are one join)."""
 
     def __init__(self, engine: AsyncEngine, config: RoomsConfig) -> None:
         self.engine = engine
         self.config = config
+        sqlite = engine.dialect.name == "sqlite"
+        self._writer = asyncio.Lock() if sqlite else None
+        #: Reads are one statement each (:meth:`_rows`; ``counts`` needs no
+        #: snapshot): on PostgreSQL in autocommit, without the BEGIN and
+        #: ROLLBACK round trips of a transaction (with the pool's ping, a read
+        #: was four round trips; the lobby's CPU in a ramp went mostly to them).
+        self._reader = engine if sqlite else engine.execution_options(
+            isolation_level="AUTOCOMMIT")
+
+    @contextlib.asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """One write transaction (committed when the block ends without error),
+        this process's SQLite writers one at a time."""
+        async with contextlib.AsyncExitStack() as stack:
+            if self._writer is not None:
+                await stack.enter_async_context(self._writer)
+            yield await stack.enter_async_context(self.engine.begin())
 
     async def ensure_rooms(self, now_ms: int) -> int:
         """Insert an idle row for every configured room that has none (rooms of
         every process's config; existing rows are left alone). Returns how many
         were added."""
-        async with self.engine.connect() as conn:
-            have = set((await conn.execute(select(rooms_table.c.room))).scalars())
+        have = {r.room for r in await self._rows(select(rooms_table.c.room))}
         missing = [(r, s.server) for r, s in self.config.all_rooms() if r not in have]
         if not missing:
             return 0
         try:
-            async with self.engine.begin() as conn:
+            async with self._write() as conn:
                 await conn.execute(insert(rooms_table), [
                     {"room": r, "server": srv, "state": "idle", "game_id": "",
                      "table_instance": "", "kick_at_ms": None, "carry_json": "{}",
@@ -157,7 +184,20 @@ class Store:
             version=int(row.version),
         )
 
-    async def _load_many(self, conn: AsyncConnection, room_ids: Sequence[str]) -> list[Room]:
+    async def _rows(self, query: Any) -> Sequence[Any]:
+        """The rows of the read ``query`` (one statement; on PostgreSQL in
+        autocommit). A connection found dropped (the pool pings none: a
+        round trip per read saved) is retried once on a fresh one."""
+        for attempt in (1, 2):
+            try:
+                async with self._reader.connect() as conn:
+                    return (await conn.execute(query)).all()
+            except DBAPIError as e:
+                if attempt == 2 or not e.connection_invalidated:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _load_many(self, room_ids: Sequence[str]) -> list[Room]:
         j = rooms_table.outerjoin(seats_table, seats_table.c.room == rooms_table.c.room)
         query = (select(rooms_table, seats_table.c.seat, seats_table.c.player,
                         seats_table.c.name, seats_table.c.coins, seats_table.c.ready,
@@ -165,7 +205,7 @@ class Store:
                  .select_from(j).where(rooms_table.c.room.in_(list(room_ids))))
         rows: dict[str, Any] = {}
         seats: dict[str, list[Any]] = {}
-        for r in (await conn.execute(query)).all():
+        for r in await self._rows(query):
             rows[r.room] = r
             if r.seat is not None:
                 seats.setdefault(r.room, []).append(r)
@@ -176,23 +216,20 @@ class Store:
         ``no_such_room`` if it is not a configured room."""
         if self.config.server_of_room(room_id) is None:
             raise E.LobbyError(E.NO_SUCH_ROOM, f"there is no room {room_id!r}")
-        async with self.engine.connect() as conn:
-            found = await self._load_many(conn, [room_id])
+        found = await self._load_many([room_id])
         if not found:
             raise E.LobbyError(E.NO_SUCH_ROOM, f"room {room_id!r} is not in the database")
         return found[0]
 
     async def load_rooms(self, room_ids: Sequence[str]) -> list[Room]:
         """The rooms ``room_ids`` (configured ones only), in that order."""
-        async with self.engine.connect() as conn:
-            return await self._load_many(conn, room_ids)
+        return await self._load_many(room_ids)
 
     async def find_player(self, player: str) -> str | None:
         """The id of the room where ``player`` sits, or None."""
-        async with self.engine.connect() as conn:
-            found = (await conn.execute(select(seats_table.c.room)
-                                        .where(seats_table.c.player == player))).scalar()
-        return None if found is None else str(found)
+        found = await self._rows(select(seats_table.c.room)
+                                 .where(seats_table.c.player == player))
+        return str(found[0].room) if found else None
 
     async def save(self, old: Room, new: Room, now_ms: int) -> Room:
         """Write ``new`` in place of ``old`` if the room is still at ``old.version``.
@@ -207,7 +244,7 @@ class Store:
         """
         version = old.version + 1
         try:
-            async with self.engine.begin() as conn:
+            async with self._write() as conn:
                 result = await conn.execute(
                     update(rooms_table)
                     .where(and_(rooms_table.c.room == old.room,
@@ -282,16 +319,15 @@ class Store:
                  .select_from(last_games_table.join(
                      games_table, games_table.c.game_id == last_games_table.c.game_id))
                  .where(last_games_table.c.player == player))
-        async with self.engine.connect() as conn:
-            found = (await conn.execute(query)).scalar()
-        return Result.from_json(json.loads(found)) if found else None
+        found = await self._rows(query)
+        return Result.from_json(json.loads(found[0].result_json)) \
+            if found and found[0].result_json else None
 
     async def seats(self) -> list[tuple[str, Seat]]:
         """Every occupied seat of the configured rooms: (room id, seat)."""
         ids = [r for r, _ in self.config.all_rooms()]
         c = seats_table.c
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(select(seats_table).where(c.room.in_(ids)))).all()
+        rows = await self._rows(select(seats_table).where(c.room.in_(ids)))
         return [(str(r.room), Seat(int(r.seat), r.player, r.name, int(r.coins), bool(r.ready),
                                    bool(r.connected),
                                    None if r.away_ms is None else int(r.away_ms)))
@@ -299,10 +335,9 @@ class Store:
 
     async def due_kicks(self, now_ms: int) -> list[str]:
         """Rooms whose ready kick is due at ``now_ms``."""
-        async with self.engine.connect() as conn:
-            rows = await conn.execute(select(rooms_table.c.room).where(and_(
-                rooms_table.c.kick_at_ms.is_not(None), rooms_table.c.kick_at_ms <= now_ms)))
-            return [str(r) for r in rows.scalars()]
+        rows = await self._rows(select(rooms_table.c.room).where(and_(
+            rooms_table.c.kick_at_ms.is_not(None), rooms_table.c.kick_at_ms <= now_ms)))
+        return [str(r.room) for r in rows]
 
     async def started_games(self) -> list[StartedGame]:
         """Every configured room that is started, with its game (from
@@ -314,32 +349,27 @@ class Store:
                  .select_from(rooms_table.outerjoin(games_table, g.game_id == r.game_id))
                  .where(and_(r.game_id != "", r.room.in_(ids)))
                  .order_by(r.room))
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
+        rows = await self._rows(query)
         return [StartedGame(str(x.room), str(x.game_id), str(x.table_instance),
                             int(x.started_ms)) for x in rows]
 
     async def game_known(self, game_id: str) -> bool:
         """Whether the lobby ever started ``game_id``."""
-        async with self.engine.connect() as conn:
-            found = await conn.execute(select(games_table.c.game_id)
-                                       .where(games_table.c.game_id == game_id))
-            return found.first() is not None
+        return bool(await self._rows(select(games_table.c.game_id)
+                                     .where(games_table.c.game_id == game_id)))
 
     async def counts(self) -> tuple[dict[str, int], int]:
         """Rooms by state (every state present, configured rooms only) and the
         number of seated players."""
         ids = [r for r, _ in self.config.all_rooms()]
         by_state = dict.fromkeys(STATES, 0)
-        async with self.engine.connect() as conn:
-            rows = await conn.execute(select(rooms_table.c.state, func.count())
-                                      .where(rooms_table.c.room.in_(ids))
-                                      .group_by(rooms_table.c.state))
-            for state, n in rows.all():
-                by_state[str(state)] = int(n)
-            seated = (await conn.execute(select(func.count()).select_from(seats_table)
-                                         .where(seats_table.c.room.in_(ids)))).scalar()
-        return by_state, int(seated or 0)
+        for state, n in await self._rows(select(rooms_table.c.state, func.count())
+                                         .where(rooms_table.c.room.in_(ids))
+                                         .group_by(rooms_table.c.state)):
+            by_state[str(state)] = int(n)
+        seated = await self._rows(select(func.count()).select_from(seats_table)
+                                  .where(seats_table.c.room.in_(ids)))
+        return by_state, int(seated[0][0] or 0) if seated else 0
 
 
 def _result_json(result: Result | None) -> str:

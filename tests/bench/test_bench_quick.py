@@ -97,3 +97,44 @@ def test_summary_gives_each_figure_with_its_baseline() -> None:
         "(goal ≥ 5×)",
         "ledger  4 clients: 200.0 settlements/s, plain SQL 800.0/s, ratio 0.25",
     ]
+
+
+def test_metrics_summary_names_refused_and_slow_calls() -> None:
+    from bench import load_store
+
+    gateway = "\n".join([
+        "# HELP grpc_client_handled_total RPCs completed by the client.",
+        'grpc_client_handled_total{grpc_code="OK",grpc_method="Sit",grpc_service="s",'
+        'grpc_type="unary"} 1990.0',
+        'grpc_client_handled_total{grpc_code="DEADLINE_EXCEEDED",grpc_method="Sit",'
+        'grpc_service="s",grpc_type="unary"} 10.0',
+        'grpc_client_handled_total{grpc_code="NOT_FOUND",grpc_method="WhereIs",'
+        'grpc_service="s",grpc_type="unary"} 2000.0',
+        'paiju_gateway_errors_total{code="unavailable"} 10.0',
+        'paiju_gateway_command_duration_seconds_bucket{cmd="sit",le="0.5"} 1900.0',
+        'paiju_gateway_command_duration_seconds_bucket{cmd="sit",le="1.0"} 1950.0',
+        'paiju_gateway_command_duration_seconds_bucket{cmd="sit",le="5.0"} 1990.0',
+        'paiju_gateway_command_duration_seconds_bucket{cmd="sit",le="+Inf"} 2000.0',
+        'paiju_gateway_command_duration_seconds_bucket{cmd="ping",le="1.0"} 5.0',
+        'paiju_gateway_command_duration_seconds_bucket{cmd="ping",le="+Inf"} 5.0',
+    ])
+    lobby = ('grpc_server_handled_total{grpc_code="OK",grpc_method="Sit",grpc_service="s",'
+             'grpc_type="unary"} 2000.0\n')
+    summary = load_store.summarise({"gateway": gateway, "lobby": lobby})
+    assert summary == {"calls_failed": {"gateway client Sit DEADLINE_EXCEEDED": 10},
+                       "gateway_errors": {"unavailable": 10},
+                       "slow": {"gateway sit": [50, 10, 2000]}}
+
+
+def test_sqlite_store_when_asked_or_when_no_postgres_answers() -> None:
+    from bench import load_store
+
+    said: list[str] = []
+    assert load_store.choose_store("sqlite", {}, said.append).label == "sqlite"
+    # a port nothing listens on: auto falls back to SQLite and says so
+    nowhere = {"PAIJU_TEST_POSTGRES_URL": "postgresql://postgres@127.0.0.1:9/test"}
+    store = load_store.choose_store("auto", nowhere, said.append)
+    assert (store.url, store.label) == (None, "sqlite")
+    assert said == ["no PostgreSQL at 127.0.0.1:9: SQLite"]
+    with pytest.raises(RuntimeError):
+        load_store.choose_store("postgres", nowhere, said.append)
