@@ -17,9 +17,13 @@ from typing import Any
 def worker(url: str, rooms: list[tuple[str, str, int]], think: tuple[float, float],
             games: int, seed: int, ramp: float, flags: dict[str, Any], queue: Any) -> None:
     """A bot process: plays ``rooms`` (see :func:`_worker_async`) through the
-    gateway at ``url``."""
+    gateway at ``url``, on uvloop as the services run (the bots are the
+    bench's own load on the machine's cores: the less they spend, the more
+    the platform has)."""
+    import uvloop
+
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_worker_async(url, rooms, think, games, seed, ramp, flags, queue))
+        uvloop.run(_worker_async(url, rooms, think, games, seed, ramp, flags, queue))
 
 
 async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
