@@ -59,8 +59,8 @@ async def write_events(conn: AsyncConnection, events: Sequence[dict[str, Any]],
         for s, t, g, d in zip(*event_rows(events), strict=True)])
 
 
-#: The relay's read and mark on PostgreSQL, each a statement of its own on
-#: the hot path's pipes (no SQLAlchemy statement layer: it cost the relay
+#: The relay's read, mark and backlog on PostgreSQL, each a statement of its
+#: own on the hot path's pipes (no SQLAlchemy statement layer: it cost the relay
 #: about as much as the round trips; docs/performance.md).
 PG_UNSENT = """
 SELECT id, subject, type, game_id, data_json, created_ms FROM ledger_outbox
@@ -68,6 +68,9 @@ WHERE sent_ms IS NULL ORDER BY id LIMIT $1
 """
 PG_MARK_SENT = """
 UPDATE ledger_outbox SET sent_ms = $2 WHERE id = ANY($1::bigint[]) AND sent_ms IS NULL
+"""
+PG_BACKLOG = """
+SELECT count(*), min(created_ms) FROM ledger_outbox WHERE sent_ms IS NULL
 """
 
 
@@ -118,6 +121,12 @@ class Outbox:
 
     async def backlog(self) -> tuple[int, int | None]:
         """(number of unpublished events, creation time of the oldest in ms or None)."""
+        if not self.uow.sqlite:
+            found = await self.uow.run_driver_statement(
+                "outbox", lambda pipe: pipe.statement(PG_BACKLOG, ()))
+            oldest = found.get_value(0, 1)
+            return (int(bytes(found.get_value(0, 0) or b"0")),
+                    None if oldest is None else int(bytes(oldest)))
 
         async def read(conn: AsyncConnection) -> tuple[int, int | None]:
             row = (await conn.execute(select(func.count(), func.min(outbox.c.created_ms))

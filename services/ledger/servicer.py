@@ -46,6 +46,13 @@ SERVICE_NAME = ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
 
 log = logging.getLogger("paiju.ledger")
 
+#: The settlement metrics' children, looked up once (``labels`` takes a lock
+#: and a dict lookup every call).
+_APPLIED = SETTLEMENTS.labels("applied")
+_REPEATED = SETTLEMENTS.labels("repeated")
+_WINNER_FEES = FEES.labels("winner")
+_REMAINDER_FEES = FEES.labels("remainder")
+
 
 def mistyped_fields(message: Message, prefix: str = "") -> list[str]:
     """Names of fields of ``message`` (and its sub-messages) that arrived with a
@@ -167,12 +174,12 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             lambda result: SETTLEMENTS.labels(result).inc())
         SETTLEMENT_SECONDS.observe(time.perf_counter() - start)
         if outcome.repeated:
-            SETTLEMENTS.labels("repeated").inc()
+            _REPEATED.inc()
         else:
-            SETTLEMENTS.labels("applied").inc()
+            _APPLIED.inc()
             COINS_MOVED.inc(sum(-r.coins for r in outcome.rows if r.coins < 0))
-            FEES.labels("winner").inc(outcome.fees)
-            FEES.labels("remainder").inc(outcome.remainder)
+            _WINNER_FEES.inc(outcome.fees)
+            _REMAINDER_FEES.inc(outcome.remainder)
         return ledger_pb2.SettleResponse(game_id=outcome.reference, rows=_rows(outcome),
                                          house=outcome.house, repeated=outcome.repeated,
                                          fees=outcome.fees, remainder=outcome.remainder)

@@ -165,7 +165,8 @@ def settle(terms: Terms, seats: Sequence[Seat], balances: Mapping[str, int]) -> 
     else:
         received = {p: received_total * c // claimed_total for p, c in wins.items()}
     remainder = received_total - sum(received.values())
-    fees = {p: math.floor(r * rate) for p, r in received.items()}
+    # floor(r × rate) in integers (r ≥ 0): the same as Fraction's, a fifth of the time
+    fees = {p: r * rate.numerator // rate.denominator for p, r in received.items()}
     rows = []
     for s in sorted(seats, key=lambda s: s.seat):
         if s.player in paid:

@@ -143,3 +143,13 @@ async def test_work_that_leaves_its_transaction_open_is_rolled_back(ledger: Ledg
         "g-open", TERMS, [rules.Seat(0, "A", 1), rules.Seat(1, "B", -1)], game="doudizhu")
     assert not done.repeated
     assert (await ledger.accounts.balance("A")).coins == 11
+
+
+async def test_the_outbox_backlog_is_read_on_a_pipe(ledger: Ledger) -> None:
+    ledger.uow.clock = lambda: 5_000  # the settlement's events are created at 5 s
+    await ledger.postings.settle(
+        "g-backlog", TERMS, [rules.Seat(0, "A", 2), rules.Seat(1, "B", -2)], game="doudizhu")
+    # the two grants' events (created now) and the settlement's two (at 5,000 ms)
+    assert await ledger.outbox.backlog() == (4, 5_000)
+    await ledger.outbox.mark_sent([ev.id for ev in await ledger.outbox.unsent()])
+    assert await ledger.outbox.backlog() == (0, None)
