@@ -227,17 +227,6 @@ def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 #: Young-generation threshold of the garbage collector in a service process
 #: (CPython's default: 700 allocations).
 GC_THRESHOLD = 10_000
-#: The middle generation is collected after every this many young collections
-#: (CPython: 10) and the oldest after this many middle ones (CPython: 10): a
-#: middle collection walks the survivors of the young collections since the
-#: last one, so after 10 young collections of a busy table instance (the game
-#: state that piles up: log entries, records) it took 45-55 ms of CPU (up to
-#: 105 ms of wall time on two shared cores), the longest pause of the
-#: instance under load; after 2 it walks a fifth of that. The oldest's
-#: threshold is raised as much, so that full collections (every object that
-#: is not frozen) come no more often than before: after 100 young ones.
-GC_MIDDLE_THRESHOLD = 2
-GC_OLD_THRESHOLD = 50
 
 
 def tune_gc() -> None:
@@ -246,15 +235,15 @@ def tune_gc() -> None:
     collector's reach
     (``gc.freeze``), so that the full collections a busy service runs do
     not walk them again and again, and collect the young generation every
-    :data:`GC_THRESHOLD` allocations instead of 700 (the older ones as
-    :data:`GC_MIDDLE_THRESHOLD` and :data:`GC_OLD_THRESHOLD` say). Reference counting
+    :data:`GC_THRESHOLD` allocations instead of 700. Reference counting
     frees almost everything a call makes; the collector only finds cycles.
     Without it a full collection in a table instance walked every module's
     objects (150 ms with 170,000 objects, bench/worst_table.py): the
     instance's longest pause."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(GC_THRESHOLD, GC_MIDDLE_THRESHOLD, GC_OLD_THRESHOLD)
+    _, second, third = gc.get_threshold()
+    gc.set_threshold(GC_THRESHOLD, second, third)
     observe_gc()
 
 
