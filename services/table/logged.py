@@ -3,10 +3,10 @@
 A runner keeps every entry it applied and logged, oldest first, to rebuild
 its sitting when an append fails or after a pause (:func:`services.table.sitting.restore`).
 As dicts they were most of what a busy table instance kept alive per action
-(about 9 tracked containers per action), so its garbage collector walked
-them again at every middle and full collection: the instance's longest
-pauses under load (docs/performance.md, issue 19 fourth round). As text they
-are not tracked at all; they are read back only to rebuild, which is rare.
+(about 9 tracked containers per action), every one of them walked by each
+full collection of the garbage collector for as long as its sitting runs
+(docs/performance.md, issue 19 fourth round). As text they are not tracked
+at all; they are read back only to rebuild, which is rare.
 """
 
 from __future__ import annotations
