@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import time
 from typing import Any
 
@@ -55,10 +56,11 @@ class Client:
         assert self.ws is not None
         try:
             async for frame in self.ws:
-                # orjson, as the gateway reads: the command ids this client
-                # sends are small integers, so its replies' ids read back exactly
-                # (orjson reads an integer beyond 64 bits as a float).
                 msg = jsontext.loads(frame)
+                if isinstance(msg.get("id"), float):
+                    # orjson reads an integer beyond 64 bits (a command id a
+                    # caller chose) as a float: the standard library exactly.
+                    msg = json.loads(frame)
                 if msg.get("type") == "reply":
                     fut = self.pending.pop(msg.get("id"), None)
                     if fut is not None and not fut.done():
