@@ -43,7 +43,11 @@ def played() -> Iterator[tuple[Platform, dict[str, Any]]]:
 def test_bots_finish_a_game_of_every_game(played: tuple[Platform, dict[str, Any]]) -> None:
     _, summary = played
     assert summary["games_finished"] == {"doudizhu": 1, "hunzhan": 1, "shengji": 1, "daa": 1}
-    assert summary["errors"] == {}
+    # The only refusal a fair bot may meet: a declaration overtaken by a
+    # stronger one made at the same moment (a round of the paced deal gives
+    # every seat its card together; with no thinking time bots declare at
+    # once, rulings.md: the later, weaker one is refused).
+    assert set(summary["errors"]) <= {"declare_too_weak"}, summary["errors"]
     assert summary["actions"] > 0 and summary["rtt_ms"]["p99"] is not None
 
 
