@@ -2,7 +2,8 @@
 
 A deal is a record's ``deal`` object (records.md). Declaring games (hunzhan,
 shengji, daa) give ``order``: card ``i`` goes to seat ``(first + i) % n``;
-the table deals those cards one at a time (:class:`DealPlan`) so that seats can
+the table deals those cards a round at a time (:class:`DealPlan`,
+:mod:`services.table.paced`) so that seats can
 declare while cards arrive; a card the rules hold back face down (daa: each
 seat's last card, ``Game.held_back_positions``) is counted as dealt but shown
 to nobody, its own seat included. Other games (doudizhu) are dealt at once.
