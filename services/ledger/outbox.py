@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from paiju import jsontext, subjects, tracing
 from services.ledger.models import outbox
+from services.ledger.pgpipe import Pipe
 from services.ledger.unit_of_work import UnitOfWork
 
 BALANCE_CHANGED = "balance_changed"
@@ -108,8 +109,17 @@ class Outbox:
             return
         now = self.uow.clock()
         if not self.uow.sqlite:
-            await self.uow.run_driver_statement(
-                "outbox", lambda pipe: pipe.statement(PG_MARK_SENT, (list(ids), now)))
+            async def mark(pipe: Pipe) -> None:
+                # without waiting for the WAL flush: a mark lost in a crash
+                # publishes its events again (at least once, ``event_id``),
+                # and the settlements' commits do not queue behind its flush
+                pipe.command(b"BEGIN")
+                pipe.command(b"SET LOCAL synchronous_commit TO off")
+                pipe.query(PG_MARK_SENT, (list(ids), now))
+                pipe.command(b"COMMIT")
+                await pipe.results(sync=True)
+
+            await self.uow.run_driver("outbox", mark)
             return
 
         async def work(conn: AsyncConnection) -> None:
