@@ -84,7 +84,7 @@ class Outbox:
     async def unsent(self, limit: int = 200) -> list[OutboxEvent]:
         """Up to ``limit`` unpublished events, oldest first."""
         if not self.uow.sqlite:
-            found = await self.uow.run_driver_statement(
+            found = await self.uow.run_outbox(
                 "outbox", lambda pipe: pipe.statement(PG_UNSENT, (limit,)))
 
             def cell(row: int, column: int) -> bytes:
@@ -119,7 +119,7 @@ class Outbox:
                 pipe.command(b"COMMIT")
                 await pipe.results(sync=True)
 
-            await self.uow.run_driver("outbox", mark)
+            await self.uow.run_outbox("outbox", mark)
             return
 
         async def work(conn: AsyncConnection) -> None:
@@ -132,7 +132,7 @@ class Outbox:
     async def backlog(self) -> tuple[int, int | None]:
         """(number of unpublished events, creation time of the oldest in ms or None)."""
         if not self.uow.sqlite:
-            found = await self.uow.run_driver_statement(
+            found = await self.uow.run_outbox(
                 "outbox", lambda pipe: pipe.statement(PG_BACKLOG, ()))
             oldest = found.get_value(0, 1)
             return (int(bytes(found.get_value(0, 0) or b"0")),
