@@ -159,13 +159,13 @@ async def test_the_relay_reads_and_marks_on_a_pipe_of_its_own(
         ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> None:
     used: list[tuple[str, int]] = []  # (who, the pipe's id) per batch
     who = ["settle"]
-    real = Pipe.outcome
+    real = Pipe.results
 
     async def seen(self: Pipe, sync: bool = False) -> Any:
         used.append((who[0], id(self)))
         return await real(self, sync)
 
-    monkeypatch.setattr(Pipe, "outcome", seen)
+    monkeypatch.setattr(Pipe, "results", seen)
     await ledger.postings.settle(
         "g-own-1", TERMS, [rules.Seat(0, "A", 1), rules.Seat(1, "B", -1)], game="doudizhu")
     who[0] = "relay"
