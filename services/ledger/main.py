@@ -31,8 +31,8 @@ async def setup(ctx: Context) -> list[str]:
     await asyncio.to_thread(db.migrate, config.database_url, MIGRATIONS)
     # No pre-ping: every read and write retries a dropped connection
     # (unit_of_work.py). The engine serves reads (5 + 5 connections); the
-    # hot path (settlements, the relay's read and mark) has its own pool of
-    # 10 pipes (pgpipe.py).
+    # hot path (settlements) has its own pool of 10 pipes (pgpipe.py), the
+    # relay's read and mark one more pipe of their own.
     engine = db.make_engine(config.database_url, pool_size=5, pre_ping=False)
     ledger = Ledger(engine, rankings_max_age_ms=int(
         config.ledger_rankings_max_age_seconds * 1000))

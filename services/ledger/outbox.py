@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from paiju import jsontext, subjects, tracing
 from services.ledger.models import outbox
+from services.ledger.pgpipe import Pipe
 from services.ledger.unit_of_work import UnitOfWork
 
 BALANCE_CHANGED = "balance_changed"
@@ -83,7 +84,7 @@ class Outbox:
     async def unsent(self, limit: int = 200) -> list[OutboxEvent]:
         """Up to ``limit`` unpublished events, oldest first."""
         if not self.uow.sqlite:
-            found = await self.uow.run_driver_statement(
+            found = await self.uow.run_outbox(
                 "outbox", lambda pipe: pipe.statement(PG_UNSENT, (limit,)))
 
             def cell(row: int, column: int) -> bytes:
@@ -108,8 +109,17 @@ class Outbox:
             return
         now = self.uow.clock()
         if not self.uow.sqlite:
-            await self.uow.run_driver_statement(
-                "outbox", lambda pipe: pipe.statement(PG_MARK_SENT, (list(ids), now)))
+            async def mark(pipe: Pipe) -> None:
+                # without waiting for the WAL flush: a mark lost in a crash
+                # publishes its events again (at least once, ``event_id``),
+                # and the settlements' commits do not queue behind its flush
+                pipe.command(b"BEGIN")
+                pipe.command(b"SET LOCAL synchronous_commit TO off")
+                pipe.query(PG_MARK_SENT, (list(ids), now))
+                pipe.command(b"COMMIT")
+                await pipe.results(sync=True)
+
+            await self.uow.run_outbox("outbox", mark)
             return
 
         async def work(conn: AsyncConnection) -> None:
@@ -122,7 +132,7 @@ class Outbox:
     async def backlog(self) -> tuple[int, int | None]:
         """(number of unpublished events, creation time of the oldest in ms or None)."""
         if not self.uow.sqlite:
-            found = await self.uow.run_driver_statement(
+            found = await self.uow.run_outbox(
                 "outbox", lambda pipe: pipe.statement(PG_BACKLOG, ()))
             oldest = found.get_value(0, 1)
             return (int(bytes(found.get_value(0, 0) or b"0")),

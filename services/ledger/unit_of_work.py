@@ -67,7 +67,8 @@ class UnitOfWork:
     pre-ping, a dropped connection is retried here instead). ``clock``: unix
     milliseconds (injectable). ``max_attempts``: tries of a retryable failure.
     ``driver_pool_size``: connections of the PostgreSQL hot path's own pool
-    (:meth:`run_driver`); :meth:`close` closes it.
+    (:meth:`run_driver`; the outbox relay has one more of its own,
+    :meth:`run_outbox`); :meth:`close` closes them.
     ``on_commit``, when set, is called after every committed write that was
     run with ``events=True`` — the changes that wrote outbox events — and
     after no other (not account openings, not the relay's own ``mark_sent``,
@@ -87,6 +88,7 @@ class UnitOfWork:
             _sqlite_transactions(engine)
         self._write_engine = engine.execution_options(ledger_write=True)
         self._pipes: PipePool | None = None
+        self._outbox_pipes: PipePool | None = None
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
@@ -146,27 +148,30 @@ class UnitOfWork:
             self.on_commit()
         return result
 
-    async def run_driver_statement(self, operation: str,
-                                   work: Callable[[Pipe], Awaitable[T]]) -> T:
-        """PostgreSQL only: ``work`` gets a pipe of the hot path's pool for
-        single statements that are atomic by themselves, each ended by a Sync
-        (``Pipe.statement``: its own transaction, one round trip, no BEGIN or
-        COMMIT) — the outbox relay's read and mark — retried as
-        :meth:`run_driver`. Never calls ``on_commit``."""
-        return await self._retrying(operation, work, self._pipe)
+    async def run_outbox(self, operation: str, work: Callable[[Pipe], Awaitable[T]]) -> T:
+        """PostgreSQL only: as :meth:`run_driver`, for the outbox relay's
+        read, mark and backlog (a statement ended by a Sync, or BEGIN …
+        COMMIT in one batch), on a pipe of the relay's own (a pool of one
+        connection): the relay never takes a pipe from the settlements'
+        pool, so that at low load a settlement finds the pipe (and the
+        server process) the previous one used, warm. Never calls
+        ``on_commit``."""
+        return await self._retrying(operation, work, lambda: self._pipe(outbox=True))
 
     @asynccontextmanager
-    async def _pipe(self) -> AsyncIterator[Pipe]:
+    async def _pipe(self, outbox: bool = False) -> AsyncIterator[Pipe]:
         """A pipe of the hot path's pool (opened at first use, at most
-        ``driver_pool_size`` connections) for one transaction; rolled back if
-        the block raises (a pipe that cannot roll back, or is cancelled in the
-        middle of a batch, is closed by its pool)."""
-        if self._pipes is None:
-            url = self.engine.url.set(drivername="postgresql")
-            self._pipes = PipePool(url.render_as_string(hide_password=False),
-                                   self.driver_pool_size)
+        ``driver_pool_size`` connections; ``outbox``: of the relay's pool of
+        one) for one transaction; rolled back if the block raises (a pipe
+        that cannot roll back, or is cancelled in the middle of a batch, is
+        closed by its pool)."""
+        if self._pipes is None or self._outbox_pipes is None:
+            url = self.engine.url.set(drivername="postgresql").render_as_string(
+                hide_password=False)
+            self._pipes = PipePool(url, self.driver_pool_size)
+            self._outbox_pipes = PipePool(url, 1)
         try:
-            async with self._pipes.acquire() as pipe:
+            async with (self._outbox_pipes if outbox else self._pipes).acquire() as pipe:
                 try:
                     yield pipe
                 except Exception:
@@ -182,9 +187,10 @@ class UnitOfWork:
 
     async def close(self) -> None:
         """Close the hot path's pool (the engine is disposed by its owner)."""
-        if self._pipes is not None:
-            self._pipes.close()
-            self._pipes = None
+        for pool in (self._pipes, self._outbox_pipes):
+            if pool is not None:
+                pool.close()
+        self._pipes = self._outbox_pipes = None
 
     async def statement(self, operation: str,
                         work: Callable[[AsyncConnection], Awaitable[T]]) -> T:

@@ -153,3 +153,29 @@ async def test_the_outbox_backlog_is_read_on_a_pipe(ledger: Ledger) -> None:
     assert await ledger.outbox.backlog() == (4, 5_000)
     await ledger.outbox.mark_sent([ev.id for ev in await ledger.outbox.unsent()])
     assert await ledger.outbox.backlog() == (0, None)
+
+
+async def test_the_relay_reads_and_marks_on_a_pipe_of_its_own(
+        ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> None:
+    used: list[tuple[str, int]] = []  # (who, the pipe's id) per batch
+    who = ["settle"]
+    real = Pipe.results
+
+    async def seen(self: Pipe, sync: bool = False) -> Any:
+        used.append((who[0], id(self)))
+        return await real(self, sync)
+
+    monkeypatch.setattr(Pipe, "results", seen)
+    await ledger.postings.settle(
+        "g-own-1", TERMS, [rules.Seat(0, "A", 1), rules.Seat(1, "B", -1)], game="doudizhu")
+    who[0] = "relay"
+    await ledger.outbox.mark_sent([ev.id for ev in await ledger.outbox.unsent()])
+    assert await ledger.outbox.backlog() == (0, None)
+    who[0] = "settle"
+    await ledger.postings.settle(
+        "g-own-2", TERMS, [rules.Seat(0, "A", 1), rules.Seat(1, "B", -1)], game="doudizhu")
+    settling = {pipe for kind, pipe in used if kind == "settle"}
+    relaying = {pipe for kind, pipe in used if kind == "relay"}
+    # one after the other, the settlements found the same pipe; the relay's
+    # read, mark and backlog went on another
+    assert len(settling) == 1 and len(relaying) == 1 and not settling & relaying
