@@ -1,8 +1,9 @@
 """The bootstrap every paiju service process uses.
 
 :func:`run` sets up JSON logging, the ``/metrics`` endpoint, a ``grpc.aio``
-server with the metrics and authorisation interceptors on mutual TLS
-(``PAIJU_TLS_DIR``, :mod:`paiju.identity`, :mod:`paiju.authz`), the standard
+server on mutual TLS (``PAIJU_TLS_DIR``, :mod:`paiju.identity`) whose every
+method is counted and timed (:func:`paiju.metrics.timed`) and authorised
+(:mod:`paiju.authz`), wrapped once when registered (:mod:`paiju.guarded`), the standard
 health service (readiness fed by dependencies) and reflection on it, the
 health service alone on its own plain port (``PAIJU_HEALTH_PORT``), calls
 the service's ``setup`` to add its servicers and background work, and serves
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import gc
 import logging
 import signal
@@ -31,12 +33,13 @@ from grpc_reflection.v1alpha import reflection
 
 from paiju import log as logsetup
 from paiju import natsauth, tracing
-from paiju.authz import RULES, AuthzInterceptor, Rule
+from paiju.authz import RULES, Authorizer, Rule
 from paiju.config import Config, check_keys, load
+from paiju.guarded import GuardedServer
 from paiju.health import Health
 from paiju.identity import Identity, IdentityError
 from paiju.identity import load as load_identity
-from paiju.metrics import MetricsInterceptor, observe_gc, serve_metrics
+from paiju.metrics import observe_gc, serve_metrics, timed
 
 
 @dataclass
@@ -81,6 +84,15 @@ def server_identity(config: Config) -> Identity | None:
     return load_identity(config.tls_dir, config.service)
 
 
+def _wrap(authorizer: Authorizer | None, method: str, handler: Any) -> Any:
+    """What the gRPC port runs for ``method``: ``handler`` counted and timed
+    (:func:`paiju.metrics.timed`) around the caller's check
+    (:meth:`paiju.authz.Authorizer.guard`; none on an insecure server)."""
+    if authorizer is not None:
+        handler = authorizer.guard(method, handler)
+    return timed(method, handler)
+
+
 def _bind(server: grpc.aio.Server, where: str, what: str,
           credentials: grpc.ServerCredentials | None = None) -> int:
     try:
@@ -110,16 +122,21 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
     """
     log = logging.getLogger(f"paiju.{config.service}")
     identity = server_identity(config)
-    interceptors: list[grpc.aio.ServerInterceptor] = [*tracing.server_interceptors(),
-                                                      MetricsInterceptor()]
+    authorizer = None
     if identity is None:
         log.warning("insecure gRPC: development mode without PAIJU_TLS_DIR; any caller "
                     "may call anything")
     else:
-        interceptors.append(AuthzInterceptor(rules, config.dev_mode))
+        authorizer = Authorizer(rules, config.dev_mode)
     # No SO_REUSEPORT (gRPC's default on Linux): a port another process holds is
-    # a bind error here, not a second server silently sharing its calls.
-    server = grpc.aio.server(interceptors=interceptors, options=[("grpc.so_reuseport", 0)])
+    # a bind error here, not a second server silently sharing its calls. No
+    # interceptor but tracing's (when configured): grpc.aio runs a server's
+    # interceptor chain on every call; the metrics and the authorisation wrap
+    # each method's handler once, when it is registered (paiju/guarded.py).
+    server = GuardedServer(
+        grpc.aio.server(interceptors=tracing.server_interceptors() or None,
+                        options=[("grpc.so_reuseport", 0)]),
+        functools.partial(_wrap, authorizer))
     port = _bind(server, f"{config.host}:{config.grpc_port}", "gRPC",
                  identity.server_credentials() if identity is not None else None)
     health_server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
