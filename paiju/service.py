@@ -241,26 +241,43 @@ def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     return None
 
 
-#: Young-generation threshold of the garbage collector in a service process
-#: (CPython's default: 700 allocations).
-GC_THRESHOLD = 10_000
+#: The collector's thresholds in a service process (CPython's default: 700,
+#: 10, 10): a young collection once the tracked objects made outnumber those
+#: freed by the first number, a middle one every second-number young ones, a
+#: full one every third-number middle ones (and only once the objects kept
+#: since the last full one grew by a quarter). A pause costs about 0.2 µs of
+#: CPU per reference the collection walks, and what a busy service walks is
+#: mostly the live state it made since the last collection of that
+#: generation (docs/performance.md, issue 19 fifth round).
+GC_THRESHOLDS = (10_000, 10, 10)
+
+#: Per service, where :data:`GC_THRESHOLDS` is not the measured best. The
+#: table makes cyclic garbage on every RPC (grpc's own per-call closure) and
+#: in its games, so its count of objects grows steadily: at 10,000 its middle
+#: collections walked ≈ 35,000 objects (45–60 ms) every ≈ 15 s at 500 tables;
+#: at 2,000 a middle one walks a fifth of that every ≈ 2.5 s (5–18 ms). Its
+#: oldest threshold rises tenfold so that full collections (all the games'
+#: state) come no more often than before. The gateway keeps 10,000: its
+#: objects are freed as fast as they are made once its players are
+#: connected, so it never reaches 10,000 in play, while at 2,000 its middle
+#: collections walk every connection's pending reads (50–65 ms) every ≈ 7 s.
+GC_THRESHOLDS_OF = {"table": (2_000, 10, 100)}
 
 
-def tune_gc() -> None:
+def tune_gc(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> None:
     """Once serving (:func:`run`): move every object made so far (modules,
     protobuf descriptors, the rules' tables, the service's set-up) out of the
     collector's reach
     (``gc.freeze``), so that the full collections a busy service runs do
-    not walk them again and again, and collect the young generation every
-    :data:`GC_THRESHOLD` allocations instead of 700. Reference counting
-    frees almost everything a call makes; the collector only finds cycles.
-    Without it a full collection in a table instance walked every module's
-    objects (150 ms with 170,000 objects, bench/worst_table.py): the
-    instance's longest pause."""
+    not walk them again and again, and set the collector's ``thresholds``
+    (young, middle, oldest: ``gc.set_threshold``).
+    Reference counting frees almost everything a call makes; the collector
+    only finds cycles. Without the freeze a full collection in a table
+    instance walked every module's objects (150 ms with 170,000 objects,
+    bench/worst_table.py): the instance's longest pause."""
     gc.collect()
     gc.freeze()
-    _, second, third = gc.get_threshold()
-    gc.set_threshold(GC_THRESHOLD, second, third)
+    gc.set_threshold(*thresholds)
     observe_gc()
 
 
@@ -286,7 +303,8 @@ def run(service: str, setup: Setup) -> None:
                       config.tracing_sample_ratio)
         serve_metrics(config.metrics_port, config.host)
         with asyncio.Runner(loop_factory=loop_factory(config.event_loop)) as runner:
-            runner.run(serve(config, setup, on_started=lambda _ctx: tune_gc()))
+            thresholds = GC_THRESHOLDS_OF.get(service, GC_THRESHOLDS)
+            runner.run(serve(config, setup, on_started=lambda _ctx: tune_gc(thresholds)))
     except Exception:
         log.exception("failed")  # one JSON line with the traceback in "exc"
         raise SystemExit(1) from None
