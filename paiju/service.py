@@ -254,13 +254,13 @@ GC_THRESHOLDS = (10_000, 10, 10)
 #: Per service, where :data:`GC_THRESHOLDS` is not the measured best. The
 #: table makes cyclic garbage on every RPC (grpc's own per-call closure) and
 #: in its games, so its count of objects grows steadily: at 10,000 its middle
-#: collections walked ≈ 35,000 objects (45–60 ms) every ≈ 15 s at 500 tables;
-#: at 2,000 a middle one walks a fifth of that every ≈ 2.5 s (5–18 ms). Its
+#: collections walked ≈ 35,000 objects (46–61 ms of CPU) every 12–25 s at 500 tables;
+#: at 2,000 a middle one walks a fifth of that every ≈ 2.4 s (5–17 ms). Its
 #: oldest threshold rises tenfold so that full collections (all the games'
 #: state) come no more often than before. The gateway keeps 10,000: its
 #: objects are freed as fast as they are made once its players are
 #: connected, so it never reaches 10,000 in play, while at 2,000 its middle
-#: collections walk every connection's pending reads (50–65 ms) every ≈ 7 s.
+#: collections walk every connection's pending reads (52–67 ms) every ≈ 7 s.
 GC_THRESHOLDS_OF = {"table": (2_000, 10, 100)}
 
 
