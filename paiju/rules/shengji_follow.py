@@ -56,12 +56,14 @@ def _available(items: Sequence[tuple[Card, int]]) -> list[int]:
 
 
 def _combinations_from(items: Sequence[tuple[Card, int]], avail: Sequence[int],
-                       out: list[tuple[Card, ...]], i: int, left: int,
-                       acc: tuple[Card, ...]) -> None:
-    """:func:`multiset_combinations`' recursion (``left`` ≥ 2; the cards from
-    item ``i`` on, lowest index first), appending to ``out``. A module
-    function, not a closure: a nested function that calls itself is a cycle
-    (its cell holds it) left to the garbage collector."""
+                       req: tuple[int, ...] | None, out: list[tuple[Card, ...]], i: int,
+                       left: int, acc: tuple[Card, ...], parts: tuple[int, ...]) -> None:
+    """The recursion of :func:`multiset_combinations` (``req`` None) and
+    :func:`shaped_combinations` (``parts``, the group sizes taken so far,
+    checked against ``req``): ``acc`` plus every choice of ``left`` (≥ 2)
+    cards from item ``i`` on, lowest index first, appended to ``out``. A
+    module function, not a closure: a nested function that calls itself is
+    a cycle (its cell holds it) left to the garbage collector."""
     for j in range(i, len(items)):
         if avail[j] < left:
             return
@@ -69,36 +71,16 @@ def _combinations_from(items: Sequence[tuple[Card, int]], avail: Sequence[int],
         for take in range(min(count, left), 0, -1):
             rest = left - take
             t = acc + (card,) * take
+            got = parts if req is None else (*parts, take)
             if rest == 0:
-                out.append(t)
-            elif rest == 1:
-                out.extend([(*t, c) for c, k in items[j + 1 :] if k > 0])
-            else:
-                _combinations_from(items, avail, out, j + 1, rest, t)
-
-
-def _shaped_from(items: Sequence[tuple[Card, int]], avail: Sequence[int],
-                 req: tuple[int, ...], out: list[tuple[Card, ...]], i: int, left: int,
-                 acc: tuple[Card, ...], parts: tuple[int, ...]) -> None:
-    """:func:`shaped_combinations`' recursion, as :func:`_combinations_from`
-    with ``parts`` (the group sizes taken so far) checked against ``req``."""
-    for j in range(i, len(items)):
-        if avail[j] < left:
-            return
-        card, count = items[j]
-        for take in range(min(count, left), 0, -1):
-            rest = left - take
-            got = (*parts, take)
-            t = acc + (card,) * take
-            if rest == 0:
-                if _reaches(got, req):
+                if req is None or _reaches(got, req):
                     out.append(t)
-            elif not _reaches((*got, rest), req):
+            elif req is not None and not _reaches((*got, rest), req):
                 continue
             elif rest == 1:
                 out.extend([(*t, c) for c, k in items[j + 1 :] if k > 0])
             else:
-                _shaped_from(items, avail, req, out, j + 1, rest, t, got)
+                _combinations_from(items, avail, req, out, j + 1, rest, t, got)
 
 
 def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tuple[Card, ...]]:
@@ -113,7 +95,7 @@ def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tup
         return [()] if r == 0 else [] if r < 0 else [(c,) for c, k in items if k > 0]
     out: list[tuple[Card, ...]] = []
     avail = _available(items)
-    _combinations_from(items, avail, out, 0, r, ())
+    _combinations_from(items, avail, None, out, 0, r, (), ())
     WORK.plays += len(out)
     return out
 
@@ -133,7 +115,7 @@ def shaped_combinations(
         return [()] if r == 0 and req <= () else []
     out: list[tuple[Card, ...]] = []
     avail = _available(items)
-    _shaped_from(items, avail, req, out, 0, r, (), ())
+    _combinations_from(items, avail, req, out, 0, r, (), ())
     WORK.plays += len(out)
     return out
 
