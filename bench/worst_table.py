@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.worst import RUN6, RUN7, hunzhan_void_deal
 from paiju.common.v1 import common_pb2
 from paiju.rules.bounded import WORK
-from paiju.service import tune_gc
+from paiju.service import GC_THRESHOLDS_OF, tune_gc
 from paiju.table.v1 import table_pb2
 from tests.table.bots import play_room
 from tests.table.conftest import Harness
@@ -217,7 +217,7 @@ async def bench(untuned: bool = True) -> dict[str, Any]:
                 n = 0
                 for phase in phases:
                     if phase == "gc tuned":
-                        tune_gc()  # as a service process does once it serves
+                        tune_gc(GC_THRESHOLDS_OF["table"])  # as a table instance does
                     with LagMonitor() as lag:
                         for label, run in RUNS:
                             n += 1

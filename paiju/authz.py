@@ -1,5 +1,6 @@
 """Who may call what: the one deny-by-default authorisation table of every
-gRPC method paiju serves, and the server interceptor that enforces it.
+gRPC method paiju serves, and the guard that enforces it (each method's
+handler wrapped once, when it is registered: :mod:`paiju.guarded`).
 
 The caller is the identity of its client certificate
 (:func:`paiju.identity.peer_identity`). A method missing from :data:`RULES`,
@@ -20,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,33 +131,26 @@ def allowed(rules: Mapping[str, Rule], method: str, caller: str, dev_mode: bool)
     return caller in rule.callers or (dev_mode and caller in rule.dev)
 
 
-class AuthzInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class Authorizer:
     """Refuses, with ``PERMISSION_DENIED``, every call its rules do not allow
-    the caller's certificate identity (see the module docstring)."""
+    the caller's certificate identity (see the module docstring).
+    :meth:`guard` wraps a method's handler once, when it is registered
+    (:mod:`paiju.guarded`); nothing runs per call but the check itself."""
 
     def __init__(self, rules: Mapping[str, Rule] = RULES, dev_mode: bool = False) -> None:
         self.rules = rules
         self.dev_mode = dev_mode
-        #: method -> (the handler it wrapped, the guarded handler): built once
-        #: per method, not per call (docs/performance.md)
-        self._guarded: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
-    async def intercept_service(
-        self, continuation: Callable[[grpc.HandlerCallDetails],
-                                     Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
+    def guard(self, method: str, handler: grpc.RpcMethodHandler | None
+              ) -> grpc.RpcMethodHandler | None:
+        """``handler`` of full method name ``method`` with the check run
+        first (a refusal aborts the call with ``PERMISSION_DENIED``) and the
+        operator's calls reported to :func:`paiju.operator.observed`; None
+        stays None (no such method: ``UNIMPLEMENTED``)."""
         if handler is None:
-            return handler
-        method = str(details.method)
-        cached = self._guarded.get(method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        guarded = _guarded(handler, lambda ctx: self._check(method, ctx),
-                           lambda ctx, outcome: operator.observed(method, ctx, outcome))
-        self._guarded[method] = (handler, guarded)
-        return guarded
+            return None
+        return _guarded(handler, lambda ctx: self._check(method, ctx),
+                        lambda ctx, outcome: operator.observed(method, ctx, outcome))
 
     def _check(self, method: str, context: grpc.aio.ServicerContext[Any, Any]
                ) -> tuple[str | None, bool]:
@@ -223,8 +217,10 @@ def _guarded(handler: grpc.RpcMethodHandler, check: Check, done: Done,
         wrapped: Any = generator
     else:  # a coroutine (or plain function) returning the reply or using context.write
         async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            by_operator = await admitted(context)
-            with reported(context, by_operator):
+            if not await admitted(context):  # not the operator: nothing to report
+                result = behaviour(request, context)
+                return await result if inspect.isawaitable(result) else result
+            with reported(context, True):
                 result = behaviour(request, context)
                 return await result if inspect.isawaitable(result) else result
         wrapped = call

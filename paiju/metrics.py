@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -95,52 +94,42 @@ def status_name(code: Any, failed: BaseException | None = None) -> str:
     return "UNKNOWN"
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Counts and times every unary-unary RPC (the only kind paiju serves).
-    The timed handler of a method and its metric children are made once per
-    method, not per call (docs/performance.md)."""
+def timed(method: str, handler: grpc.RpcMethodHandler | None) -> grpc.RpcMethodHandler | None:
+    """``handler`` of full method name ``method`` (``/package.Service/Method``)
+    counted and timed: ``grpc_server_started_total`` when it starts,
+    ``grpc_server_handling_seconds`` and ``grpc_server_handled_total`` (by
+    :func:`status_name`) when it ends. Only unary-unary handlers (the only kind
+    paiju serves) are wrapped; others, and None, are returned as they are.
+    Called once per method when it is registered (:mod:`paiju.guarded`), so
+    the metric children are looked up once, not per call."""
+    if handler is None or handler.unary_unary is None:
+        return handler
+    service, name = _split(method)
+    inner = handler.unary_unary
+    started = GRPC_STARTED.labels("unary", service, name)
+    seconds = GRPC_SECONDS.labels("unary", service, name)
+    handled: dict[str, Any] = {}
 
-    def __init__(self) -> None:
-        self._observed: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+    async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        started.inc()
+        start = time.perf_counter()
+        failed: BaseException | None = None
+        try:
+            return await inner(request, context)
+        except BaseException as e:
+            failed = e
+            raise
+        finally:
+            seconds.observe(time.perf_counter() - start)
+            code = status_name(context.code(), failed)
+            child = handled.get(code)
+            if child is None:
+                child = handled[code] = GRPC_HANDLED.labels("unary", service, name, code)
+            child.inc()
+            del failed  # no cycle through the traceback's frame (this one)
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None or handler.unary_unary is None:
-            return handler
-        cached = self._observed.get(details.method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        service, method = _split(details.method)
-        inner = handler.unary_unary
-        started = GRPC_STARTED.labels("unary", service, method)
-        seconds = GRPC_SECONDS.labels("unary", service, method)
-        handled: dict[str, Any] = {}
-
-        async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            started.inc()
-            start = time.perf_counter()
-            failed: BaseException | None = None
-            try:
-                return await inner(request, context)
-            except BaseException as e:
-                failed = e
-                raise
-            finally:
-                seconds.observe(time.perf_counter() - start)
-                code = status_name(context.code(), failed)
-                child = handled.get(code)
-                if child is None:
-                    child = handled[code] = GRPC_HANDLED.labels("unary", service, method, code)
-                child.inc()
-
-        timed = grpc.unary_unary_rpc_method_handler(
-            observed,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
-        self._observed[details.method] = (handler, timed)
-        return timed
+    return grpc.unary_unary_rpc_method_handler(
+        observed,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )

@@ -9,7 +9,7 @@ default the login name): a name the operator gives, kept with what it did
 (the journal of an adjustment, the record of a voided game) and logged, not
 a second check of who it is.
 
-:class:`paiju.authz.AuthzInterceptor` calls :func:`observed` for every call
+:class:`paiju.authz.Authorizer` calls :func:`observed` for every call
 whose caller is ``operator``: one log line (``operator call``: method,
 operator, outcome) and one count in ``paiju_operator_actions_total{method,
 outcome}`` (``outcome`` ``ok``, ``error`` (the call failed with a status) or

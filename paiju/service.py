@@ -1,8 +1,9 @@
 """The bootstrap every paiju service process uses.
 
 :func:`run` sets up JSON logging, the ``/metrics`` endpoint, a ``grpc.aio``
-server with the metrics and authorisation interceptors on mutual TLS
-(``PAIJU_TLS_DIR``, :mod:`paiju.identity`, :mod:`paiju.authz`), the standard
+server on mutual TLS (``PAIJU_TLS_DIR``, :mod:`paiju.identity`) whose every
+method is counted and timed (:func:`paiju.metrics.timed`) and authorised
+(:mod:`paiju.authz`), wrapped once when registered (:mod:`paiju.guarded`), the standard
 health service (readiness fed by dependencies) and reflection on it, the
 health service alone on its own plain port (``PAIJU_HEALTH_PORT``), calls
 the service's ``setup`` to add its servicers and background work, and serves
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import gc
 import logging
 import signal
@@ -31,12 +33,13 @@ from grpc_reflection.v1alpha import reflection
 
 from paiju import log as logsetup
 from paiju import natsauth, tracing
-from paiju.authz import RULES, AuthzInterceptor, Rule
+from paiju.authz import RULES, Authorizer, Rule
 from paiju.config import Config, check_keys, load
+from paiju.guarded import GuardedServer
 from paiju.health import Health
 from paiju.identity import Identity, IdentityError
 from paiju.identity import load as load_identity
-from paiju.metrics import MetricsInterceptor, observe_gc, serve_metrics
+from paiju.metrics import observe_gc, serve_metrics, timed
 
 
 @dataclass
@@ -81,6 +84,15 @@ def server_identity(config: Config) -> Identity | None:
     return load_identity(config.tls_dir, config.service)
 
 
+def _wrap(authorizer: Authorizer | None, method: str, handler: Any) -> Any:
+    """What the gRPC port runs for ``method``: ``handler`` counted and timed
+    (:func:`paiju.metrics.timed`) around the caller's check
+    (:meth:`paiju.authz.Authorizer.guard`; none on an insecure server)."""
+    if authorizer is not None:
+        handler = authorizer.guard(method, handler)
+    return timed(method, handler)
+
+
 def _bind(server: grpc.aio.Server, where: str, what: str,
           credentials: grpc.ServerCredentials | None = None) -> int:
     try:
@@ -110,16 +122,21 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
     """
     log = logging.getLogger(f"paiju.{config.service}")
     identity = server_identity(config)
-    interceptors: list[grpc.aio.ServerInterceptor] = [*tracing.server_interceptors(),
-                                                      MetricsInterceptor()]
+    authorizer = None
     if identity is None:
         log.warning("insecure gRPC: development mode without PAIJU_TLS_DIR; any caller "
                     "may call anything")
     else:
-        interceptors.append(AuthzInterceptor(rules, config.dev_mode))
+        authorizer = Authorizer(rules, config.dev_mode)
     # No SO_REUSEPORT (gRPC's default on Linux): a port another process holds is
-    # a bind error here, not a second server silently sharing its calls.
-    server = grpc.aio.server(interceptors=interceptors, options=[("grpc.so_reuseport", 0)])
+    # a bind error here, not a second server silently sharing its calls. No
+    # interceptor but tracing's (when configured): grpc.aio runs a server's
+    # interceptor chain on every call; the metrics and the authorisation wrap
+    # each method's handler once, when it is registered (paiju/guarded.py).
+    server = GuardedServer(
+        grpc.aio.server(interceptors=tracing.server_interceptors() or None,
+                        options=[("grpc.so_reuseport", 0)]),
+        functools.partial(_wrap, authorizer))
     port = _bind(server, f"{config.host}:{config.grpc_port}", "gRPC",
                  identity.server_credentials() if identity is not None else None)
     health_server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
@@ -224,26 +241,43 @@ def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     return None
 
 
-#: Young-generation threshold of the garbage collector in a service process
-#: (CPython's default: 700 allocations).
-GC_THRESHOLD = 10_000
+#: The collector's thresholds in a service process (CPython's default: 700,
+#: 10, 10): a young collection once the tracked objects made outnumber those
+#: freed by the first number, a middle one every second-number young ones, a
+#: full one every third-number middle ones (and only once the objects kept
+#: since the last full one grew by a quarter). A pause costs about 0.2 µs of
+#: CPU per reference the collection walks, and what a busy service walks is
+#: mostly the live state it made since the last collection of that
+#: generation (docs/performance.md, issue 19 fifth round).
+GC_THRESHOLDS = (10_000, 10, 10)
+
+#: Per service, where :data:`GC_THRESHOLDS` is not the measured best. The
+#: table makes cyclic garbage on every RPC (grpc's own per-call closure) and
+#: in its games, so its count of objects grows steadily: at 10,000 its middle
+#: collections walked ≈ 35,000 objects (46–61 ms of CPU) every 12–25 s at 500 tables;
+#: at 2,000 a middle one walks a fifth of that every ≈ 2.4 s (5–17 ms). Its
+#: oldest threshold rises tenfold so that full collections (all the games'
+#: state) come no more often than before. The gateway keeps 10,000: its
+#: objects are freed as fast as they are made once its players are
+#: connected, so it never reaches 10,000 in play, while at 2,000 its middle
+#: collections walk every connection's pending reads (52–67 ms) every ≈ 7 s.
+GC_THRESHOLDS_OF = {"table": (2_000, 10, 100)}
 
 
-def tune_gc() -> None:
+def tune_gc(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> None:
     """Once serving (:func:`run`): move every object made so far (modules,
     protobuf descriptors, the rules' tables, the service's set-up) out of the
     collector's reach
     (``gc.freeze``), so that the full collections a busy service runs do
-    not walk them again and again, and collect the young generation every
-    :data:`GC_THRESHOLD` allocations instead of 700. Reference counting
-    frees almost everything a call makes; the collector only finds cycles.
-    Without it a full collection in a table instance walked every module's
-    objects (150 ms with 170,000 objects, bench/worst_table.py): the
-    instance's longest pause."""
+    not walk them again and again, and set the collector's ``thresholds``
+    (young, middle, oldest: ``gc.set_threshold``).
+    Reference counting frees almost everything a call makes; the collector
+    only finds cycles. Without the freeze a full collection in a table
+    instance walked every module's objects (150 ms with 170,000 objects,
+    bench/worst_table.py): the instance's longest pause."""
     gc.collect()
     gc.freeze()
-    _, second, third = gc.get_threshold()
-    gc.set_threshold(GC_THRESHOLD, second, third)
+    gc.set_threshold(*thresholds)
     observe_gc()
 
 
@@ -269,7 +303,8 @@ def run(service: str, setup: Setup) -> None:
                       config.tracing_sample_ratio)
         serve_metrics(config.metrics_port, config.host)
         with asyncio.Runner(loop_factory=loop_factory(config.event_loop)) as runner:
-            runner.run(serve(config, setup, on_started=lambda _ctx: tune_gc()))
+            thresholds = GC_THRESHOLDS_OF.get(service, GC_THRESHOLDS)
+            runner.run(serve(config, setup, on_started=lambda _ctx: tune_gc(thresholds)))
     except Exception:
         log.exception("failed")  # one JSON line with the traceback in "exc"
         raise SystemExit(1) from None

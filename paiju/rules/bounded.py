@@ -51,30 +51,32 @@ def iter_multisets(items: Sequence[tuple[Card, int]], k: int) -> Iterator[tuple[
         cap[i] = cap[i + 1] + items[i][1]
     if cap[0] < k:
         return
-    work = WORK
-    cur: list[Card] = []
-
     if k == 0:  # nothing to choose: no candidate built
         yield ()
         return
+    yield from _multisets_from(items, cap, [], WORK, 0, k)
 
-    def rec(i: int, left: int) -> Iterator[tuple[Card, ...]]:
-        if left == 0:
-            work.plays += 1
-            yield tuple(cur)
-            return
-        if cap[i] < left:
-            return
-        c, cnt = items[i]
-        for j in range(min(cnt, left), -1, -1):
-            if cap[i + 1] < left - j:
-                break
-            cur.extend([c] * j)
-            yield from rec(i + 1, left - j)
-            if j:
-                del cur[-j:]
 
-    yield from rec(0, k)
+def _multisets_from(items: Sequence[tuple[Card, int]], cap: list[int], cur: list[Card],
+                    work: WorkCounter, i: int, left: int) -> Iterator[tuple[Card, ...]]:
+    """:func:`iter_multisets`' recursion: ``cur`` plus every choice of
+    ``left`` cards from ``items[i:]`` (at most ``cap[i]`` of them). A module
+    function, not a closure: a nested function that calls itself is a cycle
+    (its cell holds it) left to the garbage collector."""
+    if left == 0:
+        work.plays += 1
+        yield tuple(cur)
+        return
+    if cap[i] < left:
+        return
+    c, cnt = items[i]
+    for j in range(min(cnt, left), -1, -1):
+        if cap[i + 1] < left - j:
+            break
+        cur.extend([c] * j)
+        yield from _multisets_from(items, cap, cur, work, i + 1, left - j)
+        if j:
+            del cur[-j:]
 
 
 def lowest_multiset(items: Sequence[tuple[Card, int]], k: int) -> tuple[Card, ...]:

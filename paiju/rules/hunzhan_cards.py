@@ -191,6 +191,25 @@ def lead_options(hand: dict[Card, int], order: TrumpOrder) -> list[tuple[Card, .
     return out
 
 
+def _multisets_from(items: Sequence[tuple[Card, int]], cap: list[int], cur: list[Card],
+                    out: list[list[Card]], i: int, left: int) -> None:
+    """:func:`multisets`' recursion: ``cur`` plus every choice of ``left``
+    cards from ``items[i:]`` (at most ``cap[i]`` of them) appended to ``out``.
+    A module function, not a closure: a nested function that calls itself
+    is a cycle (its cell holds it) left to the garbage collector."""
+    if left == 0:
+        out.append(list(cur))
+        return
+    if cap[i] < left:
+        return
+    c, cnt = items[i]
+    for j in range(min(cnt, left), -1, -1):
+        cur.extend([c] * j)
+        _multisets_from(items, cap, cur, out, i + 1, left - j)
+        if j:
+            del cur[-j:]
+
+
 def multisets(items: Sequence[tuple[Card, int]], k: int) -> list[list[Card]]:
     """Every distinct sub-multiset of size ``k`` of ``items`` (``(card, count)``
     pairs, distinct cards), each in the order of ``items``; counted in
@@ -200,21 +219,6 @@ def multisets(items: Sequence[tuple[Card, int]], k: int) -> list[list[Card]]:
     cap = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
         cap[i] = cap[i + 1] + items[i][1]
-    cur: list[Card] = []
-
-    def rec(i: int, left: int) -> None:
-        if left == 0:
-            out.append(list(cur))
-            return
-        if cap[i] < left:
-            return
-        c, cnt = items[i]
-        for j in range(min(cnt, left), -1, -1):
-            cur.extend([c] * j)
-            rec(i + 1, left - j)
-            if j:
-                del cur[-j:]
-
-    rec(0, k)
+    _multisets_from(items, cap, [], out, 0, k)
     WORK.plays += len(out)
     return out

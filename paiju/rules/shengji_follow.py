@@ -55,6 +55,34 @@ def _available(items: Sequence[tuple[Card, int]]) -> list[int]:
     return out
 
 
+def _combinations_from(items: Sequence[tuple[Card, int]], avail: Sequence[int],
+                       req: tuple[int, ...] | None, out: list[tuple[Card, ...]], i: int,
+                       left: int, acc: tuple[Card, ...], parts: tuple[int, ...]) -> None:
+    """The recursion of :func:`multiset_combinations` (``req`` None) and
+    :func:`shaped_combinations` (``parts``, the group sizes taken so far,
+    checked against ``req``): ``acc`` plus every choice of ``left`` (≥ 2)
+    cards from item ``i`` on, lowest index first, appended to ``out``. A
+    module function, not a closure: a nested function that calls itself is
+    a cycle (its cell holds it) left to the garbage collector."""
+    for j in range(i, len(items)):
+        if avail[j] < left:
+            return
+        card, count = items[j]
+        for take in range(min(count, left), 0, -1):
+            rest = left - take
+            t = acc + (card,) * take
+            got = parts if req is None else (*parts, take)
+            if rest == 0:
+                if req is None or _reaches(got, req):
+                    out.append(t)
+            elif req is not None and not _reaches((*got, rest), req):
+                continue
+            elif rest == 1:
+                out.extend([(*t, c) for c, k in items[j + 1 :] if k > 0])
+            else:
+                _combinations_from(items, avail, req, out, j + 1, rest, t, got)
+
+
 def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tuple[Card, ...]]:
     """Every distinct sub-multiset of size ``r`` of ``items`` (card, count).
 
@@ -67,25 +95,7 @@ def multiset_combinations(items: Sequence[tuple[Card, int]], r: int) -> list[tup
         return [()] if r == 0 else [] if r < 0 else [(c,) for c, k in items if k > 0]
     out: list[tuple[Card, ...]] = []
     avail = _available(items)
-    n = len(items)
-
-    def rec(i: int, left: int, acc: tuple[Card, ...]) -> None:
-        # left >= 2; the cards from item i on, lowest index first
-        for j in range(i, n):
-            if avail[j] < left:
-                return
-            card, count = items[j]
-            for take in range(min(count, left), 0, -1):
-                rest = left - take
-                t = acc + (card,) * take
-                if rest == 0:
-                    out.append(t)
-                elif rest == 1:
-                    out.extend([(*t, c) for c, k in items[j + 1 :] if k > 0])
-                else:
-                    rec(j + 1, rest, t)
-
-    rec(0, r, ())
+    _combinations_from(items, avail, None, out, 0, r, (), ())
     WORK.plays += len(out)
     return out
 
@@ -105,28 +115,7 @@ def shaped_combinations(
         return [()] if r == 0 and req <= () else []
     out: list[tuple[Card, ...]] = []
     avail = _available(items)
-    n = len(items)
-
-    def rec(i: int, left: int, acc: tuple[Card, ...], parts: tuple[int, ...]) -> None:
-        for j in range(i, n):
-            if avail[j] < left:
-                return
-            card, count = items[j]
-            for take in range(min(count, left), 0, -1):
-                rest = left - take
-                got = (*parts, take)
-                t = acc + (card,) * take
-                if rest == 0:
-                    if _reaches(got, req):
-                        out.append(t)
-                elif not _reaches((*got, rest), req):
-                    continue
-                elif rest == 1:
-                    out.extend([(*t, c) for c, k in items[j + 1 :] if k > 0])
-                else:
-                    rec(j + 1, rest, t, got)
-
-    rec(0, r, (), ())
+    _combinations_from(items, avail, req, out, 0, r, (), ())
     WORK.plays += len(out)
     return out
 

@@ -12,6 +12,7 @@ rules"); every non-play option is always offered (docs/client-protocol.md).
 from __future__ import annotations
 
 import copy
+import gc
 import random
 from math import comb
 
@@ -29,7 +30,9 @@ from bench.worst import (
 from paiju.rules import load
 from paiju.rules.bounded import HINT_PLAYS, WORK, iter_multisets
 from paiju.rules.engine import Action, Game
+from paiju.rules.hunzhan_cards import multisets
 from paiju.rules.selfplay import random_step
+from paiju.rules.shengji_follow import multiset_combinations, shaped_combinations
 
 #: The documented bound (docs/performance.md "Engines"): a turn's path (hints,
 #: default action, can-pass, non-play options) builds at most this many
@@ -112,6 +115,28 @@ def test_doudizhu_pass_offered_beside_more_than_fifty_plays() -> None:
     nxt = g.to_act()[0]
     assert g.can_pass(nxt) and Action(nxt, "pass") in g.hints(nxt)
     assert not doudizhu_leader().can_pass(seat)  # a leader may not pass
+
+
+def test_multisets_leave_no_cycle_for_the_collector() -> None:
+    """A turn's candidate plays are freed by reference counting, whole or
+    abandoned part way: nothing of them waits for the garbage collector
+    (its pauses are the platform's slowest round trips, docs/performance.md)."""
+    items = [("3H", 2), ("4S", 1), ("5D", 3)]
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(20):
+            assert len(multisets(items, 3)) == len(list(iter_multisets(items, 3)))
+            assert len(multiset_combinations(items, 3)) == len(multisets(items, 3))
+            assert shaped_combinations(items, 3, (2,)) == [
+                c for c in multiset_combinations(items, 3) if len(set(c)) < 3]
+            first = iter_multisets(items, 2)
+            next(first)
+            del first  # abandoned part way, as a bounded hint list does
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert found == 0
 
 
 def test_iter_multisets_lowest_first() -> None:
