@@ -26,7 +26,7 @@ and 16 concurrent clients it measures:
   of equals; against the first it includes what pipelining saves.
 
 Before them, the gRPC layer alone: a health check on the ledger's mutual-TLS
-port (its interceptors, no database) from one client, with the ledger
+port (its metrics and authorisation, no database) from one client, with the ledger
 process's CPU per call, so that the price of the call itself is known.
 
 Each kind runs ``--seconds`` per client count (``--quick``: 2 s, else 8 s)
@@ -356,7 +356,7 @@ async def bench(url: str, clients: list[int], seconds: float, rounds: int = 2,
         await _phase("warm-up", warm, min(1.0, seconds), via_sql)
         await _phase("warm-up", warm, min(1.0, seconds), via_pipeline)
         # The gRPC layer alone: a health check on the ledger's mutual-TLS port
-        # (through its interceptors, no database), one client.
+        # (through its metrics and authorisation, no database), one client.
         from grpc_health.v1 import health_pb2, health_pb2_grpc
         health = health_pb2_grpc.HealthStub(channels[0])
 
