@@ -169,14 +169,18 @@ async def declare(page: Any, limit: float = 8.0) -> bool:
     return bool(await page.evaluate(DECLARED_MINE_JS))
 
 
-#: Whether another seat's single card lies in the trick now (not a finished
-#: one). Then two cards of different rank are illegal in every game here: a
-#: trick game follows with the lead's count (seeds: 跟牌 of hunzhan and shengji),
-#: doudizhu and daa beat a single with a single or a bomb (a pair or a throw
-#: can be legal when following a pair, or when leading in shengji).
-SINGLE_TO_FOLLOW_JS = """() => { const g = window.paiju.S.game;
-  return !!g && !g.trickOver && Object.entries(g.plays).some(([seat, p]) =>
-    Number(seat) !== g.mySeat && p.cards && p.cards.length === 1); }"""
+#: Whether two cards of different rank (not the two jokers) are illegal for
+#: the browser player now, on its turn of play. In doudizhu they always are:
+#: its only two-card plays are a pair and the rocket (seed: 牌型). In every
+#: game here they are when another seat's single card lies in the trick (not
+#: a finished one): a trick game follows with the lead's count (seeds: 跟牌
+#: of hunzhan and shengji), daa beats a single with a single or a bomb (a
+#: pair or a throw can be legal when following a pair, or when leading in
+#: shengji). doudizhu is named so that its check does not wait on the deal
+#: giving the player a single to follow.
+TWO_RANKS_ILLEGAL_JS = """() => { const g = window.paiju.S.game;
+  return !!g && (g.game === 'doudizhu' || !g.trickOver && Object.entries(g.plays).some(
+    ([seat, p]) => Number(seat) !== g.mySeat && p.cards && p.cards.length === 1)); }"""
 
 
 def two_cards_of_different_rank(hand: list[str]) -> tuple[int, int] | None:
@@ -233,7 +237,7 @@ async def my_turn(page: Any, artifacts: Path, prefix: str, s: dict[str, Any], do
         done.reveals += 1
         return
     if not done.illegal_checked and s["phase"] == "play" and \
-            await page.evaluate(SINGLE_TO_FOLLOW_JS):
+            await page.evaluate(TWO_RANKS_ILLEGAL_JS):
         pair = two_cards_of_different_rank(s["hand"])
         if pair is not None:
             for i in pair:
