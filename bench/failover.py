@@ -53,6 +53,7 @@ from paiju.bots import run_bots  # noqa: E402
 from paiju.natsconn import decode  # noqa: E402
 from paiju.procs import port_free  # noqa: E402
 from paiju.table.v1 import table_pb2, table_pb2_grpc  # noqa: E402
+from paiju.table_instances import Registry  # noqa: E402
 
 #: Offsets from PAIJU_UP_PORT_BASE that ``paiju up --tables 2`` binds.
 OFFSETS = (1, 2, 3, 4, 11, 12, 13, 14, 22, 31, 32, 33, 34, 80, 102, 112, 132)
@@ -207,6 +208,16 @@ async def failover(tables: int = 8, games: int = 1, lease_seconds: float = 2.0,
 
         await nc.subscribe("paiju.table.*.events", cb=on_event)
         await nc.flush()
+        # Both instances registered before the games start (the lobby places
+        # games only on registered instances; the second may register a
+        # moment after paiju up's banner). The gateway's user may read it.
+        registry = Registry(nc)
+        deadline = time.monotonic() + 60
+        while len(await registry.refresh()) < 2:
+            if time.monotonic() > deadline:
+                raise TimeoutError("both table instances did not register")
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(registry.interval)  # the lobby reads it every second too
         bots = asyncio.create_task(run_bots(
             f"ws://127.0.0.1:{base + 80}/ws", ["doudizhu"], games, tables, think,
             seed=seed, show_progress=show_progress))

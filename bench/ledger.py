@@ -20,7 +20,7 @@ and 16 concurrent clients it measures:
   result, commit — the same rows and locks as the ledger's, in four round
   trips (BEGIN, two statements, COMMIT);
 - plain SQL, pipelined: the same two statements in PostgreSQL's pipeline
-  mode with the ledger's own pipe (services/ledger/pgpipe.py), BEGIN sent
+  mode with the ledger's own pipe (services/ledger/adapters/pgpipe.py), BEGIN sent
   with the first and COMMIT with the second — two round trips, as the
   ledger makes them. The ledger's ratio against this one is the comparison
   of equals; against the first it includes what pipelining saves.
@@ -68,8 +68,8 @@ from bench.procstats import cpu_seconds
 from paiju import identity, natsauth
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from services.ledger import settlement as rules
-from services.ledger.pgpipe import Pipe
+from services.ledger.adapters.pgpipe import Pipe
+from services.ledger.domain import settlement as rules
 
 PLAYERS = [f"bench{i}" for i in range(64)]
 #: The run's bare gRPC call to the ledger (a health check): calls/s and the

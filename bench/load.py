@@ -100,7 +100,7 @@ def _log(msg: str) -> None:
 def rooms_file(tables: int, path: Path) -> list[tuple[str, str, int]]:
     """Write a rooms file with enough servers for ``tables`` tables of the
     :data:`MIX`; returns the rooms to fill: ``[(room, game, seats)]``."""
-    from services.lobby import rooms as lobby_rooms
+    from services.lobby.domain import coin_servers as lobby_rooms
 
     per_game = Counter(MIX[i % len(MIX)] for i in range(tables))
     servers = []

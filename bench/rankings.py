@@ -18,7 +18,7 @@ It computes every server's materialised rankings once (``Games.refresh``,
 timed: what a read pays every ``PAIJU_LEDGER_RANKINGS_MAX_AGE_SECONDS``), then
 times, alternating call by call over random servers and players:
 
-- ledger: ``services.ledger.games.Games.rankings`` (the GetRankings read of
+- ledger: ``services.ledger.application.games.Games.rankings`` (the GetRankings read of
   the current window: top 50 and the asking player's rank from the
   materialised rankings, through the ledger's unit of work);
 - tally: the same window summed from the daily tally at the read;
@@ -54,10 +54,10 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from paiju import db
-from services.ledger.games import RANKED_SQL, RANKINGS_SQL, WINDOW_DAYS, Games, Rankings
+from services.ledger.adapters.models import DAY_MS
+from services.ledger.adapters.unit_of_work import UnitOfWork
+from services.ledger.application.games import RANKED_SQL, RANKINGS_SQL, WINDOW_DAYS, Games, Rankings
 from services.ledger.main import MIGRATIONS
-from services.ledger.models import DAY_MS
-from services.ledger.unit_of_work import UnitOfWork
 
 SEATS = 4
 

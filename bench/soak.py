@@ -70,7 +70,7 @@ def _log(msg: str) -> None:
 def rooms_file(tables: int, path: Path) -> list[tuple[str, str, int]]:
     """Write the soak's rooms file: one server per game with enough rooms;
     returns the rooms to fill ``[(room, game, seats)]``, the games in turn."""
-    from services.lobby import rooms as lobby_rooms
+    from services.lobby.domain import coin_servers as lobby_rooms
 
     per_game = Counter(GAMES[i % len(GAMES)] for i in range(tables))
     options = {"reconnect_seconds": RECONNECT_SECONDS, "turn_seconds": TURN_SECONDS}

@@ -117,8 +117,8 @@ def _daa_game(hand0: list[str], hand1: list[str], declare: tuple[str, ...] = ())
     ``hand1``, the rest in deck order."""
     from collections import Counter
 
+    from paiju.games.daa.deal import hand_sizes
     from paiju.rules.cards import deck
-    from paiju.rules.daa_deal import hand_sizes
 
     sizes = hand_sizes(0)
     pool = Counter(deck(2))

@@ -64,6 +64,12 @@ class Stats:
     rtts: list[float] = field(default_factory=list)
     actions: int = 0
     reconnects: int = 0
+    #: table events of a game that came after a gap in its public ``seq``, or
+    #: again (a ``seq`` not above the last one seen)
+    seq_gaps: int = 0
+    seq_repeats: int = 0
+    #: the longest a bot waited between two table events of one game (seconds)
+    longest_wait: float = 0.0
 
     def summary(self, seconds: float) -> dict[str, Any]:
         """The JSON summary (round trips in milliseconds)."""
@@ -77,7 +83,9 @@ class Stats:
         return {"games_finished": dict(self.games), "errors": dict(self.errors),
                 "actions": self.actions, "actions_per_second": round(self.actions / seconds, 2)
                 if seconds > 0 else 0, "rtt_ms": {"p50": pct(50), "p99": pct(99)},
-                "reconnects": self.reconnects, "seconds": round(seconds, 1)}
+                "reconnects": self.reconnects, "seconds": round(seconds, 1),
+                "seq_gaps": self.seq_gaps, "seq_repeats": self.seq_repeats,
+                "longest_wait_s": round(self.longest_wait, 2)}
 
 
 def sitting(game_id: str) -> str:
@@ -135,6 +143,7 @@ class Bot:
         self.seq = 0
         self.player_seq = 0
         self.need_view = False
+        self.last_event_at = 0.0  # monotonic s of the game's last table event
 
     # -- events ---------------------------------------------------------------------
 
@@ -215,10 +224,17 @@ class Bot:
             return
         if game:
             self.played.add(sitting(game))
+        now = time.monotonic()
         if game != self.game_id:
             self.game_id, self.seq = game, 0
+        elif self.last_event_at:
+            self.stats.longest_wait = max(self.stats.longest_wait, now - self.last_event_at)
+        self.last_event_at = now
         if self.seq and seq > self.seq + 1:
             self.need_view = True
+            self.stats.seq_gaps += 1
+        elif self.seq and seq <= self.seq:
+            self.stats.seq_repeats += 1
         self.seq = max(self.seq, seq)
         if self.need_view:
             self.wake.set()

@@ -56,32 +56,40 @@ def gateway() -> None:
 def up(
     tables: Annotated[int, typer.Option(help="table service instances (1-9)")] = 1,
     gateways: Annotated[int, typer.Option(help="gateway instances (1-9)")] = 1,
+    prometheus: Annotated[bool, typer.Option(
+        help="also run Prometheus (where `prometheus` is on the PATH) scraping the "
+        "services, with paiju's alerting and recording rules")] = False,
 ) -> None:
     """Run the whole platform: NATS, the four services, SQLite; a service that
     dies is restarted; Ctrl-C stops all."""
     from paiju.platform import main as up_main
 
-    up_main({"table": tables, "gateway": gateways})
+    up_main({"table": tables, "gateway": gateways}, prometheus=prometheus)
 
 
 @app.command("nats-config")
 def nats_config(
     folder: Annotated[Path, typer.Argument(help="where the seeds and auth.conf go")],
+    gateways: Annotated[int, typer.Option(
+        min=1, help="gateway replicas, each its own user: gateway-0 … gateway-<N-1> "
+        "(the pods of the gateway StatefulSet; at least its autoscaler's maxReplicas)")
+    ] = 10,
     rotate: Annotated[list[str] | None, typer.Option(
-        help="make a new seed for this service (repeatable); other seeds are kept")] = None,
+        help="make a new seed for this user (repeatable); other seeds are kept")] = None,
 ) -> None:
-    """Make each service's NATS NKey seed (FOLDER/<service>.nk, kept if there)
-    and the NATS server's authorization block (FOLDER/auth.conf)."""
-    from paiju.natsauth import AUTH_CONF, write_credentials
+    """Make each NATS user's NKey seed (FOLDER/<user>.nk, kept if there: lobby,
+    table, ledger and each gateway replica) and the NATS server's
+    authorization block (FOLDER/auth.conf)."""
+    from paiju.natsauth import AUTH_CONF, gateway_users, write_credentials
 
     try:
-        keys = write_credentials(folder, rotate=rotate or ())
+        keys = write_credentials(folder, gateways=gateway_users(gateways), rotate=rotate or ())
     except (OSError, ValueError) as e:
         print(f"paiju nats-config: {e}", file=sys.stderr)
         raise typer.Exit(2) from e
-    for service, key in keys.items():
-        print(f"{service:8} {key}  {folder / (service + '.nk')}")
-    print(f"server   {folder / AUTH_CONF}")
+    for user, key in keys.items():
+        print(f"{user:9} {key}  {folder / (user + '.nk')}")
+    print(f"server    {folder / AUTH_CONF}")
 
 
 @app.command()

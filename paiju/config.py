@@ -138,15 +138,17 @@ class Settings(BaseSettings):
         "`PAIJU_LEDGER_ADDR` takes it",
         json_schema_extra=_doc("all"))
     table_addrs: Addresses = Field(
-        default="", description="table instances the lobby places games on besides those "
-        "that announce themselves in the registry (comma separated; optional)",
+        default="", description="table instances the lobby places games on (and the "
+        "gateway asks for records) besides those that announce themselves in the registry "
+        "(comma separated; optional)",
         json_schema_extra=_doc("lobby", "none"))
     games: Annotated[str, AfterValidator(_games)] | None = Field(
         default=None, description="modules of extra games, comma separated, registered beside "
         "the `paiju.games` entry points (paiju/rules/registry.py); every service reads it",
         json_schema_extra=_doc("all", "none"))
     instance: Annotated[str, AfterValidator(_instance)] | None = Field(
-        default=None, description="this instance's name (logs, NATS connection names)",
+        default=None, description="this instance's name (logs, NATS connection names); a "
+        "gateway's is also its NATS user's, whose presence it alone may publish",
         json_schema_extra=_doc("all", "`<service>-<grpc port>`"))
     drain_seconds: Seconds = Field(
         default=10.0, description="grace on SIGTERM for in-flight calls and for each stop step",

@@ -16,15 +16,17 @@ import contextlib
 import fcntl
 import hashlib
 import logging
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import Connection, MetaData, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from paiju.health import Health
 
@@ -67,6 +69,12 @@ def retryable(e: DBAPIError) -> bool:
     return "database is locked" in text_ or "database is busy" in text_
 
 
+#: How long a SQLite statement waits for another writer before it fails with
+#: "database is locked" (seconds): long enough for any one transaction, short
+#: enough that a stuck writer shows as errors (and retries) within seconds.
+SQLITE_BUSY_SECONDS = 5.0
+
+
 def make_engine(url: str, pool_size: int = 10, pre_ping: bool = True,
                 max_overflow: int | None = None) -> AsyncEngine:
     """An async engine for ``url``. SQLite files get their folder made, WAL
@@ -82,13 +90,13 @@ def make_engine(url: str, pool_size: int = 10, pre_ping: bool = True,
     u = make_url(aurl)
     if u.drivername.startswith("sqlite"):
         _make_sqlite_folder(aurl)
-        engine = create_async_engine(aurl, connect_args={"timeout": 30})
+        engine = create_async_engine(aurl, connect_args={"timeout": SQLITE_BUSY_SECONDS})
 
         @event.listens_for(engine.sync_engine, "connect")
         def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
@@ -96,6 +104,77 @@ def make_engine(url: str, pool_size: int = 10, pre_ping: bool = True,
     return create_async_engine(aurl, pool_size=pool_size,
                                max_overflow=pool_size if max_overflow is None else max_overflow,
                                pool_pre_ping=pre_ping)
+
+
+#: The tasks of :func:`run_to_end` still running (strong references: the
+#: event loop keeps only weak ones, and a task that its cancelled awaiter let
+#: go must still run to its end).
+_cleanups: set[asyncio.Task[Any]] = set()
+
+T = TypeVar("T")
+
+
+def run_to_end(coro: Coroutine[Any, Any, T]) -> Awaitable[T]:
+    """Run ``coro`` in a task of its own, to its end even if the awaiting
+    task is cancelled (the awaiter then gets ``CancelledError`` at once; the
+    work goes on and its result is dropped)."""
+    task = asyncio.ensure_future(coro)
+    _cleanups.add(task)
+    task.add_done_callback(_cleanups.discard)
+    return asyncio.shield(task)
+
+
+async def _begin(engine: AsyncEngine) -> AsyncConnection:
+    conn = engine.connect()
+    await conn.start()
+    try:
+        await conn.begin()
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+async def _discard(conn: AsyncConnection) -> None:
+    """Roll back and give the connection back; a connection that cannot roll
+    back is closed for good (invalidated)."""
+    try:
+        await conn.rollback()
+    except Exception:
+        with contextlib.suppress(Exception):
+            await conn.invalidate()
+    with contextlib.suppress(Exception):
+        await conn.close()
+
+
+async def _discard_once_open(opening: asyncio.Future[AsyncConnection]) -> None:
+    with contextlib.suppress(BaseException):
+        await _discard(await opening)
+
+
+@contextlib.asynccontextmanager
+async def transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A connection of ``engine`` in a transaction, committed when the block
+    ends without error, else rolled back and returned to the pool.
+
+    Cancellation-safe: when the task is cancelled (a gRPC deadline, a client
+    gone, a stop) while it opens, runs or ends the transaction, the rollback
+    and the connection's return still run to their end (shielded), so that
+    no transaction is left open behind a cancelled handler (on SQLite an
+    open ``BEGIN IMMEDIATE`` keeps the whole file locked)."""
+    opening = asyncio.ensure_future(_begin(engine))
+    try:
+        conn = await asyncio.shield(opening)
+    except BaseException:
+        await run_to_end(_discard_once_open(opening))
+        raise
+    try:
+        yield conn
+        await conn.commit()
+    except BaseException:
+        await run_to_end(_discard(conn))
+        raise
+    await run_to_end(conn.close())
 
 
 #: The PostgreSQL advisory lock key every paiju migration holds (a signed
@@ -139,9 +218,34 @@ def migrate(url: str, migrations: Path) -> None:
         command.upgrade(cfg, "head")
 
 
+def sqlite_file(engine: AsyncEngine) -> str | None:
+    """The file of a SQLite ``engine`` (None for another database or memory)."""
+    u = engine.url
+    if u.drivername.startswith("sqlite") and u.database and u.database != ":memory:":
+        return u.database
+    return None
+
+
+def take_write_lock(path: str, seconds: float) -> None:
+    """Take the write lock of the SQLite file ``path`` and let it go at once,
+    waiting ``seconds`` at most for another writer (then
+    ``sqlite3.OperationalError`` "database is locked"). Blocking: run it in a
+    thread."""
+    conn = sqlite3.connect(path, timeout=seconds, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    finally:
+        conn.close()
+
+
 async def watch(engine: AsyncEngine, health: Health, interval: float = 2.0) -> None:
     """Check the database every ``interval`` seconds and keep ``health``'s
-    ``database`` dependency up to date; runs until cancelled."""
+    ``database`` dependency up to date (so readiness is NOT_SERVING while it
+    is down); runs until cancelled. On SQLite the check also takes the write
+    lock for a moment: a file that a writer has held locked for ``interval``
+    cannot take a write, and counts as down."""
+    path = sqlite_file(engine)
     while True:
         try:
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a
@@ -149,6 +253,8 @@ async def watch(engine: AsyncEngine, health: Health, interval: float = 2.0) -> N
             # stop (a service's stop waits for it; CPython gh-86296).
             async with asyncio.timeout(interval), engine.connect() as conn:
                 await conn.execute(text("SELECT 1"))
+            if path is not None:
+                await asyncio.to_thread(take_write_lock, path, interval)
             await health.set("database", True)
         except asyncio.CancelledError:
             raise

@@ -1,5 +1,5 @@
-"""NATS accounts of paiju's services: one NKey user per service, each allowed
-only its own subjects (issue 18, "NATS accounts and permissions").
+"""NATS accounts of paiju's services: one NKey user per service, and one per
+gateway replica, each allowed only its own subjects.
 
 :data:`PERMISSIONS` is the one table of what each service may publish and
 subscribe (the subjects of :mod:`paiju.subjects`, shared/spec/events.md
@@ -8,11 +8,16 @@ Everything not in a service's lists is refused by the NATS server; a client
 without a known NKey cannot connect at all.
 
 :func:`write_credentials` (``paiju nats-config DIR``) makes one seed file per
-service (``DIR/<service>.nk``, mode 0600) and ``DIR/auth.conf``, the server's
-``authorization`` block naming each service's public key with its
-permissions, for ``nats-server -c`` or an ``include``. A service reads its seed
+user (``DIR/<user>.nk``, mode 0600) and ``DIR/auth.conf``, the server's
+``authorization`` block naming each user's public key with its
+permissions, for ``nats-server -c`` or an ``include``. The users are
+``lobby``, ``table`` and ``ledger``, and a user per gateway replica named
+after it (its ``PAIJU_INSTANCE``: ``gateway`` and ``gateway-2`` … under
+``paiju up``, the pods ``gateway-0`` … in Kubernetes), allowed to publish its
+own presence only (``paiju.presence.<name>.*``), so that no gateway can speak
+for another's players. A service reads its seed
 from ``PAIJU_NATS_NKEY_SEED_FILE`` and connects with :func:`client_options`
-(seed, inbox prefix ``_INBOX.<service>``, TLS from ``PAIJU_NATS_TLS_*``);
+(seed, inbox prefix ``_INBOX.<user>``, TLS from ``PAIJU_NATS_TLS_*``);
 outside development mode it refuses to start without one
 (:func:`check_credentials`). docs/operations.md shows the table
 (:func:`markdown`; ``python -m paiju.natsauth docs/operations.md`` rewrites it).
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import ssl
 import sys
@@ -35,8 +41,16 @@ import nkeys
 from paiju import subjects
 from paiju.config import Config
 
-#: The services that connect to NATS, each as its own user.
+#: The services that connect to NATS, each as its own user (the gateway as a
+#: user per replica, :func:`gateway_users`).
 SERVICES = ("lobby", "table", "ledger", "gateway")
+
+#: The gateway replicas' users a credentials folder holds by default: the
+#: Kubernetes pods ``gateway-0`` … ``gateway-9`` (the gateway's
+#: HorizontalPodAutoscaler goes up to 10 replicas, deploy/base/gateway.yaml).
+GATEWAY_REPLICAS = 10
+
+_GATEWAY_USER = re.compile(r"^gateway(-[A-Za-z0-9_-]+)?$")
 
 #: The file of the server's authorization block in a credentials folder.
 AUTH_CONF = "auth.conf"
@@ -51,35 +65,38 @@ class Permissions:
     subscribe: tuple[str, ...]
 
 
-def inbox_prefix(service: str) -> str:
-    """``_INBOX.<service>``: where ``service``'s request replies come (nats-py
-    ``inbox_prefix``), so that no other service can read them."""
-    return f"_INBOX.{service}"
+def inbox_prefix(user: str) -> str:
+    """``_INBOX.<user>``: where NATS user ``user``'s request replies come
+    (nats-py ``inbox_prefix``), so that no other user can read them."""
+    return f"_INBOX.{user}"
 
 
 _ROOMS = subjects.lobby_rooms("*")
 _TABLE = subjects.table_events("*")
 _PLAYER = subjects.player_events("*")
 _CONTROL = subjects.player_control("*")
-_PRESENCE = subjects.presence("*")
+#: Stands for the user's own name in :data:`PERMISSIONS` (a gateway replica's).
+OWN = "<own name>"
+_OWN_PRESENCE = subjects.own_presence(OWN)
 _CHAT = subjects.chat("*")
 
-#: The lobby reads the table registry bucket (its stream's info, its messages)
-#: and nothing else of JetStream.
+#: The lobby and the gateway read the table registry bucket (its stream's
+#: info, its messages) and nothing else of JetStream.
 _REGISTRY_READ = ("$JS.API.STREAM.INFO.KV_paiju_table_instances",
                   "$JS.API.STREAM.MSG.GET.KV_paiju_table_instances")
 
 #: What each service may publish and subscribe (besides its inbox,
-#: ``_INBOX.<service>.>``, which every one subscribes). Who sends what is
+#: ``_INBOX.<user>.>``, which every one subscribes). Who sends what is
 #: events.md "Subjects": the lobby ``room_changed``; the table the public and
 #: private game events, its durable game log (``paiju.gamelog.>``) and key-value
 #: leases through the JetStream API (``$JS.API.>``; ``$KV.<bucket>.>`` puts;
 #: ``$JS.ACK.>`` / ``$JS.FC.>`` the acknowledgements and flow-control replies of
 #: its consumers); the ledger ``balance_changed`` from its outbox; the gateway
-#: presence and ``session_started``. The gateway alone reads what goes to
-#: clients; presence is read by the lobby and the table; player control
-#: subjects are only among gateways. Nobody but the table writes to JetStream;
-#: the lobby reads the table registry (services/lobby/registry.py).
+#: its own presence (:data:`OWN` is the replica's name) and
+#: ``session_started``. The gateway alone reads what goes to clients; presence
+#: is read by the lobby and the table; player control subjects are only among
+#: gateways. Nobody but the table writes to JetStream;
+#: the lobby and the gateway read the table registry (paiju/table_instances.py).
 PERMISSIONS: dict[str, Permissions] = {
     "lobby": Permissions(publish=(_ROOMS, *_REGISTRY_READ), subscribe=(subjects.PRESENCE_ALL,)),
     "table": Permissions(
@@ -87,20 +104,36 @@ PERMISSIONS: dict[str, Permissions] = {
                  "$JS.FC.>"),
         subscribe=(subjects.PRESENCE_ALL,)),
     "ledger": Permissions(publish=(_PLAYER,), subscribe=()),
-    "gateway": Permissions(publish=(_PRESENCE, _CONTROL, _CHAT),
+    "gateway": Permissions(publish=(_OWN_PRESENCE, _CONTROL, _CHAT, *_REGISTRY_READ),
                            subscribe=(_ROOMS, _TABLE, _PLAYER, _CONTROL, _CHAT,
                                       subjects.PRESENCE_ALL)),
 }
 
 
-def allowed_publish(service: str) -> list[str]:
-    """Every subject pattern ``service`` may publish to."""
-    return list(PERMISSIONS[service].publish)
+def gateway_users(count: int = GATEWAY_REPLICAS) -> tuple[str, ...]:
+    """The users of gateway replicas ``gateway-0`` … ``gateway-<count - 1>``."""
+    return tuple(f"gateway-{i}" for i in range(count))
 
 
-def allowed_subscribe(service: str) -> list[str]:
-    """Every subject pattern ``service`` may subscribe to, its inbox included."""
-    return [*PERMISSIONS[service].subscribe, inbox_prefix(service) + ".>"]
+def service_of(user: str) -> str:
+    """The service NATS user ``user`` is: itself for ``lobby``, ``table``,
+    ``ledger``; ``gateway`` for a gateway replica's user (``gateway``,
+    ``gateway-<name>``). ``ValueError`` for any other name."""
+    if user in SERVICES[:3]:
+        return user
+    if _GATEWAY_USER.match(user):
+        return "gateway"
+    raise ValueError(f"no such NATS user: {user!r} (lobby, table, ledger, gateway[-<name>])")
+
+
+def allowed_publish(user: str) -> list[str]:
+    """Every subject pattern NATS user ``user`` may publish to."""
+    return [p.replace(OWN, user) for p in PERMISSIONS[service_of(user)].publish]
+
+
+def allowed_subscribe(user: str) -> list[str]:
+    """Every subject pattern NATS user ``user`` may subscribe to, its inbox included."""
+    return [*PERMISSIONS[service_of(user)].subscribe, inbox_prefix(user) + ".>"]
 
 
 def matches(pattern: str, subject: str) -> bool:
@@ -150,44 +183,47 @@ def read_seed(path: Path) -> str:
 
 def authorization(keys: Mapping[str, str], extra_users: Iterable[str] = ()) -> str:
     """The ``authorization { users = [...] }`` block of the NATS server
-    configuration: one user per service of ``keys`` (service -> public key)
-    with its :data:`PERMISSIONS`; ``extra_users`` are more user entries as
-    written in the configuration (tests add an observer)."""
+    configuration: one entry per user of ``keys`` (user -> public key), in
+    that order, with its :data:`PERMISSIONS`; ``extra_users`` are more user
+    entries as written in the configuration (tests add an observer)."""
     lines = ["# paiju's NATS users: generated by `paiju nats-config` (paiju/natsauth.py).",
              "authorization {", "  users = ["]
-    for service in SERVICES:
-        if service not in keys:
-            continue
-        perms = {"publish": {"allow": allowed_publish(service)},
-                 "subscribe": {"allow": allowed_subscribe(service)}}
-        lines.append(f"    # {service}")
-        lines.append(f"    {{nkey: {json.dumps(keys[service])}, "
-                     f"permissions: {json.dumps(perms)}}}")
+    for user, key in keys.items():
+        perms = {"publish": {"allow": allowed_publish(user)},
+                 "subscribe": {"allow": allowed_subscribe(user)}}
+        lines.append(f"    # {user}")
+        lines.append(f"    {{nkey: {json.dumps(key)}, permissions: {json.dumps(perms)}}}")
     lines += [f"    {u}" for u in extra_users]
     lines += ["  ]", "}", ""]
     return "\n".join(lines)
 
 
-def seed_path(folder: Path, service: str) -> Path:
-    """``<folder>/<service>.nk``: the seed file of ``service``."""
-    return folder / f"{service}.nk"
+def seed_path(folder: Path, user: str) -> Path:
+    """``<folder>/<user>.nk``: the seed file of NATS user ``user``."""
+    return folder / f"{user}.nk"
 
 
-def write_credentials(folder: Path, *, rotate: Iterable[str] = (),
+def write_credentials(folder: Path, *, gateways: Iterable[str] = ("gateway",),
+                      rotate: Iterable[str] = (),
                       extra_users: Iterable[str] = ()) -> dict[str, str]:
-    """Make ``folder`` hold a seed file per service (kept when it exists, made
-    anew for the services in ``rotate``) and ``auth.conf`` for those seeds.
-    Returns service -> public key. ``ValueError`` names a seed file that holds
-    no valid seed."""
+    """Make ``folder`` hold a seed file per user (kept when it exists, made
+    anew for the users in ``rotate``): ``lobby``, ``table``, ``ledger`` and
+    each gateway replica of ``gateways`` (names ``gateway`` or
+    ``gateway-<name>``), and ``auth.conf`` for those seeds only. Returns
+    user -> public key. ``ValueError`` names a seed file that holds no valid
+    seed, or a user that is not one of these."""
     folder.mkdir(parents=True, exist_ok=True)
+    users = (*SERVICES[:3], *dict.fromkeys(gateways))
+    for user in users:
+        service_of(user)
     rotate = set(rotate)
-    unknown = rotate - set(SERVICES)
+    unknown = rotate - set(users)
     if unknown:
-        raise ValueError(f"no such service: {', '.join(sorted(unknown))}")
+        raise ValueError(f"no such user: {', '.join(sorted(unknown))}")
     keys = {}
-    for service in SERVICES:
-        path = seed_path(folder, service)
-        if path.exists() and service not in rotate:
+    for user in users:
+        path = seed_path(folder, user)
+        if path.exists() and user not in rotate:
             try:
                 seed = read_seed(path)
             except ValueError as e:
@@ -199,24 +235,32 @@ def write_credentials(folder: Path, *, rotate: Iterable[str] = (),
             with os.fdopen(fd, "w", encoding="ascii") as f:
                 f.write(seed + "\n")
             tmp.replace(path)
-        keys[service] = public_key(seed)
+        keys[user] = public_key(seed)
     (folder / AUTH_CONF).write_text(authorization(keys, extra_users), encoding="utf-8")
     return keys
 
 
-def prepare(folder: Path, extra_users: Iterable[str] = ()) -> Path:
-    """:func:`write_credentials` in ``folder`` (seeds kept); returns ``folder``
-    (``paiju up`` keeps its NATS users in ``PAIJU_DATA_DIR/nats``)."""
-    write_credentials(folder, extra_users=extra_users)
+def prepare(folder: Path, extra_users: Iterable[str] = (),
+            gateways: Iterable[str] = ("gateway",)) -> Path:
+    """:func:`write_credentials` in ``folder`` (seeds kept) for ``gateways``;
+    returns ``folder`` (``paiju up`` keeps its NATS users in
+    ``PAIJU_DATA_DIR/nats``)."""
+    write_credentials(folder, gateways=gateways, extra_users=extra_users)
     return folder
 
 
-def seed_env(folder: Path | None, service: str) -> dict[str, str]:
-    """``{"PAIJU_NATS_NKEY_SEED_FILE": <folder>/<service>.nk}``, or nothing
+def seed_env(folder: Path | None, user: str) -> dict[str, str]:
+    """``{"PAIJU_NATS_NKEY_SEED_FILE": <folder>/<user>.nk}``, or nothing
     without a credentials folder."""
     if folder is None:
         return {}
-    return {"PAIJU_NATS_NKEY_SEED_FILE": str(seed_path(folder, service))}
+    return {"PAIJU_NATS_NKEY_SEED_FILE": str(seed_path(folder, user))}
+
+
+def user_of(config: Config) -> str:
+    """The NATS user ``config``'s process connects as: its service, or for
+    a gateway its replica's name (``PAIJU_INSTANCE``)."""
+    return config.instance if config.service == "gateway" else config.service
 
 
 def check_credentials(config: Config) -> None:
@@ -241,10 +285,10 @@ def tls_context(config: Config) -> ssl.SSLContext | None:
 
 
 def client_options(config: Config) -> dict[str, Any]:
-    """The nats-py ``connect`` options of ``config.service``: its seed
+    """The nats-py ``connect`` options of ``config``'s user (:func:`user_of`): its seed
     (``nkeys_seed_str``, read from ``PAIJU_NATS_NKEY_SEED_FILE`` when set), its
     inbox prefix, and ``tls`` when ``PAIJU_NATS_TLS_CA`` is set."""
-    out: dict[str, Any] = {"inbox_prefix": inbox_prefix(config.service)}
+    out: dict[str, Any] = {"inbox_prefix": inbox_prefix(user_of(config))}
     if config.nats_nkey_seed_file:
         out["nkeys_seed_str"] = read_seed(Path(config.nats_nkey_seed_file))
     ctx = tls_context(config)
@@ -259,11 +303,14 @@ END = "<!-- end of the generated NATS permissions -->"
 
 def markdown() -> str:
     """The permission table as docs/operations.md shows it."""
-    rows = [BEGIN, "", "| service | may publish | may subscribe |", "| --- | --- | --- |"]
+    rows = [BEGIN, "", "| user | may publish | may subscribe |", "| --- | --- | --- |"]
     for service in SERVICES:
-        pub = ", ".join(f"`{p}`" for p in allowed_publish(service)) or "nothing"
-        sub = ", ".join(f"`{p}`" for p in allowed_subscribe(service))
-        rows.append(f"| {service} | {pub} | {sub} |")
+        user = OWN if service == "gateway" else service
+        pub = ", ".join(f"`{p}`" for p in PERMISSIONS[service].publish) or "nothing"
+        sub = ", ".join(f"`{p}`" for p in (*PERMISSIONS[service].subscribe,
+                                           inbox_prefix(user) + ".>"))
+        name = f"gateway replica ({OWN}: `gateway-0` …)" if service == "gateway" else service
+        rows.append(f"| {name} | {pub} | {sub} |")
     return "\n".join([*rows, "", END])
 
 

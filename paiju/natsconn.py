@@ -86,6 +86,32 @@ async def connect(url: str, health: Health | None, name: str,
     return nc
 
 
+async def close(nc: NATS, step_seconds: float) -> None:
+    """Stop ``nc`` at a service's end: drain it (what was published reaches
+    NATS, the subscriptions' pending messages are handled) while connected,
+    else close it at once. A connection that is reconnecting (NATS stopped
+    with the service, as under ``paiju up`` when it is killed) cannot drain
+    (nats-py raises ``ConnectionReconnectingError``): it is closed, which ends
+    its reconnect loop, instead of left to retry while the process stops;
+    so is one whose drain takes longer than half of ``step_seconds`` (a
+    drain whose flush never returns: NATS died during it). ``step_seconds``
+    is the bound of the stop step this runs in (a service's
+    ``drain_seconds``): the other half leaves the close time to run after a
+    drain cut short. Never raises."""
+    if nc.is_closed:
+        return
+    if nc.is_connected:
+        try:
+            await asyncio.wait_for(nc.drain(), step_seconds / 2)
+            return
+        except Exception as e:  # any failure: close it instead
+            log.info("nats drain failed (%r); closing", e)
+    try:
+        await nc.close()
+    except Exception as e:  # closing is best effort at the end
+        log.info("nats close failed: %r", e)
+
+
 def encode(type_: str, data: dict[str, Any], *, seq: int = 0, game_id: str = "",
            room: str = "") -> bytes:
     """An event as the bytes of a ``paiju.events.v1.Event``."""

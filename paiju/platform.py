@@ -47,8 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from paiju import natsauth
+from paiju import local_prometheus, natsauth
 from paiju.config import GRPC_PORTS, HEALTH_PORTS, METRICS_PORTS, settings
+from paiju.launch import Instance, instance_env
 from paiju.procs import UpError as UpError  # re-exported, as the helpers below
 from paiju.procs import die_with_parent as die_with_parent
 from paiju.procs import free_port as free_port
@@ -71,20 +72,6 @@ NATS_DEFAULT_PORT = 4222
 #: Restart back-off of a supervised child: first delay, cap, and the run time
 #: after which a child counts as healthy again (seconds).
 RESTART_FIRST, RESTART_CAP, RESTART_RESET = 0.5, 30.0, 60.0
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@dataclass(frozen=True)
-class Instance:
-    """One service process of a :class:`Plan`: its service, a name unique in
-    the platform (``table``, ``table-2`` …) and its ports."""
-
-    service: str
-    name: str
-    grpc_port: int
-    metrics_port: int
-    http_port: int
-    health_port: int = 0
 
 
 @dataclass(frozen=True)
@@ -106,6 +93,7 @@ class Plan:
     counts: Mapping[str, int] = field(default_factory=dict)
     health_ports: Mapping[str, int] = field(default_factory=dict)
     tls_dir: Path | None = None
+    prometheus_port: int = local_prometheus.DEFAULT_PORT
 
     def addr(self, service: str, k: int = 0) -> str:
         """``host:port`` of the gRPC server of instance ``k`` of a service."""
@@ -129,33 +117,14 @@ class Plan:
         else ``tls`` in the data folder."""
         return self.tls_dir or self.data_dir / "tls"
 
-    def child_env(self, member: Instance, nats_url: str,
+    def child_env(self, member: Instance, nats_url: str, nats_creds: Path | None = None,
                   base: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The environment of one service process: ``base`` (default: this
-        process's) plus its ports, the others' addresses, NATS, data, dev mode,
-        certificates."""
-        env = dict(os.environ if base is None else base)
-        env.update({
-            "PAIJU_HOST": self.host,
-            "PAIJU_GRPC_PORT": str(member.grpc_port),
-            "PAIJU_METRICS_PORT": str(member.metrics_port),
-            "PAIJU_HEALTH_PORT": str(member.health_port),
-            "PAIJU_TLS_DIR": str(self.certificates()),
-            "PAIJU_GATEWAY_PORT": str(member.http_port),
-            "PAIJU_NATS_URL": nats_url,
-            "PAIJU_DATA_DIR": str(self.data_dir),
-            "PAIJU_LEDGER_ADDR": self.addr("ledger"),
-            "PAIJU_LOBBY_ADDR": self.addr("lobby"),
-            "PAIJU_DEV_MODE": "1",
-            "PYTHONUNBUFFERED": "1",
-        })
-        env.pop("PAIJU_INSTANCE", None)
-        if self.database_url:
-            env["PAIJU_DATABASE_URL"] = self.database_url
-        # services/ lives beside paiju/ in a checkout: importable from any cwd
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-        return env
+        """The environment of one service process (:func:`instance_env` with
+        this plan's addresses, data, certificates and database)."""
+        return instance_env(member, host=self.host, nats_url=nats_url, nats_creds=nats_creds,
+                            data_dir=self.data_dir, tls_dir=self.certificates(),
+                            ledger_addr=self.addr("ledger"), lobby_addr=self.addr("lobby"),
+                            database_url=self.database_url, base=base)
 
 
 def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Plan:
@@ -195,6 +164,7 @@ def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Pla
         timeout=s.up_timeout, drain_seconds=s.drain_seconds, counts=counts,
         health_ports=healths,
         tls_dir=Path(tls).absolute() if (tls := env.get("PAIJU_TLS_DIR", "").strip()) else None,
+        prometheus_port=local_prometheus.DEFAULT_PORT if base is None else base + 90,
     )
 
 
@@ -226,6 +196,7 @@ class Platform:
     nats_creds: Path | None = None
     nats_users: list[str] = field(default_factory=list)  # more NATS users (benchmarks)
     nats_url: str = ""
+    prometheus_url: str = ""
 
     def _spawn(self, name: str, args: list[str], env: Mapping[str, str] | None,
                log: Path | None) -> Child:
@@ -270,7 +241,9 @@ class Platform:
         self.nats_dir = Path(tempfile.mkdtemp(prefix="paiju-nats-"))
         p.data_dir.mkdir(parents=True, exist_ok=True)
         # each service's NKey and the server's users
-        self.nats_creds = natsauth.prepare(p.data_dir / "nats", self.nats_users)
+        self.nats_creds = natsauth.prepare(
+            p.data_dir / "nats", self.nats_users,
+            gateways=[m.name for m in p.instances() if m.service == "gateway"])
         self.nats = self._spawn("nats", [nats_server_binary(), "-js", "-a", p.host,
                                          "-c", str(self.nats_creds / natsauth.AUTH_CONF),
                                          "-p", str(port), "-sd", str(self.nats_dir)],
@@ -305,11 +278,35 @@ class Platform:
         service instance as ``python -m paiju.cli <service>``."""
         self.make_certificates()
         for member in self.plan.instances():
-            env = self.plan.child_env(member, self.nats_url)
-            env.update(natsauth.seed_env(self.nats_creds, member.service))
+            env = self.plan.child_env(member, self.nats_url, self.nats_creds)
             self.children.append(self._spawn(
                 member.name, [sys.executable, "-m", "paiju.cli", member.service], env,
                 self._log_path(member.name)))
+
+    def start_prometheus(self) -> None:
+        """Start Prometheus (:mod:`paiju.local_prometheus`) as one more child
+        where ``prometheus`` is on the PATH, scraping every service instance;
+        else say so and go on without it."""
+        exe, p = local_prometheus.binary(), self.plan
+        if exe is None:
+            self.out("paiju up: no prometheus on the PATH (Debian: apt-get install "
+                     "prometheus): running without it")
+            return
+        port = p.prometheus_port
+        if not port_free(p.host, port):
+            port = free_port(p.host)
+            self.out(f"port {p.prometheus_port} is busy; Prometheus uses port {port}")
+        dial = dial_host(p.host)
+        targets: dict[str, list[str]] = {}
+        for m in p.instances():
+            targets.setdefault(m.service, []).append(f"{dial}:{m.metrics_port}")
+        args, with_rules = local_prometheus.prepare(p.data_dir / "prometheus", targets)
+        if not with_rules:
+            self.out(f"paiju up: no {local_prometheus.RULES}: Prometheus runs without the rules")
+        self.children.append(self._spawn(
+            "prometheus", [exe, *args, f"--web.listen-address={p.host}:{port}"], None,
+            self._log_path("prometheus")))
+        self.prometheus_url = f"http://{dial}:{port}/"
 
     def supervise(self, now: float | None = None) -> list[str]:
         """Restart the children that exited, each after its back-off; returns
@@ -387,6 +384,8 @@ class Platform:
                 rows.append(f"  {m.name:8} gRPC {addr:21} health {m.health_port:<6} "
                             f"metrics http://{p.host}:{m.metrics_port}/metrics")
         rows.append(f"  {'nats':8} {self.nats_url}")
+        if self.prometheus_url:
+            rows.append(f"  {'prom':8} {self.prometheus_url} (alerts: {self.prometheus_url}alerts)")
         rows.append(f"  {'data':8} {p.database_url or p.data_dir}   logs {p.data_dir}/logs/")
         rows.append(f"  {'tls':8} {p.certificates()} (mutual TLS between the services)")
         rows += ["", "Ctrl-C stops everything."]
@@ -405,6 +404,12 @@ class Platform:
             self.nats_dir = None
 
 
+def dial_host(host: str) -> str:
+    """Where a client on this machine reaches a server bound to ``host``:
+    127.0.0.1 for a wildcard (``0.0.0.0``, ``::``, empty), else ``host``."""
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+
+
 def local_addresses(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """Where the local ``paiju up`` of ``env`` (default: this process's
     environment) listens, from the settings it
@@ -415,7 +420,7 @@ def local_addresses(env: Mapping[str, str] | None = None) -> dict[str, str]:
     ones comma separated). Raises :class:`UpError` on a bad value."""
     env = os.environ if env is None else env
     p = plan(env)
-    host = "127.0.0.1" if p.host in ("0.0.0.0", "::", "") else p.host
+    host = dial_host(p.host)
     web_host = f"[{host}]" if ":" in host else host
     out = {"ledger": p.addr("ledger"), "lobby": p.addr("lobby"), "table": p.addr("table"),
            "web": f"http://{web_host}:{p.http_port}/"}
@@ -460,10 +465,10 @@ def health(addr: str, timeout: float = 1.0) -> str:
     return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
 
-def main(counts: Mapping[str, int] | None = None) -> None:
-    """Run the platform (``counts``: instances per scalable service) until
-    Ctrl-C or SIGTERM, restarting a service that dies; exit status 1 if it
-    could not start."""
+def main(counts: Mapping[str, int] | None = None, prometheus: bool = False) -> None:
+    """Run the platform (``counts``: instances per scalable service; with
+    ``prometheus``, Prometheus too) until Ctrl-C or SIGTERM, restarting a
+    service that dies; exit status 1 if it could not start."""
     signals: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -479,6 +484,8 @@ def main(counts: Mapping[str, int] | None = None) -> None:
         platform.start_nats()
         platform.start_services()
         if platform.wait_serving(lambda: bool(signals)):
+            if prometheus:
+                platform.start_prometheus()
             print(platform.banner(), flush=True)
         while not signals:
             for line in platform.supervise():

@@ -3,9 +3,14 @@
 Every gateway publishes its signed-in sessions (one WebSocket connection each)
 on core NATS, subject ``paiju.presence.<gateway_id>``
 (:func:`paiju.subjects.presence`); the lobby and the table watch
-:data:`paiju.subjects.PRESENCE_ALL`. A player is present while any of its
-sessions is live on any gateway. Messages are JSON objects, each with
-``"gateway"`` (str) and ``"at"`` (the sender's unix ms, informational):
+:data:`paiju.subjects.PRESENCE_ALL`. A gateway id is ``<name>.<process>``
+(:func:`paiju.presence_publisher.new_gateway_id`): the replica's name, which
+is its NATS user, allowed to publish under its own name only
+(:mod:`paiju.natsauth`), and a token new with each process. A message
+counts only on its gateway's own subject (:func:`parse` with the subject): no
+gateway can speak for another. A player is present while any of its sessions
+is live on any gateway. Messages are JSON objects, each with ``"gateway"``
+(str) and ``"at"`` (the sender's unix ms, informational):
 
 - ``{"kind": "connect", "gateway", "at", "player", "session"}``: a session signed in;
 - ``{"kind": "disconnect", "gateway", "at", "player", "session"}``: a session closed;
@@ -25,8 +30,9 @@ PAIJU_PRESENCE_HEARTBEAT_SECONDS and PAIJU_PRESENCE_TIMEOUT_SECONDS
 (:func:`paiju.config.presence_seconds`).
 
 :class:`PresenceBook` is the pure bookkeeping (no I/O, the clock is passed in);
-:class:`PresenceWatcher` feeds it from NATS; :class:`PresencePublisher` is the
-gateway's side. All times are the receiver's clock in unix milliseconds, except
+:class:`PresenceWatcher` feeds it from NATS;
+:class:`paiju.presence_publisher.PresencePublisher` is the gateway's side.
+All times are the receiver's clock in unix milliseconds, except
 ``"at"`` in the messages.
 """
 
@@ -36,10 +42,7 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import re
-import secrets
-import socket
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -59,7 +62,9 @@ HEARTBEAT_SECONDS = 2.0
 TIMEOUT_SECONDS = 6.0
 
 KINDS = ("connect", "disconnect", "heartbeat", "gateway_down", "watch")
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]+$")
+#: A gateway replica's name, and a gateway id (``<name>.<process>``).
+TOKEN = re.compile(r"^[A-Za-z0-9_-]+$")
+GATEWAY_ID = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
 
 
 def wall_ms() -> int:
@@ -84,7 +89,7 @@ class Change:
     """``player`` became present (``present=True``) or absent, at ``at_ms``
     (unix ms on the watcher's clock; for a dead gateway, when it was last heard).
     A caller running on another (injected) clock carries it over by its age:
-    ``its_now - (watcher_now - at_ms)`` (services/lobby/presence.py does)."""
+    ``its_now - (watcher_now - at_ms)`` (services/lobby/application/presence.py does)."""
 
     player: str
     present: bool
@@ -135,13 +140,21 @@ def check(message: Any) -> Mapping[str, Any]:
     return message
 
 
-def parse(data: bytes) -> Mapping[str, Any]:
-    """Decode the bytes of a presence message (JSON) and :func:`check` it."""
+def parse(data: bytes, subject: str | None = None) -> Mapping[str, Any]:
+    """Decode the bytes of a presence message (JSON) and :func:`check` it;
+    with ``subject`` (where it came from), also that it speaks for the
+    gateway of that subject (``subject == paiju.presence.<its "gateway">``):
+    only that gateway's NATS user may publish there, so another gateway
+    cannot forge its heartbeats or its ``gateway_down``."""
     try:
         message = json.loads(data)
     except (ValueError, UnicodeDecodeError) as e:
         raise PresenceError(f"presence message: not JSON ({e})") from None
-    return check(message)
+    checked = check(message)
+    if subject is not None and subject != subjects.presence(checked["gateway"]):
+        raise PresenceError(f"presence message for gateway {message['gateway']!r} "
+                            f"sent on another gateway's subject {subject}")
+    return checked
 
 
 class PresenceBook:
@@ -300,7 +313,7 @@ OnChange = Callable[[Change], Awaitable[None]]
 
 
 class Listening:
-    """A subscription to every gateway's presence (``paiju.presence.*``) and a
+    """A subscription to every gateway's presence (``paiju.presence.*.*``) and a
     task ticking beside it: what :class:`PresenceWatcher` and
     :class:`paiju.spectators.SpectatorWatcher` run."""
 
@@ -375,7 +388,7 @@ class PresenceWatcher:
 
     async def _on_message(self, msg: Msg) -> None:
         try:
-            message = parse(msg.data)
+            message = parse(msg.data, msg.subject)
         except PresenceError as e:
             log.warning("ignored presence message on %s: %s", msg.subject, e)
             return
@@ -406,94 +419,3 @@ class PresenceWatcher:
                 await self.on_change(change)
             except Exception:
                 log.exception("presence on_change failed for %s", change)
-
-
-def new_gateway_id() -> str:
-    """A token naming this gateway process: ``<host>-<pid>-<random>``, no dots."""
-    host = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname()) or "gateway"
-    return f"{host}-{os.getpid()}-{secrets.token_hex(3)}"
-
-
-class PresencePublisher:
-    """The gateway's side: publishes its sessions on ``paiju.presence.<gateway_id>``.
-
-    ``gateway_id``: a token unique per gateway process (:func:`new_gateway_id`;
-    letters, digits, ``-`` and ``_`` only, else ``ValueError``).
-    ``heartbeat_seconds`` defaults to PAIJU_PRESENCE_HEARTBEAT_SECONDS. Publishing
-    failures (NATS away) are logged, never raised: the next heartbeat repairs them.
-    """
-
-    def __init__(self, nc: NATS, gateway_id: str, heartbeat_seconds: float | None = None,
-                 clock: Callable[[], int] = wall_ms) -> None:
-        if not _TOKEN.match(gateway_id):
-            raise ValueError(f"gateway id {gateway_id!r} must be letters, digits, '-', '_'")
-        self.nc = nc
-        self.gateway_id = gateway_id
-        self.subject = subjects.presence(gateway_id)
-        self.heartbeat_seconds = (presence_seconds()[0] if heartbeat_seconds is None
-                                  else heartbeat_seconds)
-        self.clock = clock
-        self._sessions: dict[str, str] = {}  # session id -> player
-        self._watching: dict[str, str] = {}  # session id -> the room it watches
-        self._beater: asyncio.Task[None] | None = None
-
-    def sessions(self) -> dict[str, str]:
-        """The live sessions this publisher announces: session id -> player."""
-        return dict(self._sessions)
-
-    async def start(self) -> None:
-        """Send a heartbeat now, then every ``heartbeat_seconds``."""
-        self._beater = asyncio.create_task(self._beat(), name="presence-heartbeat")
-
-    async def connect(self, player: str, session: str) -> None:
-        """``session`` of ``player`` signed in (published as ``connect``)."""
-        self._sessions[session] = player
-        await self._send({"kind": "connect", "player": player, "session": session})
-
-    async def disconnect(self, player: str, session: str) -> None:
-        """``session`` of ``player`` closed (published as ``disconnect``)."""
-        self._sessions.pop(session, None)
-        self._watching.pop(session, None)
-        await self._send({"kind": "disconnect", "player": player, "session": session})
-
-    async def watch(self, player: str, session: str, room: str | None) -> None:
-        """``session`` of ``player`` watches ``room`` from now (旁观), or
-        nothing (``None``); published as ``watch`` and kept in heartbeats."""
-        if room is None:
-            self._watching.pop(session, None)
-        else:
-            self._watching[session] = room
-        await self._send({"kind": "watch", "player": player, "session": session,
-                          "room": room})
-
-    async def heartbeat(self) -> None:
-        """Publish the full list of live sessions now."""
-        await self._send({"kind": "heartbeat", "sessions": [
-            {"player": p, "session": s,
-             **({"watching": self._watching[s]} if s in self._watching else {})}
-            for s, p in self._sessions.items()]})
-
-    async def stop(self) -> None:
-        """Stop the heartbeats and publish ``gateway_down`` (flushed, 2 s at most)."""
-        if self._beater is not None:
-            self._beater.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._beater
-            self._beater = None
-        self._sessions.clear()
-        self._watching.clear()
-        await self._send({"kind": "gateway_down"})
-        with contextlib.suppress(Exception):
-            await self.nc.flush(timeout=2)
-
-    async def _beat(self) -> None:
-        while True:
-            await self.heartbeat()
-            await asyncio.sleep(self.heartbeat_seconds)
-
-    async def _send(self, body: dict[str, Any]) -> None:
-        message = {**body, "gateway": self.gateway_id, "at": self.clock()}
-        try:
-            await self.nc.publish(self.subject, json.dumps(message).encode())
-        except Exception as e:
-            log.warning("presence %s not published: %s", body["kind"], e)

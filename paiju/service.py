@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import gc
 import logging
+import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -213,19 +214,37 @@ async def _shutdown(ctx: Context, health_server: grpc.aio.Server) -> None:
             await asyncio.wait_for(callback(), timeout=grace)
         except Exception:
             ctx.log.exception("stop callback failed")
-    for task in ctx.tasks:
-        task.cancel()
     # Bounded: a task that swallows its cancel (Python 3.11's wait_for can) is
     # logged and left behind, never waited for for ever.
-    if ctx.tasks:
-        done, pending = await asyncio.wait(ctx.tasks, timeout=grace)
-        for task in done:
-            if not task.cancelled():
-                task.exception()  # retrieved: a task that failed was logged by itself
-        for task in pending:
-            ctx.log.error("background task did not stop when cancelled",
-                          extra={"task": task.get_name()})
+    for task in await _cancel(ctx.tasks, grace):
+        ctx.log.error("background task did not stop when cancelled",
+                      extra={"task": task.get_name()})
     ctx.log.info("stopped")
+
+
+async def _cancel(tasks: Sequence[asyncio.Task[Any]], timeout: float) -> set[asyncio.Task[Any]]:
+    """Cancel ``tasks`` and wait up to ``timeout`` seconds for them; those
+    still running (they swallowed their cancel). The failures of those that
+    ended are retrieved: each was logged by itself, or comes at the end."""
+    for task in tasks:
+        task.cancel()
+    if not tasks:
+        return set()
+    done, pending = await asyncio.wait(tasks, timeout=timeout)
+    for task in done:
+        if not task.cancelled():
+            task.exception()
+    return pending
+
+
+async def _cancel_the_rest(timeout: float) -> list[str]:
+    """Cancel every task left in the process's loop once :func:`serve` is
+    done (a library's reconnect loop, a forgotten helper) and wait up to
+    ``timeout`` seconds; the names (coroutine qualnames) of those still
+    running, which swallowed their cancel."""
+    rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    pending = await _cancel(rest, timeout)
+    return sorted(getattr(t.get_coro(), "__qualname__", t.get_name()) for t in pending)
 
 
 def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -305,6 +324,14 @@ def run(service: str, setup: Setup) -> None:
         with asyncio.Runner(loop_factory=loop_factory(config.event_loop)) as runner:
             thresholds = GC_THRESHOLDS_OF.get(service, GC_THRESHOLDS)
             runner.run(serve(config, setup, on_started=lambda _ctx: tune_gc(thresholds)))
+            stuck = runner.run(_cancel_the_rest(config.drain_seconds))
+            if stuck:
+                # asyncio.Runner would wait for them for ever: the process was
+                # told to stop, and stops.
+                log.error("tasks did not stop when cancelled; exiting",
+                          extra={"tasks": stuck})
+                logging.shutdown()
+                os._exit(1)
     except Exception:
         log.exception("failed")  # one JSON line with the traceback in "exc"
         raise SystemExit(1) from None

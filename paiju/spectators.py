@@ -104,7 +104,7 @@ OnCount = Callable[[str, int], Awaitable[None]]
 
 
 class SpectatorWatcher:
-    """Keeps a :class:`SpectatorBook` from ``paiju.presence.*`` on ``nc``;
+    """Keeps a :class:`SpectatorBook` from ``paiju.presence.*.*`` on ``nc``;
     awaits ``on_count(room, count)`` for each change (errors logged). Malformed
     messages are ignored (the presence watchers log them)."""
 
@@ -128,7 +128,7 @@ class SpectatorWatcher:
 
     async def _on_message(self, msg: Msg) -> None:
         try:
-            message = parse(msg.data)
+            message = parse(msg.data, msg.subject)
         except PresenceError:
             return
         await self._emit(self.book.apply(message, self.clock()))

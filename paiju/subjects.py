@@ -39,11 +39,19 @@ def chat(room: str) -> str:
 
 
 #: What presence watchers (lobby, table) subscribe: every gateway's presence.
-PRESENCE_ALL = "paiju.presence.*"
+PRESENCE_ALL = "paiju.presence.*.*"
 
 
 def presence(gateway: str) -> str:
-    """``paiju.presence.<gateway>``: the sessions of one gateway process
+    """``paiju.presence.<name>.<process>``: the sessions of one gateway process
     (``connect``, ``disconnect``, ``heartbeat``, ``gateway_down``; see
-    :mod:`paiju.presence`). ``gateway`` is a single token (no dots)."""
+    :mod:`paiju.presence`). ``gateway`` is the process's id,
+    ``<name>.<process>``: the replica's name (its NATS user, allowed
+    :func:`own_presence` only) and a token new with each process."""
     return f"paiju.presence.{gateway}"
+
+
+def own_presence(name: str) -> str:
+    """``paiju.presence.<name>.*``: every process of gateway replica ``name``
+    (what that replica's NATS user may publish, and no other)."""
+    return f"paiju.presence.{name}.*"

@@ -89,9 +89,9 @@ class NatsServer:
 
     ``auth=True`` runs it as ``paiju up`` does, with each service's NKey user
     and permissions (:mod:`paiju.natsauth`; the seeds in ``creds``, see
-    :meth:`seed_file`), plus a test observer allowed everything: ``url`` then
-    carries the observer's user and password, ``address`` is the bare URL
-    (what the services get, with their seed).
+    :meth:`seed_file`; a user per name in ``gateways``), plus a test observer
+    allowed everything: ``url`` then carries the observer's user and
+    password, ``address`` is the bare URL (what the services get, with their seed).
 
     ``tls`` (a folder holding ``ca.pem``, ``nats.pem`` and ``nats-key.pem``, as
     :func:`paiju.identity.issue` writes them for ``nats``) makes it serve TLS
@@ -101,7 +101,7 @@ class NatsServer:
 
     def __init__(self, port: int | None = None, auth: bool = False,
                  creds: Path | None = None, tls: Path | None = None,
-                 verify: bool = True) -> None:
+                 verify: bool = True, gateways: tuple[str, ...] = ("gateway",)) -> None:
         self.port = port or 0
         self.store = Path(tempfile.mkdtemp(prefix="paiju-nats-"))
         self.proc: subprocess.Popen[bytes] | None = None
@@ -112,7 +112,7 @@ class NatsServer:
             self.creds = creds or self.store / "creds"
             self.observer = "observer:" + secrets.token_hex(16)
             user, password = self.observer.split(":")
-            natsauth.write_credentials(self.creds, extra_users=[
+            natsauth.write_credentials(self.creds, gateways=gateways, extra_users=[
                 f'{{user: "{user}", password: "{password}"}}'])
 
     @property

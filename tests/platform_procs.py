@@ -1,7 +1,9 @@
 """The whole platform as real processes, for end-to-end tests: a private NATS
 server with each service's NATS user and permissions and the four services
 (``paiju ledger|table|lobby|gateway``), each in its own process on free ports,
-with SQLite files in a temporary folder, as ``paiju up`` runs them.
+with SQLite files in a temporary folder, as ``paiju up`` runs them: each gets
+the environment ``paiju up`` gives it (:func:`paiju.platform.instance_env`)
+plus the timing knobs of :data:`TEST_SETTINGS`.
 
 The services must know each other's ports before they start, so the ports are
 picked first and bound by the services later: another run on the machine may
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -23,15 +26,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paiju.launch import Instance, instance_env
 from tests.fixtures import (
     NatsServer,
     free_port,
-    service_env,
     start_service_process,
     stop_process,
+    tls_dir,
     wait_for_port,
     wait_health,
 )
+from tests.nats_cluster import NatsCluster
 
 SERVICES = ("ledger", "table", "lobby", "gateway")
 
@@ -42,15 +47,20 @@ ATTEMPTS = 3
 #: the metrics and WebSocket servers' ``OSError``).
 BIND_ERRORS = ("cannot bind", "Address already in use", "Errno 98")
 
-#: Settings every test platform has (a module's ``extra_env`` may override
-#: them): development sign-in; 1 s for in-flight calls and each stop step on
-#: SIGTERM; and no game drain: the table stops at once, its running games are
-#: voided as after a crash, instead of going on (600 s by default, which
-#: ``stop_process`` cut after 15 s). So a platform stops within about a second
-#: (at most the gateway's 2 s close handshake with a client that does not
-#: answer). The game drain itself is tested on a table of its own
-#: (tests/table/test_many_games.py).
-TEST_SETTINGS = {"DEV_MODE": "1", "DRAIN_SECONDS": "1", "TABLE_GAME_DRAIN_SECONDS": "0"}
+#: The only settings a test platform adds to what ``paiju up`` gives each
+#: service (:func:`paiju.platform.instance_env`), all timing knobs, each with
+#: its reason (a module's ``extra_env`` may override them, or add the
+#: variable a test is about):
+TEST_SETTINGS = {
+    # 1 s for in-flight calls and each stop step on SIGTERM (10 s under
+    # paiju up), so that a platform stops within about a second
+    "DRAIN_SECONDS": "1",
+    # no game drain: the table stops at once and its running games are voided
+    # as after a crash, instead of going on (600 s by default, which
+    # ``stop_process`` cuts after 15 s); the drain itself is tested on a table
+    # of its own (tests/table/test_many_games.py)
+    "TABLE_GAME_DRAIN_SECONDS": "0",
+}
 
 
 def instance_names(replicas: Mapping[str, int] | None = None) -> list[str]:
@@ -73,7 +83,7 @@ class Platform:
     (:func:`instance_names`); ``gateway_ports`` holds each gateway's web port."""
 
     data: Path
-    nats: NatsServer
+    nats: NatsServer | NatsCluster
     ports: dict[str, int]
     metrics: dict[str, int]
     gateway_ports: dict[str, int]
@@ -103,17 +113,20 @@ class Platform:
         return ",".join(self.addr(n) for n in self.ports if service_of(n) == service)
 
     def env(self, name: str, extra: Mapping[str, str]) -> dict[str, str]:
-        """The environment the instance ``name`` runs with."""
-        service = service_of(name)
-        settings = {
-            "NATS_URL": self.nats.address,
-            "NATS_NKEY_SEED_FILE": str(self.nats.seed_file(service)), "DATA_DIR": str(self.data),
-            "GRPC_PORT": str(self.ports[name]), "METRICS_PORT": str(self.metrics[name]),
-            "LEDGER_ADDR": self.addrs("ledger"), "LOBBY_ADDR": self.addrs("lobby"),
-            "TABLE_ADDRS": self.addrs("table"),
-            "GATEWAY_PORT": str(self.gateway_ports.get(name, self.gateway_port)),
-            **TEST_SETTINGS, **extra}
-        return service_env(**settings)
+        """The environment the instance ``name`` runs with: what ``paiju up``
+        gives it (:func:`paiju.platform.instance_env`, on this platform's
+        ports and the test certificates; the health port 0, bound free), then
+        :data:`TEST_SETTINGS` and ``extra``."""
+        member = Instance(service_of(name), name, grpc_port=self.ports[name],
+                          metrics_port=self.metrics[name],
+                          http_port=self.gateway_ports.get(name, self.gateway_port))
+        base = {k: v for k, v in os.environ.items() if not k.startswith("PAIJU_")}
+        env = instance_env(member, host="127.0.0.1", nats_url=self.nats.address,
+                           nats_creds=self.nats.creds, data_dir=self.data, tls_dir=tls_dir(),
+                           ledger_addr=self.addrs("ledger"), lobby_addr=self.addrs("lobby"),
+                           base=base)
+        env.update({f"PAIJU_{k}": v for k, v in {**TEST_SETTINGS, **extra}.items()})
+        return env
 
     def log(self, service: str) -> str:
         """What ``service`` wrote to its log so far."""
@@ -143,7 +156,7 @@ class Platform:
                 stop_process(proc, timeout=1.0)  # SIGTERM again, then SIGKILL
 
 
-def _start(nats: NatsServer, extra_env: Mapping[str, str],
+def _start(nats: NatsServer | NatsCluster, extra_env: Mapping[str, str],
            replicas: Mapping[str, int] | None) -> Platform:
     """The services (``replicas`` of each) on newly picked ports. Their
     processes are started; :func:`_wait_healthy` waits for them."""
@@ -168,8 +181,11 @@ def _wait_healthy(p: Platform) -> None:
 
 @contextlib.contextmanager
 def running_platform(extra_env: Mapping[str, str] | None = None,
-                     replicas: Mapping[str, int] | None = None) -> Iterator[Platform]:
-    """Start NATS (each service with its own NATS user, as paiju up runs it)
+                     replicas: Mapping[str, int] | None = None,
+                     nats_nodes: int = 1) -> Iterator[Platform]:
+    """Start NATS (each service with its own NATS user, as paiju up runs it;
+    ``nats_nodes`` > 1: a cluster of that many nodes,
+    :class:`tests.nats_cluster.NatsCluster`, every service given every node)
     and the four services (with :data:`TEST_SETTINGS` and ``extra_env``,
     ``PAIJU_*`` names without the prefix; ``replicas`` of each, default one,
     every one reaching every replica of the others through comma lists);
@@ -178,7 +194,9 @@ def running_platform(extra_env: Mapping[str, str] | None = None,
     another failure raises ``RuntimeError``
     at once (a service exited, or was not SERVING within 60 s) with the folder
     of the services' logs in the message."""
-    nats = NatsServer(auth=True)
+    gateways = tuple(n for n in instance_names(replicas) if service_of(n) == "gateway")
+    nats: NatsServer | NatsCluster = (NatsServer(auth=True, gateways=gateways)
+                                      if nats_nodes == 1 else NatsCluster(nats_nodes, gateways))
     nats.start()
     try:
         for attempt in range(1, ATTEMPTS + 1):

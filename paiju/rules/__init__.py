@@ -1,4 +1,5 @@
-"""The rules engines: pure Python, no I/O, deterministic.
+"""The rules engines' shared parts: pure Python, no I/O, deterministic. The
+games themselves are packages of :mod:`paiju.games`.
 
 ``load(name)`` gives a game's engine class; :func:`new_game` makes a game
 from a record's ``options`` and ``deal``. See :mod:`paiju.rules.engine` for the

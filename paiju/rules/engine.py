@@ -410,6 +410,9 @@ class Game(ABC):
     no_trump_declare: ClassVar[bool] = True
     #: True where the seat that took a kitty sees it (what it buried) aside.
     own_kitty_shown: ClassVar[bool] = False
+    #: True where some seats play together (partners: 斗地主's farmers, 升级's
+    #: 对家, 大A's sides); False where every seat plays for itself.
+    partners: ClassVar[bool] = False
 
     @classmethod
     def client_rules(cls) -> dict[str, Any]:
@@ -417,7 +420,7 @@ class Game(ABC):
         table sends it as ``rules`` in ``game_started`` and ``view``):
         ``{"title", "seats", "declaring": bool, "phase_after_deal",
         "phase_after_declaring", "phase_labels": {phase: words},
-        "declare_label", "no_trump_declare", "own_kitty_shown"}``."""
+        "declare_label", "no_trump_declare", "own_kitty_shown", "partners"}``."""
         return {
             "title": cls.title or cls.name, "seats": cls.seats,
             "declaring": cls.phase_after_deal == "declaring",
@@ -425,6 +428,7 @@ class Game(ABC):
             "phase_after_declaring": cls.phase_after_declaring,
             "phase_labels": dict(cls.phase_labels), "declare_label": cls.declare_label,
             "no_trump_declare": cls.no_trump_declare, "own_kitty_shown": cls.own_kitty_shown,
+            "partners": cls.partners,
         }
 
     @classmethod
@@ -442,8 +446,9 @@ class Game(ABC):
 
     def scores_view(self) -> dict[str, Any]:
         """看分, public: any of ``scores`` (per seat ``{"points", "cards"}``),
-        ``captured`` (points per seat), ``defender_points``; ``{}`` where the
-        game counts no points during play."""
+        ``captured`` (points per seat), ``defender_points``; a game without
+        point cards may give ``multiplier``, ``robs``, ``bombs`` and
+        ``cards_left`` (per seat) instead; ``{}`` where it has nothing to show."""
         return {}
 
     def last_trick_view(self) -> dict[str, Any]:
@@ -458,7 +463,8 @@ class Game(ABC):
         cards, so that it draws any game the same way (the table sends it in
         ``view`` and with the event after which it changed). Keys (each
         optional): ``trump`` ``{"label", "suit": "S"|"H"|"C"|"D"|null,
-        "rank": "" or a rank, "text": words where there is no suit}``;
+        "rank": "" or a rank, "text": words where there is no suit,
+        "note"?: words on what else is always trump}``;
         ``badges`` per seat a list of ``{"text", "kind"}`` (kind: a CSS
         class: ``ll``, ``farmer``, ``plain``); ``points`` per seat (得分);
         ``kitty`` ``{"cards": [...]}`` or ``{"backs": n}`` (face down);

@@ -20,7 +20,7 @@ def game_title(game: str) -> str:
 
 
 def room(r: lobby_pb2.Room) -> dict[str, Any]:
-    """A room as in ``room_changed`` (services/lobby/events.py): seats with
+    """A room as in ``room_changed`` (services/lobby/adapters/events.py): seats with
     ``connected`` and ``away_since`` (unix ms or null), ``missing`` (the absent
     seated players, by seat) and ``last_result`` (or null)."""
     seats = [{"seat": s.seat, "player": s.player, "name": s.name, "coins": s.coins,

@@ -95,9 +95,12 @@ async def _answer(session: Session, cid: str | int | None, name: str, args: dict
     except ClientError as e:
         if span is not None:
             span.set_attribute("paiju.error", e.code)
+        if e.code in metrics.PLATFORM_FAILURES:
+            metrics.COMMANDS_FAILED.labels(name).inc()
         refuse(session, cid, e)
     except Exception:
         log.exception("command failed", extra={"cmd": name, "conn": session.id})
+        metrics.COMMANDS_FAILED.labels(name).inc()
         refuse(session, cid, ClientError("internal", "the gateway failed on this command"))
     finally:
         metrics.COMMAND_SECONDS.labels(name).observe(time.perf_counter() - start)

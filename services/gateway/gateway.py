@@ -12,8 +12,10 @@ from websockets.asyncio.server import ServerConnection
 from paiju import subjects
 from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
-from paiju.presence import PresencePublisher, wall_ms
+from paiju.presence import wall_ms
+from paiju.presence_publisher import PresencePublisher
 from paiju.spectators import SpectatorWatcher
+from paiju.table_instances import Registry
 from services.gateway import auth, chat
 from services.gateway.backends import Backends, call
 from services.gateway.fanout import Fanout
@@ -47,6 +49,9 @@ class Gateway:
     chat_rate: PlayerBuckets = field(init=False)
     #: The spectator counts of every room, from all gateways' presence.
     spectators: SpectatorWatcher = field(init=False)
+    #: The table instances that announced themselves (read when a record is
+    #: looked for: any instance serves the record store they share).
+    table_instances: Registry = field(init=False)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -57,6 +62,7 @@ class Gateway:
         self.session_rate = SessionRate(cfg.gateway_sessions_per_player_per_minute)
         self.queue_budget = QueueBudget(cfg.gateway_max_queued_bytes)
         self.chat_rate = PlayerBuckets(1 / chat.CHAT_EVERY_SECONDS, chat.CHAT_BURST)
+        self.table_instances = Registry(self.nats)
         self.spectators = SpectatorWatcher(
             self.nats, self.tell_spectators,
             timeout_ms=int(cfg.presence_timeout_seconds * 1000))

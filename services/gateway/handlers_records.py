@@ -3,8 +3,8 @@
 
 The ledger serves the history and the rankings (GetGames, GetRankings); a
 finished game's record comes from the table service (GetRecord, any instance
-of ``PAIJU_TABLE_ADDRS``: they share the record store). Each replay step is
-computed here through the game's rules engine (paiju.replay.steps); the
+registered in NATS or of ``PAIJU_TABLE_ADDRS``: they share the record store).
+Each replay step is computed here through the game's rules engine (paiju.replay.steps); the
 browser only draws it. A replay opens for the game's own players and, with a
 replay link (services.gateway.replay_links), for operators.
 """
@@ -12,13 +12,16 @@ replay link (services.gateway.replay_links), for operators.
 from __future__ import annotations
 
 import json
+import logging
 from typing import TYPE_CHECKING, Any
 
 import grpc
 
 from paiju.ledger.v1 import ledger_pb2
 from paiju.replay import RecordError, steps
+from paiju.rules import load as load_game
 from paiju.table.v1 import table_pb2
+from paiju.table_instances import NATS_ERRORS
 from services.gateway import metrics, replay_links
 from services.gateway.backends import CALL_TIMEOUT, call, client_error
 from services.gateway.dispatch import command
@@ -28,10 +31,21 @@ from services.gateway.protocol import ClientError, field, shown
 if TYPE_CHECKING:
     from services.gateway.session import Session
 
+log = logging.getLogger("paiju.gateway")
+
 #: Games a connection keeps replayed (their steps) for stepping through.
 KEPT_REPLAYS = 2
 #: Longest game id the gateway asks for.
 MAX_GAME_ID = 160
+
+
+def _partners(game: str) -> bool:
+    """Whether ``game`` seats partners together (its rules' ``partners``;
+    False for a game this gateway does not know)."""
+    try:
+        return load_game(game).partners
+    except KeyError:
+        return False
 
 
 def _result(points: int) -> str:
@@ -66,7 +80,8 @@ async def history(s: Session, args: dict[str, Any]) -> dict[str, Any]:
             "game_id": g.game_id, "ts_ms": g.ts_ms, "server": g.server, "room": g.room,
             "game": g.game, "reason": g.reason, "seat": g.seat, "points": g.points,
             "coins": g.coins, "fee": g.fee, "result": _result(g.points), "players": players,
-            "opponents": [p["name"] for p in players if p["player"] != s.player]})
+            "opponents": [p["name"] for p in players if p["player"] != s.player],
+            "partners": _partners(g.game)})
     return {"games": games, "next": resp.next_before}
 
 
@@ -91,11 +106,26 @@ async def rankings(s: Session, args: dict[str, Any]) -> dict[str, Any]:
             "me": row(resp.me) if resp.HasField("me") else None}
 
 
+async def record_sources(s: Session) -> list[str]:
+    """The table instances to ask for a record: those registered now (draining
+    ones too; the registry's last reading where NATS does not answer) and
+    those of ``PAIJU_TABLE_ADDRS``."""
+    registry = s.gw.table_instances
+    try:
+        await registry.refresh()
+    except NATS_ERRORS as e:
+        log.warning("reading the table registry failed: %s", e)
+    listed = sorted(registry.instances, key=lambda a: -int(registry.instances[a].get("at", 0)))
+    return list(dict.fromkeys([*listed, *s.gw.config.table_addrs]))
+
+
 async def fetch_record(s: Session, game_id: str) -> dict[str, Any]:
     """The stored record of ``game_id`` from the first table instance that
-    has it; ``no_record`` where none has, ``unavailable`` where none answered."""
+    has it (:func:`record_sources`: they share the record store, so the first
+    that answers decides); ``no_record`` where none has, ``unavailable``
+    where none answered."""
     unreachable: ClientError | None = None
-    for address in s.gw.config.table_addrs:
+    for address in await record_sources(s):
         try:
             resp = await s.gw.backends.table(address).GetRecord(
                 table_pb2.GetRecordRequest(game_id=game_id), timeout=CALL_TIMEOUT)
@@ -171,4 +201,5 @@ async def replay(s: Session, args: dict[str, Any]) -> dict[str, Any]:
         "players": record.get("players", []), "settlement": record.get("settlement", []),
         "started_at": record.get("started_at"), "finished_at": record.get("finished_at"),
         "steps": len(frames), "tricks": [f["step"] for f in frames if f["trick_won"]],
+        "rules": load_game(record["game"]).client_rules(),
         "step": step, "frame": frames[step], "viewer": viewer}

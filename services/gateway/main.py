@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from websockets.asyncio.server import serve
 
 from paiju import natsauth, natsconn
-from paiju.presence import PresencePublisher, new_gateway_id
+from paiju.presence_publisher import PresencePublisher, new_gateway_id
 from paiju.service import Context, run
 from services.gateway.backends import Backends
 from services.gateway.gateway import Gateway
@@ -25,7 +25,7 @@ async def setup(ctx: Context) -> Sequence[str]:
     cfg = ctx.config
     nc = await natsconn.connect(cfg.nats_url, ctx.health, name=f"gateway:{cfg.instance}",
                                 auth=natsauth.client_options(cfg))
-    presence = PresencePublisher(nc, new_gateway_id(), cfg.presence_heartbeat_seconds)
+    presence = PresencePublisher(nc, new_gateway_id(cfg.instance), cfg.presence_heartbeat_seconds)
     gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr, ctx.identity), presence)
     await presence.start()
     # The client's files, gzip and ETags: computed once, here (issue 21).
@@ -40,16 +40,14 @@ async def setup(ctx: Context) -> Sequence[str]:
     ctx.log.info("websocket", extra={"url": f"ws://{cfg.host}:{cfg.gateway_port}/ws",
                                      "gateway": presence.gateway_id})
 
-    async def stop() -> None:
+    async def close_websockets() -> None:
         ws_server.close()
         await ws_server.wait_closed()
-        # Every session published its disconnect; then the gateway's end.
-        await gateway.spectators.stop()
-        await presence.stop()
-        await nc.drain()
-        await gateway.backends.close()
 
-    ctx.on_stop.append(stop)
+    # In order, each step on its own (one that fails does not skip the rest):
+    # every session published its disconnect; then the gateway's end.
+    ctx.on_stop += [close_websockets, gateway.spectators.stop, presence.stop,
+                    lambda: natsconn.close(nc, cfg.drain_seconds), gateway.backends.close]
     return []
 
 

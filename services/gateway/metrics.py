@@ -17,6 +17,19 @@ COMMAND_SECONDS = Histogram(
     "paiju_gateway_command_duration_seconds", "Time from a command to its reply.",
     ["cmd"], buckets=LATENCY_BUCKETS)
 ERRORS = Counter("paiju_gateway_errors_total", "Commands refused, by error code.", ["code"])
+#: Commands the platform failed to answer (refused ``internal`` or
+#: ``unavailable``), by command: the failures of the service level objectives
+#: (docs/operations.md "Service level objectives"), whose commands start at 0.
+COMMANDS_FAILED = Counter(
+    "paiju_gateway_commands_failed_total",
+    "Commands answered with a failure of the platform (internal, unavailable), by command.",
+    ["cmd"])
+PLATFORM_FAILURES = frozenset({"internal", "unavailable"})
+for _cmd in ("act", "login", "auth"):
+    # Present from the start, so that the commands before the first scrape
+    # count in rate() (a reconnect storm after a rollout).
+    COMMAND_SECONDS.labels(_cmd)
+    COMMANDS_FAILED.labels(_cmd)
 PING_TIMEOUTS = Counter(
     "paiju_gateway_ping_timeouts_total",
     "Connections aborted because a WebSocket ping got no pong in time.")

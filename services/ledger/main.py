@@ -16,9 +16,9 @@ from nats.aio.client import Client as NATS
 from paiju import db, natsauth, natsconn
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.service import Context, run
-from services.ledger.ledger import Ledger
-from services.ledger.relay import Relay
-from services.ledger.servicer import SERVICE_NAME, LedgerServicer
+from services.ledger.adapters.relay import Relay
+from services.ledger.application.ledger import Ledger
+from services.ledger.entrypoints.servicer import SERVICE_NAME, LedgerServicer
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -53,17 +53,16 @@ async def setup(ctx: Context) -> list[str]:
                   asyncio.create_task(connect()),
                   asyncio.create_task(relay.run())]
 
-    async def stop() -> None:
-        if conn:
-            try:
-                await relay.drain()
-            finally:
-                await conn[0].drain()
-        await ledger.games.refreshed()
-        await ledger.uow.close()
-        await engine.dispose()
+    async def publish_pending() -> None:
+        await relay.drain()
 
-    ctx.on_stop.append(stop)
+    async def close_nats() -> None:
+        if conn:
+            await natsconn.close(conn[0], ctx.config.drain_seconds)
+
+    # In order, each step on its own (one that fails does not skip the rest).
+    ctx.on_stop += [publish_pending, close_nats, ledger.games.refreshed, ledger.uow.close,
+                    engine.dispose]
     return [SERVICE_NAME]
 
 

@@ -9,6 +9,8 @@ from paiju.metrics import LATENCY_BUCKETS
 #: Settle calls by result: ``applied``, ``repeated`` (idempotent repeat),
 #: ``refused`` (bad input, conflict, unknown player), ``error``.
 SETTLEMENTS = Counter("paiju_ledger_settlements_total", "Settle calls, by result.", ["result"])
+for _result in ("applied", "repeated", "refused", "error"):
+    SETTLEMENTS.labels(_result)  # at 0 from the start (the dashboard, the SLO)
 SETTLEMENT_SECONDS = Histogram(
     "paiju_ledger_settlement_duration_seconds",
     "Time to apply a settlement, retries included.", buckets=LATENCY_BUCKETS)

@@ -1,13 +1,13 @@
 """The lobby process: ``paiju lobby`` (or ``python -m services.lobby.main``).
 
-Reads the rooms file (``PAIJU_ROOMS_FILE``, default services/lobby/rooms.yaml),
+Reads the rooms file (``PAIJU_ROOMS_FILE``, default services/lobby/coin_servers.yaml),
 migrates its database (``PAIJU_DATABASE_URL``), inserts missing rooms, connects
 to NATS, the ledger and the table instances (those that announce themselves
-in the registry, services/lobby/registry.py, and ``PAIJU_TABLE_ADDRS``), and
+in the registry, paiju/table_instances.py, and ``PAIJU_TABLE_ADDRS``), and
 serves ``LobbyService`` with
 a background pass (ready kick, presence sweep and idle stand-up, gauges) every
-second, presence (services/lobby/presence.py; ``PAIJU_PRESENCE_TIMEOUT_SECONDS``
-6) and the reconciler (services/lobby/reconcile.py;
+second, presence (services/lobby/application/presence.py; ``PAIJU_PRESENCE_TIMEOUT_SECONDS``
+6) and the reconciler (services/lobby/application/reconcile.py;
 ``PAIJU_LOBBY_RECONCILE_SECONDS`` 5, ``PAIJU_LOBBY_START_GRACE_SECONDS`` 30,
 ``PAIJU_LOBBY_TABLE_LOST_SECONDS`` 60).
 """
@@ -19,18 +19,19 @@ import contextlib
 from pathlib import Path
 
 from paiju import db, natsauth, natsconn
+from paiju.health import watch_peer
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.service import Context, Setup, run
-from services.lobby import rooms
-from services.lobby.clock import Clock, SystemClock
-from services.lobby.ledger import Ledger
-from services.lobby.lobby import Lobby
-from services.lobby.placement import Tables
-from services.lobby.presence import SeatPresence
-from services.lobby.reconcile import Reconciler, ReconcileSettings
-from services.lobby.registry import NATS_ERRORS, Registry
-from services.lobby.servicer import LobbyServicer
-from services.lobby.store import Store
+from paiju.table_instances import NATS_ERRORS, Registry
+from services.lobby.adapters.ledger_client import Ledger
+from services.lobby.adapters.placement import Tables
+from services.lobby.adapters.store import Store
+from services.lobby.application.lobby import Lobby
+from services.lobby.application.presence import SeatPresence
+from services.lobby.application.reconcile import Reconciler, ReconcileSettings
+from services.lobby.domain import coin_servers
+from services.lobby.domain.clock import Clock, SystemClock
+from services.lobby.entrypoints.servicer import LobbyServicer
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 #: PostgreSQL connections the lobby keeps open (none more in a burst).
@@ -52,7 +53,7 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
 
     async def setup(ctx: Context) -> list[str]:
         settings = reconcile or ReconcileSettings.from_config(ctx.config)
-        config = rooms.load(ctx.config.rooms_file)
+        config = coin_servers.load(ctx.config.rooms_file)
         url = ctx.config.database_url
         await asyncio.to_thread(db.migrate, url, MIGRATIONS)
         # warm connections only: the seating of a ramp came in bursts above
@@ -73,6 +74,12 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         tables = Tables(ctx.config.table_addrs, identity=ctx.identity)
         registry = Registry(nc)
         tables.registered = registry.addresses
+
+        async def reread() -> None:
+            with contextlib.suppress(*NATS_ERRORS):
+                await registry.refresh()
+
+        tables.reread = reread
         with contextlib.suppress(*NATS_ERRORS):
             await registry.refresh()
         ctx.tasks.append(asyncio.create_task(registry.run()))
@@ -90,15 +97,11 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         ctx.tasks.append(asyncio.create_task(lobby.run_background(interval)))
         ctx.tasks.append(asyncio.create_task(reconciler.run()))
         ctx.tasks.append(asyncio.create_task(db.watch(engine, ctx.health)))
+        ctx.tasks.append(asyncio.create_task(watch_peer(ctx.health, "ledger", ledger.channel)))
 
-        async def close() -> None:
-            await presence.stop()
-            await nc.drain()
-            await ledger.close()
-            await tables.close()
-            await engine.dispose()
-
-        ctx.on_stop.append(close)
+        # In order, each step on its own (one that fails does not skip the rest).
+        ctx.on_stop += [presence.stop, lambda: natsconn.close(nc, ctx.config.drain_seconds),
+                        ledger.close, tables.close, engine.dispose]
         return [lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name]
 
     return setup

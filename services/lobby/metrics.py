@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge
 
-from services.lobby.errors import QUICK_START_RESULTS, SIT_REFUSALS
+from services.lobby.domain.errors import QUICK_START_RESULTS, SIT_REFUSALS
 
 ROOMS = Gauge("paiju_lobby_rooms", "Rooms by state (idle, waiting, started).", ["state"])
 SEATED = Gauge("paiju_lobby_seated_players", "Players sitting in a room.")

@@ -1,7 +1,7 @@
 """Where a sitting stands in the pool: its lease holder and its log.
 
 The lobby's reconciler asks this (``LocateGame``) before it voids a game
-(services/lobby/reconcile.py): a game is lost only when nobody holds its
+(services/lobby/application/reconcile.py): a game is lost only when nobody holds its
 lease and its log cannot be read or replayed; a game whose log replays is
 taken over by a live instance (services/table/takeover.py).
 """

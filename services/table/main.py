@@ -35,7 +35,8 @@ from collections.abc import Callable, Sequence
 
 import nats.js.errors
 
-from paiju import db, natsauth, retries
+from paiju import db, natsauth, natsconn, retries
+from paiju.health import watch_peer
 from paiju.natsconn import connect
 from paiju.presence import PresenceWatcher
 from paiju.service import Context, Setup, run
@@ -53,6 +54,11 @@ from services.table.store import RecordStore
 from services.table.takeover import Takeover
 
 log = logging.getLogger("paiju.table")
+
+
+def jetstream_error(e: BaseException) -> bool:
+    """True for what JetStream raises while NATS is away, slow or starting."""
+    return isinstance(e, (*NATS_ERRORS, nats.js.errors.APIError))
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
@@ -89,9 +95,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
             await leases.ensure()
 
         # JetStream may not be ready yet (a NATS that just started): until it is
-        await retries.call("jetstream_setup", ensure_streams,
-                           lambda e: isinstance(e, (*NATS_ERRORS, nats.js.errors.APIError)),
-                           cap=2.0)
+        await retries.call("jetstream_setup", ensure_streams, jetstream_error, cap=2.0)
         table = Table(instance=cfg.instance, clock=clock or SystemClock(),
                       publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,
                       log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed,
@@ -116,6 +120,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
         servicer = TableServicer(table, cfg.table_deal_interval_ms)
         table_pb2_grpc.add_TableServiceServicer_to_server(servicer, ctx.server)
         ctx.tasks.append(asyncio.create_task(db.watch(store.engine, ctx.health)))
+        ctx.tasks.append(asyncio.create_task(watch_peer(ctx.health, "ledger", ledger.channel)))
         ctx.tasks.append(asyncio.create_task(table.keep_leases()))
         takeover = Takeover(table, min(1.0, lease_seconds / 4))
         ctx.tasks.append(asyncio.create_task(takeover.run()))
@@ -123,6 +128,23 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                                     cfg.game_log_replicas)
         ctx.tasks.append(asyncio.create_task(registration.run(
             lambda: (len(table.rooms), table.accepting))))
+
+        async def ensure_again() -> None:
+            # a NATS that restarted without its store (or a cluster restarted
+            # whole) has lost the log stream and the buckets: make them again
+            try:
+                await retries.call("jetstream_setup", ensure_streams, jetstream_error,
+                                   cap=2.0, give_up_after=60.0)
+            except (*NATS_ERRORS, nats.js.errors.APIError) as e:
+                log.error("making the game log and lease buckets again failed: %s", e)
+
+        def streams_again() -> None:
+            registration.forget()
+            task = asyncio.create_task(ensure_again())
+            table.background.add(task)
+            task.add_done_callback(table.background.discard)
+
+        back.append(streams_again)
 
         async def hand_over_then_stop() -> None:
             table.drain()
@@ -146,17 +168,12 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, on_sigterm)
 
-        async def close() -> None:
-            await table.hand_over()
-            await registration.remove()
-            await presence.stop()
-            await nc.drain()
-            await ledger.close()
-            if lobby is not None:
-                await lobby.close()
-            await store.close()
-
-        ctx.on_stop.append(close)
+        # In order, each step on its own (one that fails does not skip the rest).
+        ctx.on_stop += [table.hand_over, registration.remove, presence.stop,
+                        lambda: natsconn.close(nc, ctx.config.drain_seconds), ledger.close]
+        if lobby is not None:
+            ctx.on_stop.append(lobby.close)
+        ctx.on_stop.append(store.close)
         return [SERVICE_NAME]
 
     return setup

@@ -42,7 +42,8 @@ def public_view(game: RunningGame, now: float) -> dict[str, Any]:
     ``game``, ``phase``, ``seats`` (as :meth:`RunningGame.view` gives them),
     ``to_act``, ``deadlines`` (seat -> unix ms), ``hand_counts`` (the paced
     deal's while it runs), ``dealing``, ``declaring_until`` (unix ms or None),
-    ``seq`` and ``public_seq``."""
+    ``seq``, ``public_seq``, and as the seats' views have them ``roles``
+    (``public_roles``), ``rules`` (``client_rules``) and ``display``."""
     engine = game.engine
     v = common_fields([engine.view(s) for s in range(engine.seats)])
     counts = game.paced.counts() if game.dealing else [
@@ -64,5 +65,11 @@ def public_view(game: RunningGame, now: float) -> dict[str, Any]:
         "declaring_until": ms(window) if window is not None else None,
         "seq": game.public_seq,
         "public_seq": game.public_seq,
+        # what the seats' views show beside the cards, all public: the roles
+        # everyone knows, the client's rules, the display (trump, badges,
+        # multiplier, the kitty as the rules show it)
+        "roles": engine.public_roles(),
+        "rules": engine.client_rules(),
+        "display": engine.display(),
     })
     return v

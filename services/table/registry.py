@@ -8,7 +8,7 @@ not hold become ``_``), value ``{"instance", "address", "pool", "games",
 instance puts its entry at start and at every heartbeat, with
 ``accepting`` false once it drains, and deletes it when it stops; a dead
 instance's entry is gone after the TTL. The lobby places new games on the
-instances listed there (services/lobby/registry.py), so scaling the table
+instances listed there (paiju/table_instances.py), so scaling the table
 StatefulSet needs no configuration edit (``PAIJU_TABLE_ADDRS`` is an optional
 list of instances the lobby always considers).
 """
@@ -85,14 +85,22 @@ class Registration:
         kv = await self.ensure()
         await kv.put(self.key, self.value(games, accepting))
 
+    def forget(self) -> None:
+        """Drop the bucket's handle: the next :meth:`put` creates (or opens)
+        the bucket again. The bucket is in memory storage, so a NATS server
+        that restarts comes back without it."""
+        self._kv = None
+
     async def run(self, load: Any) -> None:
         """Announce every ``interval`` seconds, for ever; ``load()`` gives
-        ``(games, accepting)``. Failures are logged and tried again."""
+        ``(games, accepting)``. Failures are logged and tried again at the
+        next heartbeat, with the bucket made again (:meth:`forget`)."""
         while True:
             try:
                 await self.put(*load())
             except (*NATS_ERRORS, nats.js.errors.APIError) as e:
                 log.warning("announcing table instance %s failed: %s", self.instance, e)
+                self.forget()
             await asyncio.sleep(self.interval)
 
     async def remove(self) -> None:

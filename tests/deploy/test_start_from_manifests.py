@@ -129,11 +129,18 @@ def operator_secrets(nats_creds: Path | None = None) -> dict[str, dict[str, str]
     out = {"paiju-secrets": values}
     if nats_creds is None:
         return out
-    for service in natsauth.SERVICES:
+    for service in natsauth.SERVICES[:3]:
         made = re.search(rf"paiju-nats-{service} --from-file=([a-z]+)=\S+/{service}\.nk", doc)
         assert made, f"docs/operations.md shows how to create paiju-nats-{service}"
         out[f"paiju-nats-{service}"] = {
             made.group(1): natsauth.seed_path(nats_creds, service).read_text()}
+    # the gateway's: a key per pod, gateway-<k> (``--gateways 20``)
+    made = re.search(r"paiju-nats-gateway \\\n.*seq 0 (\d+).*--from-file=gateway-\$k="
+                     r"\S+/gateway-\$k\.nk", doc)
+    assert made, "docs/operations.md shows how to create paiju-nats-gateway"
+    out["paiju-nats-gateway"] = {
+        user: natsauth.seed_path(nats_creds, user).read_text()
+        for user in natsauth.gateway_users(int(made.group(1)) + 1)}
     return out
 
 
@@ -151,8 +158,8 @@ def nats_for(overlay: str, tmp_path: Path) -> Iterator[NatsServer]:
     if overlay == "dev":
         committed = REPO / "deploy" / "overlays" / "dev" / "nats-credentials"
         shutil.copytree(committed, creds)
-        keys = {s: natsauth.public_key(natsauth.read_seed(natsauth.seed_path(creds, s)))
-                for s in natsauth.SERVICES}
+        keys = {u: natsauth.public_key(natsauth.read_seed(natsauth.seed_path(creds, u)))
+                for u in (*natsauth.SERVICES[:3], *natsauth.gateway_users())}
         docs = render(overlay)
         volumes = find(docs, "StatefulSet", "nats")["spec"]["template"]["spec"]["volumes"]
         mounted = [src["configMap"]["name"] for v in volumes
@@ -175,7 +182,7 @@ def nats_for(overlay: str, tmp_path: Path) -> Iterator[NatsServer]:
         tls.mkdir()
         for name in ("ca.pem", "nats.pem", "nats-key.pem"):
             shutil.copy(ca_dir / name, tls / name)
-    server = NatsServer(creds=creds, tls=tls,
+    server = NatsServer(creds=creds, tls=tls, gateways=natsauth.gateway_users(20),
                         verify=tls_block is not None and "verify: true" in tls_block.group(1))
     server.start()
     try:

@@ -105,6 +105,7 @@ async def test_history_matches_the_record(played: tuple[Platform, list[str]]) ->
     assert (g["points"], g["coins"], g["fee"]) == (points, row["coins"], row["fee"])
     assert g["result"] == ("win" if points > 0 else "loss" if points < 0 else "draw")
     assert sorted(g["opponents"]) == sorted(n for n in names if n != names[0])
+    assert g["partners"] is True  # 斗地主: the farmers play together (seed 002)
     assert abs(g["ts_ms"] - record["finished_at"]) < 60_000
     assert [(x["seat"], x["name"], x["points"], x["coins"]) for x in g["players"]] == [
         (x["seat"], x["name"], record["result"]["points"][x["seat"]],

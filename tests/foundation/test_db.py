@@ -9,6 +9,7 @@ from typing import cast
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from paiju.db import async_url, make_engine, migrate, watch
@@ -115,6 +116,9 @@ async def test_watch_reports_an_unreachable_database_down() -> None:
 class _HeldCheck:
     """Stands in for an engine whose ``SELECT 1`` finishes when ``done`` is set
     (to land a cancel exactly as the check completes)."""
+
+    #: not SQLite: the check is the ``SELECT 1`` alone
+    url = make_url("postgresql://held@127.0.0.1/check")
 
     def __init__(self) -> None:
         self.entered, self.done = asyncio.Event(), asyncio.Event()

@@ -33,7 +33,7 @@ from nats.js import api
 from paiju import natsauth, natsconn
 from paiju.config import load
 from paiju.platform import Platform, plan
-from services.lobby.registry import Registry
+from paiju.table_instances import Registry
 from services.table.registry import Registration
 from tests.conftest import REPO
 from tests.fixtures import NatsServer, free_port, service_env, until
@@ -44,12 +44,14 @@ SUBJECTS = {
     "table": "paiju.table.r1.events",
     "player": "paiju.player.p1.events",
     "control": "paiju.player.p1.control",
-    "presence": "paiju.presence.gw1",
+    "presence": "paiju.presence.gateway.p1",
+    "others_presence": "paiju.presence.gateway-2.p1",
     "gamelog": "paiju.gamelog.pool1.g1",
     "chat": "paiju.chat.r1",
     "other": "paiju.unknown.subject",
 }
-#: What each service may publish (events.md "Subjects": who sends which event).
+#: What each service may publish (events.md "Subjects": who sends which event;
+#: the gateway, user ``gateway``, its own presence only).
 MAY_PUBLISH = {
     "lobby": {"rooms"},
     "table": {"table", "player", "gamelog"},
@@ -58,12 +60,12 @@ MAY_PUBLISH = {
 }
 #: What each service may subscribe: clients' subjects only for the gateway.
 MAY_SUBSCRIBE = {
-    "lobby": {"presence"},
-    "table": {"presence"},
+    "lobby": {"presence", "others_presence"},
+    "table": {"presence", "others_presence"},
     "ledger": set(),
-    # Issue 22: the gateways read presence for the spectator counts and the
-    # quick chat they publish for the rooms' players.
-    "gateway": {"rooms", "table", "player", "control", "chat", "presence"},
+    # The gateways read every gateway's presence for the spectator counts, and
+    # the quick chat they publish for the rooms' players.
+    "gateway": {"rooms", "table", "player", "control", "chat", "presence", "others_presence"},
 }
 
 
@@ -101,7 +103,8 @@ class Errors:
 
 async def as_service(server: NatsServer, service: str, errors: Errors | None = None) -> NATS:
     """A connection with ``service``'s credentials, as the service makes it."""
-    config = dataclasses.replace(load(service), nats_nkey_seed_file=str(server.seed_file(service)))
+    config = dataclasses.replace(load(service), nats_nkey_seed_file=str(server.seed_file(service)),
+                                 instance=service)  # a gateway's NATS user is its instance
     options = natsauth.client_options(config)
     return await nats.connect(server.address, allow_reconnect=False, connect_timeout=3,
                               error_cb=(errors or Errors()).on_error, **options)
@@ -272,7 +275,7 @@ async def test_the_table_reaches_its_game_log_and_leases(server: NatsServer) -> 
 
 async def test_the_lobby_reads_the_table_registry_and_nothing_else(server: NatsServer) -> None:
     """A table instance announces itself (services/table/registry.py); the
-    lobby's user reads the entry (services/lobby/registry.py) but cannot
+    lobby's user reads the entry (paiju/table_instances.py) but cannot
     write it, nor read the game log or the leases."""
     table = await as_service(server, "table")
     lobby = await as_service(server, "lobby")
@@ -316,8 +319,14 @@ def test_every_subject_of_paiju_subjects_has_a_publisher_and_the_gateway_reads_i
              "player_control": "control", "presence": "presence", "chat": "chat"}
     made = {name for name, f in inspect.getmembers(subjects, inspect.isfunction)
             if f.__module__ == subjects.__name__}
-    assert made == set(kinds), "a new subject needs its row in MAY_PUBLISH/MAY_SUBSCRIBE"
+    # own_presence is the pattern of a gateway user's permission, not a subject
+    assert made - {"own_presence"} == set(kinds), \
+        "a new subject needs its row in MAY_PUBLISH/MAY_SUBSCRIBE"
     for name, kind in kinds.items():
+        if kind == "presence":  # a gateway id is <its user>.<process>
+            subject = subjects.presence("gateway.p1")
+            assert subject == SUBJECTS[kind]
+            continue
         subject = getattr(subjects, name)("x1")
         assert subject == SUBJECTS[kind].replace(SUBJECTS[kind].split(".")[2], "x1")
         publishers = {s for s in natsauth.SERVICES
@@ -346,25 +355,35 @@ def test_nats_config_makes_private_seeds_kept_until_rotated(tmp_path: Path) -> N
         subprocess.run([sys.executable, "-m", "paiju.cli", "nats-config", str(tmp_path), *args],
                        cwd=REPO, check=True, capture_output=True, timeout=60)
 
+    def read() -> dict[str, str]:
+        return {u: natsauth.read_seed(natsauth.seed_path(tmp_path, u)) for u in users}
+
+    # by default a user per gateway pod, gateway-0 … gateway-9 (the autoscaler's maximum)
+    users = ("lobby", "table", "ledger", *(f"gateway-{k}" for k in range(10)))
     run()
-    seeds = {s: natsauth.read_seed(natsauth.seed_path(tmp_path, s)) for s in natsauth.SERVICES}
-    for service in natsauth.SERVICES:
-        mode = stat.S_IMODE(os.stat(natsauth.seed_path(tmp_path, service)).st_mode)
-        assert mode == 0o600, service
+    seeds = read()
+    for user in users:
+        assert stat.S_IMODE(os.stat(natsauth.seed_path(tmp_path, user)).st_mode) == 0o600, user
+    assert not natsauth.seed_path(tmp_path, "gateway").exists()
     conf = (tmp_path / natsauth.AUTH_CONF).read_text()
     for seed in seeds.values():
         assert natsauth.public_key(seed) in conf and seed not in conf
+    assert len(set(seeds.values())) == len(users)
+    assert '"paiju.presence.gateway-7.*"' in conf and '"paiju.presence.*"' not in conf
     run()
-    assert {s: natsauth.read_seed(natsauth.seed_path(tmp_path, s))
-            for s in natsauth.SERVICES} == seeds
-    run("--rotate", "gateway")
-    after = {s: natsauth.read_seed(natsauth.seed_path(tmp_path, s)) for s in natsauth.SERVICES}
-    assert after["gateway"] != seeds["gateway"]
-    assert {s: v for s, v in after.items() if s != "gateway"} == \
-        {s: v for s, v in seeds.items() if s != "gateway"}
+    assert read() == seeds
+    run("--rotate", "gateway-3")
+    after = read()
+    assert after["gateway-3"] != seeds["gateway-3"]
+    assert {u: v for u, v in after.items() if u != "gateway-3"} == \
+        {u: v for u, v in seeds.items() if u != "gateway-3"}
     conf = (tmp_path / natsauth.AUTH_CONF).read_text()
-    assert natsauth.public_key(after["gateway"]) in conf
-    assert natsauth.public_key(seeds["gateway"]) not in conf
+    assert natsauth.public_key(after["gateway-3"]) in conf
+    assert natsauth.public_key(seeds["gateway-3"]) not in conf
+    run("--gateways", "2")  # the server knows gateway-0 and gateway-1 only
+    conf = (tmp_path / natsauth.AUTH_CONF).read_text()
+    assert natsauth.public_key(after["gateway-1"]) in conf
+    assert natsauth.public_key(after["gateway-2"]) not in conf
 
 
 async def test_paiju_up_runs_its_nats_with_the_services_users(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ publisher over a real NATS, with a gateway process that dies (PRESENCE.md, issue
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -13,18 +14,18 @@ from typing import Any
 
 import pytest
 
-from paiju import subjects
+from paiju import natsauth, subjects
 from paiju.config import presence_seconds
 from paiju.natsconn import connect as nats_connect
 from paiju.presence import (
     Change,
     PresenceBook,
     PresenceError,
-    PresencePublisher,
     PresenceWatcher,
     Session,
-    new_gateway_id,
+    parse,
 )
+from paiju.presence_publisher import PresencePublisher, new_gateway_id
 from tests.fixtures import REPO, NatsServer
 
 T0 = 1_700_000_000_000
@@ -225,19 +226,35 @@ def test_timing_comes_from_the_configuration(monkeypatch: pytest.MonkeyPatch) ->
         presence_seconds()
 
 
-def test_gateway_ids_are_single_subject_tokens() -> None:
-    gid = new_gateway_id()
-    assert "." not in gid and " " not in gid and str(os.getpid()) in gid
-    assert subjects.presence(gid) == f"paiju.presence.{gid}"
+def test_gateway_ids_are_the_replica_name_then_a_process_token() -> None:
+    gid = new_gateway_id("gateway-3")
+    name, process = gid.split(".")
+    assert name == "gateway-3" and " " not in process and str(os.getpid()) in process
+    assert subjects.presence(gid) == f"paiju.presence.gateway-3.{process}"
+    assert natsauth.matches(subjects.own_presence("gateway-3"), subjects.presence(gid))
+    assert not natsauth.matches(subjects.own_presence("gateway-30"), subjects.presence(gid))
+    assert natsauth.matches(subjects.PRESENCE_ALL, subjects.presence(gid))
     with pytest.raises(ValueError):
-        PresencePublisher(None, "host.example.com")  # type: ignore[arg-type]
+        new_gateway_id("gateway.3")
+    for bad in ("gateway-3", "a.b.c", "host.example.com"):
+        with pytest.raises(ValueError):
+            PresencePublisher(None, bad)  # type: ignore[arg-type]
+
+
+def test_a_message_counts_only_on_its_own_gateways_subject() -> None:
+    beat = json.dumps({"kind": "heartbeat", "gateway": "gateway-0.p1", "at": 1,
+                       "sessions": []}).encode()
+    assert parse(beat, "paiju.presence.gateway-0.p1")["gateway"] == "gateway-0.p1"
+    for elsewhere in ("paiju.presence.gateway-1.p1", "paiju.presence.gateway-1.x"):
+        with pytest.raises(PresenceError, match="another gateway's subject"):
+            parse(beat, elsewhere)
 
 
 # ------------------------------------------------- over a real NATS server
 GATEWAY_SCRIPT = """
 import asyncio, sys
 from paiju.natsconn import connect
-from paiju.presence import PresencePublisher
+from paiju.presence_publisher import PresencePublisher
 
 async def main() -> None:
     nc = await connect(sys.argv[1], None, "test-gateway")
@@ -267,7 +284,7 @@ async def test_watcher_follows_a_publisher_and_a_gateway_that_dies(nats_server: 
     gateway_nc = await nats_connect(nats_server, None, "test-publisher")
     watcher = PresenceWatcher(watcher_nc, on_change, timeout_ms=int(timeout_s * 1000),
                               tick_seconds=0.1)
-    publisher = PresencePublisher(gateway_nc, "gw-clean", heartbeat_seconds=0.2)
+    publisher = PresencePublisher(gateway_nc, "gw-clean.p1", heartbeat_seconds=0.2)
     proc: subprocess.Popen[str] | None = None
     try:
         await watcher.start()
@@ -286,7 +303,7 @@ async def test_watcher_follows_a_publisher_and_a_gateway_that_dies(nats_server: 
 
         # A gateway process that is SIGKILLed sends no gateway_down.
         proc = subprocess.Popen(
-            [sys.executable, "-c", GATEWAY_SCRIPT, nats_server, "gw-doomed"],
+            [sys.executable, "-c", GATEWAY_SCRIPT, nats_server, "gw-doomed.p1"],
             cwd=REPO, stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None
         assert await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60) == "up\n"
@@ -338,7 +355,7 @@ async def test_a_watcher_cut_off_from_nats_does_not_declare_gateways_dead(
     watcher_nc = await nats_connect(nats_process.url, None, "test-watcher")
     gateway_nc = await nats_connect(nats_process.url, None, "test-publisher")
     watcher = PresenceWatcher(watcher_nc, on_change, timeout_ms=2000, tick_seconds=0.1)
-    publisher = PresencePublisher(gateway_nc, "gw-1", heartbeat_seconds=0.2)
+    publisher = PresencePublisher(gateway_nc, "gw-1.p1", heartbeat_seconds=0.2)
     try:
         await watcher.start()
         await watcher_nc.flush()
@@ -353,7 +370,7 @@ async def test_a_watcher_cut_off_from_nats_does_not_declare_gateways_dead(
             await asyncio.sleep(0.05)
         heard = watcher.book.gateways()
         await asyncio.sleep(2.5)  # more than the timeout once both are back
-        assert heard == {"gw-1"} and watcher.book.present("p1")
+        assert heard == {"gw-1.p1"} and watcher.book.present("p1")
         assert changes == []
     finally:
         await watcher.stop()

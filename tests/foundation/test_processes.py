@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -12,11 +13,12 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from paiju import identity
+from paiju import identity, local_prometheus
 from paiju.platform import port_free
 from tests.fixtures import (
     REPO,
@@ -107,7 +109,7 @@ async def test_service_follows_its_nats(name: str, nats_process: NatsServer,
 
 def port_base() -> int:
     """A base where every port ``paiju up`` derives from it is free."""
-    offsets = [1, 2, 3, 4, 11, 12, 13, 14, 22, 31, 32, 33, 34, 80]
+    offsets = [1, 2, 3, 4, 11, 12, 13, 14, 22, 31, 32, 33, 34, 80, 90]
     for _ in range(200):
         base = random.randrange(10000, 32000, 100)  # below the ephemeral range
         if all(port_free("127.0.0.1", base + o) for o in offsets):
@@ -154,17 +156,20 @@ def wait_gone(pids: set[int], timeout: float) -> set[int]:
 
 
 @pytest.fixture
-def up_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Path, int]]:
-    """``paiju up`` on a free port range with its data (and its own CA) in
-    tmp_path; (process, output, base)."""
+def up_process(tmp_path: Path, request: pytest.FixtureRequest
+               ) -> Iterator[tuple[subprocess.Popen[bytes], Path, int]]:
+    """``paiju up`` (with the options of an indirect parameter, if any) on a
+    free port range with its data (and its own CA) in tmp_path; (process,
+    output, base)."""
+    options: list[str] = getattr(request, "param", [])
     base = port_base()
     out = tmp_path / "up.out"
     env = service_env(UP_PORT_BASE=str(base), DATA_DIR=str(tmp_path / "data"),
                       DRAIN_SECONDS="5", TLS_DIR="")
     with out.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "paiju.cli", "up"], env=env, cwd=tmp_path,
-                                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen([sys.executable, "-m", "paiju.cli", "up", *options], env=env,
+                                cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=sink,
+                                stderr=subprocess.STDOUT, start_new_session=True)
     below: set[int] = set()
     try:
         yield proc, out, base
@@ -232,6 +237,44 @@ async def test_up_children_die_when_it_is_killed(
     proc.kill()
     proc.wait(timeout=10)
     assert wait_gone(below, 60) == set()  # each stops its own way (SIGTERM drains)
+    # NATS stopped with them: each service closed its connection instead of
+    # draining it, and went on with the rest of its stop.
+    logs = {log.name: log.read_text() for log in (out.parent / "data" / "logs").glob("*.log")}
+    assert {name for name, text in logs.items() if "stop callback failed" in text} == set()
+    assert all('"msg": "stopped"' in logs[f"{s}.log"]
+               for s in ("lobby", "table", "ledger", "gateway"))
+
+
+def prometheus_api(url: str, path: str) -> Any:
+    with urllib.request.urlopen(f"{url}api/v1/{path}", timeout=5) as r:
+        return json.loads(r.read())["data"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("up_process", [["--prometheus"]], indirect=True)
+def test_up_with_prometheus_scrapes_every_service_with_the_rules(
+        up_process: tuple[subprocess.Popen[bytes], Path, int]) -> None:
+    if local_prometheus.binary() is None:
+        pytest.skip("no prometheus on the PATH (Debian: apt-get install prometheus)")
+    proc, out, base = up_process
+    banner = wait_banner(proc, out)
+    url = f"http://127.0.0.1:{base + 90}/"
+    assert f"prom     {url} (alerts: {url}alerts)" in banner
+    below = descendants(proc.pid)
+    deadline = time.monotonic() + 60
+    jobs: list[str] = []
+    while jobs != ["gateway", "ledger", "lobby", "table"] and time.monotonic() < deadline:
+        time.sleep(0.5)  # its scrape interval is 5 s
+        up = prometheus_api(url, "query?query=up==1")["result"]
+        jobs = sorted(s["metric"]["job"] for s in up)
+    assert jobs == ["gateway", "ledger", "lobby", "table"]
+    groups = prometheus_api(url, "rules")["groups"]
+    assert sorted(g["name"] for g in groups) == ["paiju.rules", "paiju.slo"]
+    assert all(r["health"] != "err" for g in groups for r in g["rules"])
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 0
+    assert wait_gone(below, 5) == set()
+    assert port_free("127.0.0.1", base + 90)
 
 
 def test_up_refuses_a_busy_port_and_says_which(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import pytest
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
+from paiju import subjects
 from services.gateway.auth import dev_player_id
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
 from tests.gateway.test_guarantees import Capture, my_turn, refused, seat_three
@@ -68,14 +69,14 @@ class PresenceLog:
 
 @pytest.fixture
 async def presence(platform: Platform) -> AsyncIterator[PresenceLog]:
-    """Listen to ``paiju.presence.*`` on the platform's NATS."""
+    """Listen to ``paiju.presence.*.*`` on the platform's NATS."""
     seen = PresenceLog()
     nc: NATS = await nats.connect(platform.nats.url)
 
     async def keep(msg: Msg) -> None:
         seen.messages.append((time.monotonic(), json.loads(msg.data)))
 
-    await nc.subscribe("paiju.presence.*", cb=keep)
+    await nc.subscribe(subjects.PRESENCE_ALL, cb=keep)
     await nc.flush()
     yield seen
     await nc.close()

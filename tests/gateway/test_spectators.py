@@ -153,6 +153,22 @@ async def test_quick_start_through_the_gateway(platform: Platform) -> None:
             await c.client.call("stand")
 
 
+def check_public_state(game: str, view: dict[str, Any]) -> None:
+    """A spectator's view mid-game holds what the seats see beside the cards:
+    the roles everyone knows (one per seat), the game's client rules, and its
+    display; in doudizhu, once the kitty is shown, the landlord's badge, the
+    farmers', the multiplier and the kitty's cards (seed 002: 亮出底牌讓所有人都能看到)."""
+    assert len(view["roles"]) == SEATS[game], view["roles"]
+    assert view["rules"]["seats"] == SEATS[game]
+    display = view["display"]
+    assert isinstance(display, dict) and display, display
+    if game == "doudizhu":
+        kinds = [b[0]["kind"] for b in display["badges"]]
+        assert sorted(kinds) == ["farmer", "farmer", "ll"], display
+        assert len(display["kitty"]["cards"]) == 3
+        assert any(r["label"] == "倍数" for r in display["rows"]), display
+
+
 @pytest.mark.parametrize(("game", "server"), [
     ("doudizhu", "doudizhu-100"),
     # 25-40 s each (the paced deals of daa and shengji): CI's slow run.
@@ -179,6 +195,7 @@ async def test_a_spectator_of_each_game_receives_no_hidden_card(
         await until(lambda: sum(e["type"] == "played" for e in spectator.events) >= 4,
                     "plays seen by the spectator", 60)
         mid = (await spectator.client.call("view"))["view"]
+        check_public_state(game, mid)
         await playing
         finished = await until(lambda: [e for e in spectator.events
                                         if e["type"] == "game_finished"

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from paiju import db
 from paiju.ledger.v1 import ledger_pb2
-from services.ledger.models import entries, transactions
+from services.ledger.adapters.models import entries, transactions
 from tests.ledger.conftest import LedgerUnderTest
 from tests.ledger.test_service import reason_of, refused
 

@@ -150,8 +150,8 @@ async def test_materialised_rankings_are_computed_again_when_old(db_url: str) ->
     import asyncio as aio
 
     from paiju import db
-    from services.ledger import settlement as rules
-    from services.ledger.ledger import Ledger
+    from services.ledger.application.ledger import Ledger
+    from services.ledger.domain import settlement as rules
     from services.ledger.main import MIGRATIONS
 
     await aio.to_thread(db.migrate, db_url, MIGRATIONS)

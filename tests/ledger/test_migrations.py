@@ -1,4 +1,4 @@
-"""The Alembic migrations make exactly the tables of services/ledger/models.py."""
+"""The Alembic migrations make exactly the tables of services/ledger/adapters/models.py."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Connection, text
 
 from paiju import db
+from services.ledger.adapters.models import HOUSE_ACCOUNTS, metadata
 from services.ledger.main import MIGRATIONS
-from services.ledger.models import HOUSE_ACCOUNTS, metadata
 
 
 async def test_migrations_match_models(tmp_path: Path) -> None:

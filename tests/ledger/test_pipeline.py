@@ -1,4 +1,4 @@
-"""The PostgreSQL hot path in pipeline mode (services/ledger/pgpipe.py): a
+"""The PostgreSQL hot path in pipeline mode (services/ledger/adapters/pgpipe.py): a
 settlement is two round trips, and the checks that used to run between the
 last statement and COMMIT still hold with the COMMIT sent behind it."""
 
@@ -12,12 +12,12 @@ import psycopg
 import pytest
 
 from paiju import db
-from services.ledger import settlement as rules
-from services.ledger.journal_pg import PgWriter
-from services.ledger.ledger import Ledger
+from services.ledger.adapters.journal_pg import PgWriter
+from services.ledger.adapters.models import HOUSE_FEES
+from services.ledger.adapters.pgpipe import Pipe
+from services.ledger.application.ledger import Ledger
+from services.ledger.domain import settlement as rules
 from services.ledger.main import MIGRATIONS
-from services.ledger.models import HOUSE_FEES
-from services.ledger.pgpipe import Pipe
 
 pytestmark = pytest.mark.postgres
 

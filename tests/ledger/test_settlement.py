@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.ledger.errors import LedgerError
-from services.ledger.settlement import Row, Seat, Settlement, Terms, charge, settle
+from services.ledger.domain.errors import LedgerError
+from services.ledger.domain.settlement import Row, Seat, Settlement, Terms, charge, settle
 
 HUNZHAN = Terms(base=50, unit=5, fee_rate=0.02)  # 50 coins per 5 points, 2%
 RICH = 10_000

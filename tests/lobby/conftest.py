@@ -28,10 +28,10 @@ from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
 from services.ledger import main as ledger_main
 from services.lobby import main as lobby_main
-from services.lobby.clock import Clock, FakeClock
-from services.lobby.lobby import Lobby
-from services.lobby.presence import SeatPresence
-from services.lobby.reconcile import ReconcileSettings
+from services.lobby.application.lobby import Lobby
+from services.lobby.application.presence import SeatPresence
+from services.lobby.application.reconcile import ReconcileSettings
+from services.lobby.domain.clock import Clock, FakeClock
 from services.table import main as table_main
 from services.table.clock import FakeClock as TableClock
 from services.table.runner import Table

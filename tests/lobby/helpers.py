@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 from prometheus_client import REGISTRY
 
-from services.lobby.errors import reason_of
+from services.lobby.domain.errors import reason_of
 
 
 async def refused(call: Awaitable[Any]) -> tuple[grpc.StatusCode, str]:

@@ -1,4 +1,4 @@
-"""The room rules as pure functions (services/lobby/domain.py): seed 000 第二节.
+"""The room rules as pure functions (services/lobby/domain/room_rules.py): seed 000 第二节.
 Fakes-free unit tests: rooms are plain values."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
-from services.lobby import domain
-from services.lobby.domain import Result, Room, Row, Seat
-from services.lobby.errors import LobbyError
+from services.lobby.domain import room_rules
+from services.lobby.domain.errors import LobbyError
+from services.lobby.domain.room_rules import Result, Room, Row, Seat
 
 T0 = 1_000_000
 R = 20  # ready seconds
@@ -29,34 +29,34 @@ def code(call: object) -> str:
 def test_states_follow_the_seats() -> None:
     r = room()
     assert r.state == "idle"
-    r = domain.sit(r, 1, "p", "P", 500, now_ms=T0, ready_seconds=R)
+    r = room_rules.sit(r, 1, "p", "P", 500, now_ms=T0, ready_seconds=R)
     assert r.state == "waiting" and r.seats == {1: Seat(1, "p", "P", 500, False)}
-    r = domain.stand(r, "p", now_ms=T0, ready_seconds=R)
+    r = room_rules.stand(r, "p", now_ms=T0, ready_seconds=R)
     assert r.state == "idle"
 
 
 def test_sit_refusals() -> None:
     r = room((0, "a", False))
-    assert code(lambda: domain.sit(r, 0, "b", "B", 1, now_ms=T0, ready_seconds=R)) == \
+    assert code(lambda: room_rules.sit(r, 0, "b", "B", 1, now_ms=T0, ready_seconds=R)) == \
         "seat_taken"
-    assert code(lambda: domain.sit(r, 3, "b", "B", 1, now_ms=T0, ready_seconds=R)) == \
+    assert code(lambda: room_rules.sit(r, 3, "b", "B", 1, now_ms=T0, ready_seconds=R)) == \
         "no_such_seat"
-    assert code(lambda: domain.sit(r, 1, "a", "A", 1, now_ms=T0, ready_seconds=R)) == \
+    assert code(lambda: room_rules.sit(r, 1, "a", "A", 1, now_ms=T0, ready_seconds=R)) == \
         "already_seated"
     started = Room(**{**r.__dict__, "game_id": "g"})
-    assert code(lambda: domain.sit(started, 1, "b", "B", 1, now_ms=T0, ready_seconds=R)) == \
+    assert code(lambda: room_rules.sit(started, 1, "b", "B", 1, now_ms=T0, ready_seconds=R)) == \
         "room_started"
 
 
 def test_last_unready_gets_20_seconds_then_is_removed() -> None:
     r = room((0, "a", True), (1, "b", False), (2, "c", False))
     assert r.kick_at_ms is None
-    r = domain.ready(r, "c", now_ms=T0, ready_seconds=R)
+    r = room_rules.ready(r, "c", now_ms=T0, ready_seconds=R)
     assert r.kick_at_ms == T0 + 20_000
     # Another change that keeps b the last unready one keeps the deadline.
-    assert domain.ready(r, "c", now_ms=T0 + 5_000, ready_seconds=R).kick_at_ms == T0 + 20_000
-    assert domain.kick_due(r, T0 + 19_999) == (r, None)
-    after, gone = domain.kick_due(r, T0 + 20_000)
+    assert room_rules.ready(r, "c", now_ms=T0 + 5_000, ready_seconds=R).kick_at_ms == T0 + 20_000
+    assert room_rules.kick_due(r, T0 + 19_999) == (r, None)
+    after, gone = room_rules.kick_due(r, T0 + 20_000)
     assert gone == Seat(1, "b", "B", 500, False)
     assert sorted(after.seats) == [0, 2] and after.kick_at_ms is None
 
@@ -65,33 +65,33 @@ def test_start_needs_a_full_room_all_ready() -> None:
     r = room((0, "a", True), (1, "b", True))
     assert not r.can_start
     with pytest.raises(ValueError):
-        domain.start(r, "g", "t:1")
-    r = domain.sit(r, 2, "c", "C", 500, now_ms=T0, ready_seconds=R)
-    r = domain.ready(r, "c", now_ms=T0, ready_seconds=R)
+        room_rules.start(r, "g", "t:1")
+    r = room_rules.sit(r, 2, "c", "C", 500, now_ms=T0, ready_seconds=R)
+    r = room_rules.ready(r, "c", now_ms=T0, ready_seconds=R)
     assert r.can_start and r.kick_at_ms is None
-    s = domain.start(r, "g", "t:1")
+    s = room_rules.start(r, "g", "t:1")
     assert (s.state, s.game_id, s.table_instance) == ("started", "g", "t:1")
-    assert code(lambda: domain.stand(s, "a", now_ms=T0, ready_seconds=R)) == "room_started"
-    back = domain.abort_start(s, "g", "c", now_ms=T0, ready_seconds=R)
+    assert code(lambda: room_rules.stand(s, "a", now_ms=T0, ready_seconds=R)) == "room_started"
+    back = room_rules.abort_start(s, "g", "c", now_ms=T0, ready_seconds=R)
     assert back.state == "waiting" and [x.ready for x in back.seats.values()] == [
         True, True, False]
     assert back.kick_at_ms == T0 + 20_000
 
 
 def test_game_over() -> None:
-    r = domain.start(room((0, "a", True), (1, "b", True), (2, "c", True)), "g", "t:1")
-    over = domain.game_over(r, "g", ["b"], {"no_call_streak": 1}, {"a": 99, "c": 100}, 100,
+    r = room_rules.start(room((0, "a", True), (1, "b", True), (2, "c", True)), "g", "t:1")
+    over = room_rules.game_over(r, "g", ["b"], {"no_call_streak": 1}, {"a": 99, "c": 100}, 100,
                             now_ms=T0, ready_seconds=R)
     # b escaped, a has 99 < 100: both gone; c stays, not ready, with its new balance.
     assert over.seats == {2: Seat(2, "c", "C", 100, False)}
     assert over.state == "waiting" and over.carry == {"no_call_streak": 1}
     # A repeat, or another game's report, changes nothing.
-    assert domain.game_over(over, "g", [], {}, {}, 100, now_ms=T0, ready_seconds=R) == over
+    assert room_rules.game_over(over, "g", [], {}, {}, 100, now_ms=T0, ready_seconds=R) == over
     # A player the ledger did not answer for keeps the seat.
-    kept = domain.game_over(r, "g", [], {}, {}, 100, now_ms=T0, ready_seconds=R)
+    kept = room_rules.game_over(r, "g", [], {}, {}, 100, now_ms=T0, ready_seconds=R)
     assert sorted(kept.seats) == [0, 1, 2]
     # Everyone gone: idle, and the carry-over is forgotten (a new room).
-    empty = domain.game_over(r, "g", ["a", "b", "c"], {"first": 2}, {}, 100, now_ms=T0,
+    empty = room_rules.game_over(r, "g", ["a", "b", "c"], {"first": 2}, {}, 100, now_ms=T0,
                              ready_seconds=R)
     assert empty.state == "idle" and empty.carry == {}
 
@@ -100,21 +100,21 @@ def test_game_over() -> None:
 
 def test_an_absent_player_is_marked_and_never_ready() -> None:
     r = room((0, "a", True), (1, "b", False))
-    r = domain.set_presence(r, "a", False, T0 - 500, now_ms=T0, ready_seconds=R)
+    r = room_rules.set_presence(r, "a", False, T0 - 500, now_ms=T0, ready_seconds=R)
     assert r.seats[0] == Seat(0, "a", "A", 500, False, False, T0 - 500)
     assert r.missing == ["a"]
-    assert code(lambda: domain.ready(r, "a", now_ms=T0, ready_seconds=R)) == "not_connected"
+    assert code(lambda: room_rules.ready(r, "a", now_ms=T0, ready_seconds=R)) == "not_connected"
     # The same news again (another lobby replica): nothing changes.
-    assert domain.set_presence(r, "a", False, T0, now_ms=T0, ready_seconds=R) == r
-    back = domain.set_presence(r, "a", True, T0 + 10, now_ms=T0 + 10, ready_seconds=R)
+    assert room_rules.set_presence(r, "a", False, T0, now_ms=T0, ready_seconds=R) == r
+    back = room_rules.set_presence(r, "a", True, T0 + 10, now_ms=T0 + 10, ready_seconds=R)
     assert back.seats[0] == Seat(0, "a", "A", 500, False, True, None)  # presses again
-    assert domain.set_presence(r, "zz", False, T0, now_ms=T0, ready_seconds=R) == r
+    assert room_rules.set_presence(r, "zz", False, T0, now_ms=T0, ready_seconds=R) == r
 
 
 def test_a_full_ready_room_with_an_absent_seat_cannot_start() -> None:
     r = room((0, "a", True), (1, "b", True), (2, "c", True))
     assert r.can_start
-    marked = domain.mark_presence(r, lambda p: p != "b", now_ms=T0, ready_seconds=R)
+    marked = room_rules.mark_presence(r, lambda p: p != "b", now_ms=T0, ready_seconds=R)
     assert not marked.can_start and marked.missing == ["b"]
     assert marked.seats[1].ready is False and marked.seats[1].away_ms == T0
     # Ready but absent (the stored flag lags): still no start.
@@ -124,60 +124,60 @@ def test_a_full_ready_room_with_an_absent_seat_cannot_start() -> None:
 
 
 def test_an_absent_player_in_a_running_game_keeps_its_ready_flag() -> None:
-    r = domain.start(room((0, "a", True), (1, "b", True), (2, "c", True)), "g1", "t:1")
-    r = domain.set_presence(r, "b", False, T0, now_ms=T0, ready_seconds=R)
+    r = room_rules.start(room((0, "a", True), (1, "b", True), (2, "c", True)), "g1", "t:1")
+    r = room_rules.set_presence(r, "b", False, T0, now_ms=T0, ready_seconds=R)
     assert r.seats[1].connected is False and r.seats[1].ready is True
-    assert domain.stand_idle(r, T0 + 3_600_000, 30, ready_seconds=R) == (r, [])
+    assert room_rules.stand_idle(r, T0 + 3_600_000, 30, ready_seconds=R) == (r, [])
 
 
 def test_stand_idle_after_idle_seconds_of_absence_only() -> None:
     r = room((0, "a", False), (1, "b", False))
-    r = domain.set_presence(r, "a", False, T0, now_ms=T0, ready_seconds=R)
-    assert domain.stand_idle(r, T0 + 29_999, 30, ready_seconds=R) == (r, [])
-    new, gone = domain.stand_idle(r, T0 + 30_000, 30, ready_seconds=R)
+    r = room_rules.set_presence(r, "a", False, T0, now_ms=T0, ready_seconds=R)
+    assert room_rules.stand_idle(r, T0 + 29_999, 30, ready_seconds=R) == (r, [])
+    new, gone = room_rules.stand_idle(r, T0 + 30_000, 30, ready_seconds=R)
     assert [s.player for s in gone] == ["a"] and list(new.seats) == [1]
     # Not if presence says the player is back (the stored flag lags).
-    assert domain.stand_idle(r, T0 + 30_000, 30, ready_seconds=R,
+    assert room_rules.stand_idle(r, T0 + 30_000, 30, ready_seconds=R,
                              present=lambda p: p == "a") == (r, [])
     # The last one stood up: the room is idle, its carry-over gone.
     alone = dataclasses.replace(new, carry={"no_call_streak": 1})
-    alone = domain.set_presence(alone, "b", False, T0, now_ms=T0, ready_seconds=R)
-    empty, _ = domain.stand_idle(alone, T0 + 30_000, 30, ready_seconds=R)
+    alone = room_rules.set_presence(alone, "b", False, T0, now_ms=T0, ready_seconds=R)
+    empty, _ = room_rules.stand_idle(alone, T0 + 30_000, 30, ready_seconds=R)
     assert empty.state == "idle" and empty.carry == {}
 
 
 def test_game_over_keeps_the_result_and_restarts_the_time_away() -> None:
-    r = domain.start(room((0, "a", True), (1, "b", True), (2, "c", True)), "g1", "t:1")
-    r = domain.set_presence(r, "c", False, T0, now_ms=T0, ready_seconds=R)
+    r = room_rules.start(room((0, "a", True), (1, "b", True), (2, "c", True)), "g1", "t:1")
+    r = room_rules.set_presence(r, "c", False, T0, now_ms=T0, ready_seconds=R)
     rows = (Row("a", 0, 2, 40, 1), Row("b", 1, -1, -20, 0), Row("c", 2, -1, -20, 0))
     result = Result("dz-01", "g1", "g1.r1", rows, T0 + 60_000)
-    over = domain.game_over(r, "g1", [], {}, {}, 0, now_ms=T0 + 60_000, ready_seconds=R,
+    over = room_rules.game_over(r, "g1", [], {}, {}, 0, now_ms=T0 + 60_000, ready_seconds=R,
                             result=result)
     assert over.last_result == result and over.state == "waiting"
     # Absence counts outside a game only: from the game's end.
     assert over.seats[2].away_ms == T0 + 60_000 and not over.seats[2].connected
-    assert domain.stand_idle(over, T0 + 89_999, 30, ready_seconds=R)[1] == []
-    assert [s.player for s in domain.stand_idle(over, T0 + 90_000, 30,
+    assert room_rules.stand_idle(over, T0 + 89_999, 30, ready_seconds=R)[1] == []
+    assert [s.player for s in room_rules.stand_idle(over, T0 + 90_000, 30,
                                                  ready_seconds=R)[1]] == ["c"]
     assert Result.from_json(result.to_json()) == result
     # A void game leaves the last result as it was.
-    again = domain.start(domain.ready(domain.ready(domain.ready(
-        domain.set_presence(over, "c", True, T0, now_ms=T0, ready_seconds=R),
+    again = room_rules.start(room_rules.ready(room_rules.ready(room_rules.ready(
+        room_rules.set_presence(over, "c", True, T0, now_ms=T0, ready_seconds=R),
         "a", now_ms=T0, ready_seconds=R), "b", now_ms=T0, ready_seconds=R),
         "c", now_ms=T0, ready_seconds=R), "g2", "t:1")
-    assert domain.void_game(again, "g2", {}, 0, now_ms=T0, ready_seconds=R).last_result \
+    assert room_rules.void_game(again, "g2", {}, 0, now_ms=T0, ready_seconds=R).last_result \
         == result
 
 
 def test_sitting_while_absent_starts_the_time_away() -> None:
-    r = domain.sit(room(), 0, "a", "A", 500, now_ms=T0, ready_seconds=R, connected=False)
+    r = room_rules.sit(room(), 0, "a", "A", 500, now_ms=T0, ready_seconds=R, connected=False)
     assert r.seats[0] == Seat(0, "a", "A", 500, False, False, T0)
 
 
 def test_a_result_keeps_its_settlement_lines_and_reads_old_results_without() -> None:
     """issue 21: the lines of game_finished and the players' names ride with
     the stored last result."""
-    lines = (domain.Line("逃跑", seats=(1,)), domain.Line("倍数", "×4"))
+    lines = (room_rules.Line("逃跑", seats=(1,)), room_rules.Line("倍数", "×4"))
     result = Result("dz-01", "g1", "g1", (Row("p1", 1, -8, -80, 0, "张三"),), 5, lines)
     stored = result.to_json()
     assert stored["lines"] == [{"label": "逃跑", "seats": [1]}, {"label": "倍数", "value": "×4"}]

@@ -28,11 +28,11 @@ import pytest
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2
 from paiju.natsconn import connect as nats_connect
-from paiju.presence import PresencePublisher
+from paiju.presence_publisher import PresencePublisher
 from services.lobby import main as lobby_main
-from services.lobby.clock import SystemClock
-from services.lobby.lobby import Lobby
-from services.lobby.presence import SeatPresence
+from services.lobby.application.lobby import Lobby
+from services.lobby.application.presence import SeatPresence
+from services.lobby.domain.clock import SystemClock
 from tests.fixtures import REPO, free_port, running_service
 from tests.lobby.conftest import NO_RECONCILE, Stack, lobby_stack
 from tests.lobby.helpers import refused, sample
@@ -106,7 +106,7 @@ async def world(nats_server: str, tmp_path: Path,
     warm-up, and one gateway stand-in."""
     async with lobby_stack(nats_server, tmp_path, presence_rooms,
                            presence_timeout_seconds=TIMEOUT_S) as stack, \
-            gateway(nats_server, "gw-a") as gw:
+            gateway(nats_server, "gw-a.p1") as gw:
         await warmed(stack)
         yield stack, gw
 
@@ -180,10 +180,10 @@ async def test_one_of_two_sessions_closing_leaves_the_player_connected(
         nats_server: str, world: tuple[Stack, Gateway]) -> None:
     stack, gw = world
     await seated(stack, gw, "dz-01", ["b1"])
-    async with gateway(nats_server, "gw-b") as other:
+    async with gateway(nats_server, "gw-b.p1") as other:
         await other.online(stack, "b1", "phone")  # a second device
         await gw.offline("b1")  # the first tab closes
-        await until(lambda: stack.presence.watcher.book.sessions("b1") == {("gw-b", "phone")})
+        await until(lambda: stack.presence.watcher.book.sessions("b1") == {("gw-b.p1", "phone")})
         assert await stack.presence.sweep() == []
         room = await stack.stub.GetRoom(lobby_pb2.GetRoomRequest(room="dz-01"))
         assert seat_flags(room) == [("b1", False, True)]
@@ -311,11 +311,11 @@ async def test_a_gateway_that_dies_takes_its_players_away(
 DOOMED_GATEWAY = """
 import asyncio, sys
 from paiju.natsconn import connect
-from paiju.presence import PresencePublisher
+from paiju.presence_publisher import PresencePublisher
 
 async def main() -> None:
     nc = await connect(sys.argv[1], None, "doomed-gateway")
-    pub = PresencePublisher(nc, "gw-doomed", heartbeat_seconds=0.2)
+    pub = PresencePublisher(nc, "gw-doomed.p1", heartbeat_seconds=0.2)
     await pub.start()
     await pub.connect(sys.argv[2], "s-1")
     await nc.flush()
@@ -439,7 +439,7 @@ async def test_idle_stand_up_on_the_real_clock(nats_server: str, tmp_path: Path,
                                                presence_rooms: Path) -> None:
     async with lobby_stack(nats_server, tmp_path, presence_rooms, clock=SystemClock(),
                            interval=0.1, presence_timeout_seconds=TIMEOUT_S) as stack, \
-            gateway(nats_server, "gw-real") as gw:
+            gateway(nats_server, "gw-real.p1") as gw:
         await warmed(stack)
         await seated(stack, gw, "quick-01", ["q1", "q2"])
         gone_at = time.time()

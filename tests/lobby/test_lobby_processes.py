@@ -23,9 +23,9 @@ from sqlalchemy import select
 
 from paiju import db
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-from services.lobby.errors import reason_of
-from services.lobby.rooms import parse
-from services.lobby.store import seats_table
+from services.lobby.adapters.store import seats_table
+from services.lobby.domain.coin_servers import parse
+from services.lobby.domain.errors import reason_of
 from services.table import main as table_main
 from services.table.clock import FakeClock as TableClock
 from tests.fixtures import (

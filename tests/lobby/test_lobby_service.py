@@ -320,8 +320,8 @@ async def test_two_lobbies_kick_once(stack: Stack) -> None:
     """The 20 s kick run by two lobby instances at once over the same database
     removes the player once (compare-and-set)."""
     from paiju import db
-    from services.lobby.lobby import Lobby
-    from services.lobby.store import Store
+    from services.lobby.adapters.store import Store
+    from services.lobby.application.lobby import Lobby
 
     await fill(stack, "dz-01", ["k1", "k2", "k3"])
     await stack.stub.Ready(who("k1"))
@@ -339,7 +339,7 @@ async def test_two_lobbies_kick_once(stack: Stack) -> None:
 
 
 async def test_instances_that_do_not_answer_are_skipped(stack: Stack) -> None:
-    from services.lobby.placement import Tables
+    from services.lobby.adapters.placement import Tables
 
     dead = f"127.0.0.1:{free_port()}"
     tables = Tables([dead, *stack.table_addrs], timeout=1.0, identity=as_identity("lobby"))
@@ -349,6 +349,19 @@ async def test_instances_that_do_not_answer_are_skipped(stack: Stack) -> None:
         assert await tables.candidates() == [stack.table_addrs[1]]
     finally:
         await tables.close()
+
+
+async def test_a_burst_of_starts_spreads_over_the_instances(stack: Stack) -> None:
+    """Four rooms start at once while both instances run nothing: the starts
+    share one round of ListGames (both answer 0 games), and each counts the
+    games created since, so the four go two and two, not all to the first."""
+    rooms = ["dz-01", "dz-02", "dz-03", "dz-04"]
+    for k, room in enumerate(rooms):
+        await fill(stack, room, [f"burst{k}{i}" for i in range(3)])
+        for i in range(2):
+            await stack.stub.Ready(who(f"burst{k}{i}"))
+    await asyncio.gather(*(stack.stub.Ready(who(f"burst{k}2")) for k in range(len(rooms))))
+    assert sorted(len(t.rooms) for t in stack.tables) == [2, 2]
 
 
 async def test_create_game_refused_goes_to_the_next_instance(stack: Stack) -> None:

@@ -1,4 +1,4 @@
-"""The lobby's Alembic migrations make exactly the tables of services/lobby/store.py
+"""The lobby's Alembic migrations make exactly the tables of services/lobby/adapters/store.py
 (including 0002: seats' presence, last results), and a database of 0001 with
 seated players upgrades with every seat connected."""
 
@@ -15,8 +15,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Connection, text
 
 from paiju import db
+from services.lobby.adapters.store import metadata
 from services.lobby.main import MIGRATIONS
-from services.lobby.store import metadata
 
 
 async def test_migrations_match_the_store(tmp_path: Path) -> None:

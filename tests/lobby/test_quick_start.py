@@ -13,9 +13,9 @@ import grpc
 import pytest
 
 from paiju.lobby.v1 import lobby_pb2
-from services.lobby import quick
-from services.lobby.domain import Room, Seat
-from services.lobby.rooms import parse
+from services.lobby.domain import quick
+from services.lobby.domain.coin_servers import parse
+from services.lobby.domain.room_rules import Room, Seat
 from tests.lobby.conftest import Stack
 from tests.lobby.helpers import refused, sample
 

@@ -1,4 +1,4 @@
-"""The reconciler (services/lobby/reconcile.py): a started room whose game
+"""The reconciler (services/lobby/application/reconcile.py): a started room whose game
 was lost goes back to waiting.
 
 A real lobby, ledger, NATS (JetStream) and two real table instances on
@@ -28,20 +28,20 @@ from paiju import db, natsconn
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.table.v1 import table_pb2, table_pb2_grpc
-from services.lobby import domain
 from services.lobby import main as lobby_main
-from services.lobby.clock import FakeClock
-from services.lobby.domain import Room
-from services.lobby.lobby import Lobby
-from services.lobby.placement import Tables
-from services.lobby.reconcile import (
+from services.lobby.adapters.placement import Tables
+from services.lobby.adapters.store import Store
+from services.lobby.application.lobby import Lobby
+from services.lobby.application.reconcile import (
     GAME_MISSING,
     TABLE_UNREACHABLE,
     Reconciler,
     ReconcileSettings,
     Recovery,
 )
-from services.lobby.store import Store
+from services.lobby.domain import room_rules
+from services.lobby.domain.clock import FakeClock
+from services.lobby.domain.room_rules import Room
 from services.table import main as table_main
 from services.table.clock import FakeClock as TableClock
 from services.table.gamelog import STREAM_PREFIX, SUBJECT_PREFIX
@@ -205,8 +205,8 @@ async def started_without_table(world: World, game_id: str, addr: str) -> Room:
     await world.stub.Ready(who("p2"))
     store = world.lobby.store
     old = await store.load(ROOM)
-    pressed = domain.ready(old, "p3", now_ms=world.clock.now_ms(), ready_seconds=20)
-    return await store.save(old, domain.start(pressed, game_id, addr), world.clock.now_ms())
+    pressed = room_rules.ready(old, "p3", now_ms=world.clock.now_ms(), ready_seconds=20)
+    return await store.save(old, room_rules.start(pressed, game_id, addr), world.clock.now_ms())
 
 
 async def running_ids(addr: str) -> list[str]:

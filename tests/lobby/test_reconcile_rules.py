@@ -1,4 +1,4 @@
-"""The reconciler's pure parts (services/lobby/reconcile.py, domain.void_game):
+"""The reconciler's pure parts (services/lobby/application/reconcile.py, room_rules.void_game):
 which game ids a room runs, what voiding a game does to the room, the
 settings from the environment."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.lobby import domain
-from services.lobby.domain import Room, Seat
-from services.lobby.reconcile import ReconcileSettings, runs
+from services.lobby.application.reconcile import ReconcileSettings, runs
+from services.lobby.domain import room_rules
+from services.lobby.domain.room_rules import Room, Seat
 
 ROOM = "dz-01"
 
@@ -24,12 +24,12 @@ def test_void_game_unreadies_keeps_the_carry_and_stands_up_the_poor() -> None:
         game_id="g1", table_instance="t:1", carry={"no_call_streak": 1}, version=7)
     # The ledger settled the game before it was lost: c has 90 < 100; b's
     # balance could not be read (kept as it was).
-    after = domain.void_game(room, "g1", {"a": 610, "c": 90}, 100, now_ms=0,
+    after = room_rules.void_game(room, "g1", {"a": 610, "c": 90}, 100, now_ms=0,
                              ready_seconds=20)
     assert after.state == "waiting" and after.game_id == "" and after.table_instance == ""
     assert after.seats == {0: Seat(0, "a", "A", 610, False), 1: Seat(1, "b", "B", 500, False)}
     assert after.carry == {"no_call_streak": 1} and after.kick_at_ms is None
-    assert domain.void_game(room, "g2", {}, 100, now_ms=0, ready_seconds=20) == room
+    assert room_rules.void_game(room, "g2", {}, 100, now_ms=0, ready_seconds=20) == room
 
 
 def test_settings_from_the_environment() -> None:

@@ -9,10 +9,10 @@ import pytest
 
 from paiju import db
 from paiju.lobby.v1 import lobby_pb2
-from services.lobby import errors as E
-from services.lobby.lobby import Lobby
-from services.lobby.placement import Tables
-from services.lobby.store import Store
+from services.lobby.adapters.placement import Tables
+from services.lobby.adapters.store import Store
+from services.lobby.application.lobby import Lobby
+from services.lobby.domain import errors as E
 from tests.fixtures import as_identity
 from tests.lobby.conftest import Stack
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.lobby.rooms import RoomsConfigError, load, parse
+from services.lobby.domain.coin_servers import RoomsConfigError, load, parse
 
 
 def test_default_file_offers_every_game_at_several_levels() -> None:

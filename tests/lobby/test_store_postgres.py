@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from paiju import db
-from services.lobby import domain, rooms
+from services.lobby.adapters.store import Store
+from services.lobby.domain import coin_servers, room_rules
 from services.lobby.main import LOBBY_POOL, MIGRATIONS
-from services.lobby.store import Store
 from tests.deploy.databases import _admin, fresh_postgres_database
 
 pytestmark = pytest.mark.postgres
@@ -27,14 +27,14 @@ def pg_lobby_url(postgres_url: str) -> Iterator[str]:
 
 
 async def test_reads_survive_dropped_connections(pg_lobby_url: str, rooms_file: Path) -> None:
-    config = rooms.load(str(rooms_file))
+    config = coin_servers.load(str(rooms_file))
     engine = db.make_engine(pg_lobby_url, pool_size=LOBBY_POOL, max_overflow=0,
                             pre_ping=False)
     store = Store(engine, config)
     try:
         assert await store.ensure_rooms(1000) == 5  # dz-01..04, hz-01
         room = await store.load("dz-01")
-        seated = domain.sit(room, 0, "p1", "Ann", 500, now_ms=2000, ready_seconds=20,
+        seated = room_rules.sit(room, 0, "p1", "Ann", 500, now_ms=2000, ready_seconds=20,
                             connected=True)
         saved = await store.save(room, seated, 2000)
         assert saved.version == room.version + 1

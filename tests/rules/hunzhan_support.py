@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from paiju.games.hunzhan import Hunzhan
 from paiju.rules.cards import deck
 from paiju.rules.engine import Action
 from paiju.rules.errors import RulesError
-from paiju.rules.hunzhan import Hunzhan
 
 PLAIN = "5789JQKA"
 

@@ -1,7 +1,7 @@
 """Deals, positions and checks shared by the shengji tests (tests/rules/test_shengji_*.py).
 
 The deals are typed by hand; positions are made with the engine's public
-:meth:`~paiju.rules.shengji.Shengji.from_position`.
+:meth:`~paiju.games.shengji.game.Shengji.from_position`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from paiju.games.shengji import Shengji
 from paiju.rules.engine import Action
 from paiju.rules.errors import RulesError
-from paiju.rules.shengji import Shengji
 
 # A one-deck deal typed by hand (12 cards each, a kitty of 6, no points in it).
 HANDS_1 = [

@@ -27,12 +27,12 @@ from bench.worst import (
     hunzhan_void,
     shengji_quad_void,
 )
+from paiju.games.hunzhan.cards import multisets
+from paiju.games.shengji.follow import multiset_combinations, shaped_combinations
 from paiju.rules import load
 from paiju.rules.bounded import HINT_PLAYS, WORK, iter_multisets
 from paiju.rules.engine import Action, Game
-from paiju.rules.hunzhan_cards import multisets
 from paiju.rules.selfplay import random_step
-from paiju.rules.shengji_follow import multiset_combinations, shaped_combinations
 
 #: The documented bound (docs/performance.md "Engines"): a turn's path (hints,
 #: default action, can-pass, non-play options) builds at most this many

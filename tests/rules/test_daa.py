@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from paiju.games.daa import Daa
 from paiju.rules.cards import deck
-from paiju.rules.daa import Daa
 from paiju.rules.engine import Action
 from paiju.rules.errors import RulesError
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from paiju.rules.daa_combos import (
+from paiju.games.daa.combos import (
     KIND_BIG_A_PAIR,
     KIND_BOMB4,
     KIND_CHAIN3,
@@ -25,7 +25,7 @@ from paiju.rules.daa_combos import (
     run_high,
     sort_cards,
 )
-from paiju.rules.daa_moves import HandInfo, generate
+from paiju.games.daa.moves import HandInfo, generate
 
 BIG = "AH"
 

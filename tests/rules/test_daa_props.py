@@ -13,10 +13,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paiju.games.daa import Daa
+from paiju.games.daa.combos import CARD_ORDER
 from paiju.replay import replay
 from paiju.rules.cards import deck
-from paiju.rules.daa import Daa
-from paiju.rules.daa_combos import CARD_ORDER
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
 from paiju.rules.selfplay import play_random, random_step

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from paiju.rules.daa import Daa
+from paiju.games.daa import Daa
+from paiju.games.hunzhan import Hunzhan
+from paiju.games.shengji import Shengji
+from paiju.games.shengji.cards import in_hand_order
 from paiju.rules.errors import RulesError
-from paiju.rules.hunzhan import Hunzhan
-from paiju.rules.shengji import Shengji
-from paiju.rules.shengji_results import in_hand_order
 from tests.rules import test_daa as daa_t
 from tests.rules import test_doudizhu as ddz_t
 from tests.rules.shengji_helpers import LOW_KITTY, declared_one_deck, position
@@ -116,6 +116,15 @@ def test_shengji_hand_event_and_view_in_hand_order() -> None:
     hand = next(e for e in events if e.type == "hand").data["cards"]
     assert hand == in_hand_order(hand, "C")
     assert g.view(1)["hand"] == hand
+
+
+def test_shengji_trump_shows_the_suit_and_what_is_always_trump() -> None:
+    # seed 004 主牌: 大王和小王、5、3、2、主花色牌 — the suit declared, and the
+    # 5s, 3s, 2s and jokers of every suit
+    g, _ = declared_one_deck()  # seat 1 declared 3C
+    trump = g.display()["trump"]
+    assert (trump["label"], trump["suit"]) == ("当前主", "C")
+    assert trump["note"] == "5、3、2 与大小王常主"
 
 
 def test_shengji_bury_tells_every_seat_the_counts() -> None:

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from paiju.games.doudizhu import Doudizhu
 from paiju.replay import replay
 from paiju.rules.cards import deck
-from paiju.rules.doudizhu import Doudizhu
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
 
@@ -85,6 +85,22 @@ def test_no_rob_keeps_the_caller_without_a_second_chance() -> None:
     assert kinds == ["bid", "kitty_shown", "kitty", "hand"]
     assert events[1].to is None and events[1].data["cards"] == g.bottom
     assert events[3].to == 0 and len(events[3].data["cards"]) == 20
+    # every seat's count as the table shows it: 17 each, the landlord's with
+    # the 3 of the kitty (seed 002: 一人17張，留3張做底牌; 將三張底牌交給地主)
+    assert events[1].data["hand_counts"] == [20, 17, 17]
+
+
+def test_scores_show_the_multiplier_and_the_cards_left() -> None:
+    # 看分 in a game without point cards: ×2 for the one rob (rulings.md
+    # "doudizhu": each rob doubles), no bomb yet; 17 each, the landlord 20
+    g = make([], first=2)
+    act(g, 2, "call")
+    act(g, 0, "rob")
+    act(g, 1, "no_rob")
+    act(g, 2, "no_rob")
+    assert g.landlord == 0
+    assert g.scores_view() == {"multiplier": 2, "robs": 1, "bombs": 0,
+                               "cards_left": [20, 17, 17]}
 
 
 def test_rob_chain_and_multiplier() -> None:

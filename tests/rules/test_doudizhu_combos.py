@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from paiju.rules import doudizhu_combos as dc
+from paiju.games.doudizhu import combos as dc
 
 _RANK_OF = {ch: i for i, ch in enumerate(dc.RANK_CHARS)} | {"w": dc.SJ_RANK, "W": dc.BJ_RANK}
 

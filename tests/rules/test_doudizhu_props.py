@@ -18,10 +18,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paiju.games.doudizhu import Doudizhu
+from paiju.games.doudizhu import combos as dc
 from paiju.replay import replay
-from paiju.rules import doudizhu_combos as dc
 from paiju.rules.cards import deck
-from paiju.rules.doudizhu import Doudizhu
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
 

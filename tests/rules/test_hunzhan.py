@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from paiju.games.hunzhan import Hunzhan
+from paiju.games.hunzhan.cards import ORDERS, card_points, classify, lead_options, sort_cards
 from paiju.replay import replay
 from paiju.rules.cards import deck
 from paiju.rules.engine import Action
 from paiju.rules.errors import RulesError
-from paiju.rules.hunzhan import Hunzhan
-from paiju.rules.hunzhan_cards import ORDERS, card_points, classify, lead_options, sort_cards
 from tests.rules.hunzhan_support import (
     SUITED,
     cards,

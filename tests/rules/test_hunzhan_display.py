@@ -4,8 +4,8 @@ D 60; 例外: escapes; 上局最后一手牌最大的玩家先摸牌) and ruling
 
 from __future__ import annotations
 
+from paiju.games.hunzhan import Hunzhan
 from paiju.rules.engine import Action
-from paiju.rules.hunzhan import Hunzhan
 from tests.rules.hunzhan_support import play, suited_deal
 
 
@@ -83,3 +83,16 @@ def test_a_redeal_has_no_lines() -> None:
     g = Hunzhan({}, suited_deal())
     g.apply(Action(None, "end_declare"))  # nobody declared
     assert g.finished and g.result_lines() == []
+
+
+def test_the_trump_shows_while_the_window_is_open() -> None:
+    # seed 000 叫主: a ten names the trump suit, a pair of equal jokers 无主;
+    # the standing declaration is the trump shown, before the window closes
+    g = Hunzhan({}, suited_deal())
+    assert "trump" not in g.display()
+    g.apply(Action(1, "declare", ("TH",)))
+    assert g.display()["trump"] == {"label": "当前主", "suit": "H", "rank": "", "text": ""}
+    g.apply(Action(0, "declare", ("BJ", "BJ")))  # stronger: no trump
+    assert g.display()["trump"] == {"label": "当前主", "suit": None, "rank": "", "text": "无主"}
+    g.apply(Action(None, "end_declare"))
+    assert g.display()["trump"]["text"] == "无主"

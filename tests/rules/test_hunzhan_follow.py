@@ -26,6 +26,35 @@ def test_follow_single_no_dumping() -> None:
     assert g.default_action(1) == Action(1, "play", ("7H",))
 
 
+def test_point_card_that_beats_is_played_before_one_that_does_not() -> None:
+    # rulings.md "Point rules" on the seed's example (上两家出了9、J，则你不能出5，
+    # 但是可以出K，若只有5则必须出5): holding only 5H and KH in hearts after a
+    # 9H lead, the K beats and so is a play "without such a card"
+    g = start({0: "TS 9H", 1: "5H KH 5C 7C 8C 9C JC QC KC AC 5D 7D 8D 9D JD QD KD AD 2C TC 8S"})
+    play(g, 0, "9H")
+    assert legal(g, 1) == cards("KH")
+    assert error(g, Action(1, "play", ("5H",))) == "cannot_dump_points"
+    assert g.default_action(1) == Action(1, "play", ("KH",))
+    ev = g.apply(Action(1, "timeout"))
+    assert ev[1].data["cards"] == ["KH"]
+
+
+def test_only_a_non_beating_point_card_must_be_played() -> None:
+    # the seed's 若只有5则必须出5: a follower whose one heart is the 5
+    g = start({0: "TS 9H", 1: "5H 5C 7C 8C 9C JC QC KC AC 5D 7D 8D 9D JD QD KD AD 2C TC 8S 8S"})
+    play(g, 0, "9H")
+    assert legal(g, 1) == cards("5H")
+
+
+def test_pair_of_points_that_beats_before_one_that_does_not() -> None:
+    # a 9H 9H lead; the follower's hearts are 5H 5H KH KH: KK beats, 55 does not
+    g = start({0: "TS 9H 9H", 1: "5H 5H KH KH 7C 8C 9C JC QC AC 7D 8D 9D JD QD AD 2C TC 8S 8S 9S"})
+    play(g, 0, "9H 9H")
+    assert legal(g, 1) == cards("KH KH")
+    assert error(g, Action(1, "play", ("5H", "5H"))) == "cannot_dump_points"
+    assert g.default_action(1) == Action(1, "play", ("KH", "KH"))
+
+
 def test_follow_single_points_must_be_beaten() -> None:
     g = start({0: "TS 5H", 1: HEARTS_5_7_K})
     play(g, 0, "5H")

@@ -23,11 +23,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paiju.games.hunzhan import Hunzhan
 from paiju.replay import replay
 from paiju.rules.cards import deck
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
-from paiju.rules.hunzhan import Hunzhan
 from paiju.rules.selfplay import play_random, random_step
 
 DECK84 = deck(2, without_ranks="346")
@@ -142,9 +142,13 @@ def ref_follows(hand: list[str], trick: list[tuple[str, ...]],
         return set(beating)  # rule (2): points must be beaten
     # rule (1), card by card: a play that does not beat may hold a point card
     # only where no other card would do in its place, i.e. no more point cards
-    # than the fewest any follow must hold
-    fewest = min(ref_point_cards(p) for p in follows)
-    return {p for p in follows if ref_point_cards(p) == fewest or ref_beats(p, best, trump)}
+    # than the fewest any follow must hold; a beating play holds no point card
+    # that does not beat, so it is such another card
+    def dumped(p: tuple[str, ...]) -> int:
+        return 0 if ref_beats(p, best, trump) else ref_point_cards(p)
+
+    fewest = min(dumped(p) for p in follows)
+    return {p for p in follows if dumped(p) == fewest}
 
 
 # -- helpers ------------------------------------------------------------------------------

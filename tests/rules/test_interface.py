@@ -34,8 +34,9 @@ def new(cls: type[Game], options: dict[str, Any] | None = None, seed: int = 1) -
 def test_the_four_register_through_the_entry_points() -> None:
     """pyproject.toml's ``paiju.games`` group holds the four; nothing else does."""
     assert discover({}) == {
-        "doudizhu": "paiju.rules.doudizhu:Doudizhu", "hunzhan": "paiju.rules.hunzhan:Hunzhan",
-        "shengji": "paiju.rules.shengji:Shengji", "daa": "paiju.rules.daa:Daa"}
+        "doudizhu": "paiju.games.doudizhu.game:Doudizhu",
+        "hunzhan": "paiju.games.hunzhan.game:Hunzhan",
+        "shengji": "paiju.games.shengji.game:Shengji", "daa": "paiju.games.daa.game:Daa"}
     assert set(ENGINES) >= BUILT_IN
 
 

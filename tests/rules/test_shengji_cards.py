@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from paiju.rules.shengji import (
+from paiju.games.shengji.game import (
     card_class,
     card_points,
     card_power,

@@ -10,8 +10,8 @@ import random
 
 import pytest
 
+from paiju.games.shengji import Shengji
 from paiju.rules.errors import RulesError
-from paiju.rules.shengji import Shengji
 from tests.rules.shengji_helpers import (
     HANDS_1,
     HANDS_2,

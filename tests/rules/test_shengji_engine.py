@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from paiju.games.shengji import Shengji
 from paiju.replay import replay
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
-from paiju.rules.shengji import Shengji
 from tests.rules.shengji_helpers import (
     HANDS_1,
     KITTY_1,

@@ -22,11 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from paiju.games.shengji.game import Shengji, card_points
 from paiju.replay import replay
 from paiju.rules.cards import SUITS, deck
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
-from paiju.rules.shengji import Shengji, card_points
 
 #: How many listed actions are applied on copies at one step (big follow sets
 #: with four decks are sampled).

@@ -19,8 +19,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from paiju.games.daa import Daa
 from paiju.rules.cards import deck
-from paiju.rules.daa import Daa
 from paiju.table.v1 import table_pb2
 from services.table.game import Outgoing, RunningGame, Seat
 from services.table.options import TableOptions

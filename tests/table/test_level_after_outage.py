@@ -13,7 +13,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from paiju.presence import PresencePublisher, PresenceWatcher
+from paiju.presence import PresenceWatcher
+from paiju.presence_publisher import PresencePublisher
 from services.table.outage import level_after_outage, unheard
 from tests.table.conftest import harness_running
 
@@ -27,7 +28,7 @@ async def test_views_wait_for_the_players_gateways(nats_server: str, tmp_path: P
         runner = h.table.rooms[room]
         watcher = PresenceWatcher(h.nc, lambda change: asyncio.sleep(0))
         await watcher.start()
-        gateway = PresencePublisher(h.nc, f"gw{uuid.uuid4().hex[:8]}", heartbeat_seconds=1000)
+        gateway = PresencePublisher(h.nc, f"gw.p{uuid.uuid4().hex[:8]}", heartbeat_seconds=1000)
         try:
             for p in ps:
                 await gateway.connect(p, f"s-{p}")

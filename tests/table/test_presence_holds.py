@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from paiju.presence import PresencePublisher
+from paiju.presence_publisher import PresencePublisher
 from paiju.rules import load
 from paiju.table.v1 import table_pb2
 from services.table.clock import SystemClock
@@ -53,7 +53,7 @@ class Gateway:
     def __init__(self, h: Harness) -> None:
         assert h.nc is not None
         self.h = h
-        self.pub = PresencePublisher(h.nc, f"gw{uuid.uuid4().hex[:8]}", heartbeat_seconds=1000)
+        self.pub = PresencePublisher(h.nc, f"gw.p{uuid.uuid4().hex[:8]}", heartbeat_seconds=1000)
 
     async def connect(self, *players: str) -> None:
         for p in players:
@@ -301,7 +301,7 @@ async def test_the_lobby_hears_game_over_before_game_finished_goes_out(ph: Harne
 GATEWAY_SCRIPT = """
 import asyncio, sys
 import nats
-from paiju.presence import PresencePublisher
+from paiju.presence_publisher import PresencePublisher
 
 async def main():
     nc = await nats.connect(sys.argv[1])
@@ -329,7 +329,7 @@ async def test_a_killed_gateway_leads_to_holds_and_an_escape(
         ps = [f"kill{i}" for i in range(3)]
         await h.open(ps)
         gw = subprocess.Popen(
-            [sys.executable, "-c", GATEWAY_SCRIPT, nats_server, "gwkill", *ps],
+            [sys.executable, "-c", GATEWAY_SCRIPT, nats_server, "gwkill.p1", *ps],
             stdout=subprocess.PIPE, text=True)
         try:
             assert gw.stdout is not None

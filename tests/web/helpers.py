@@ -92,6 +92,20 @@ class RecordingBot(Bot):
         super()._on_event(ev)
 
 
+async def sit_and_start(page: Any, server: str, room: str, seat: int, others: int) -> None:
+    """Sit at ``room`` / ``seat`` by clicking, wait for the others' ready
+    marks, press start and wait for the game."""
+    await page.click(f'.server[data-server="{server}"]')
+    await page.wait_for_selector(f'.room[data-room="{room}"]')
+    await page.click(f'.room[data-room="{room}"] .rseat.free[data-seat="{seat}"]')
+    await page.wait_for_selector("#btn-ready")
+    await page.wait_for_function(
+        "(n) => document.querySelectorAll('#seats .ready-mark').length === n",
+        arg=others, timeout=20000)
+    await page.click("#btn-ready")
+    await page.wait_for_function("() => !!window.paiju.S.game", timeout=20000)
+
+
 def start_bots(platform: Platform, game: str, room: str, seats: list[int],
                games: int = 1, think: tuple[float, float] = (0.15, 0.35),
                declare_p: float = 0.5) -> list[tuple[RecordingBot, asyncio.Task[None]]]:

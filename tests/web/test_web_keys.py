@@ -13,7 +13,9 @@ sent (never from the page's own computing):
   every seat a label with the player's name; the server's settlement lines
   (``game_finished.lines``) are shown with the players' names.
 - doudizhu: the 倍数 panel at each turn is 2^robs × 2^(bombs and rockets so
-  far) (rulings.md "doudizhu"); every bomb, rocket and every seat left with
+  far) (rulings.md "doudizhu"); at each turn of play the other seats' card
+  counts are 17 (the landlord 20, with the kitty: seed 002) less what they
+  played; every bomb, rocket and every seat left with
   one card is announced (炸弹 / 王炸 / 报单); the lines say 地主胜 / 农民胜
   as the seat that ran out says, the multiplier (× 2 for spring), the bombs.
 - shengji (one deck): the browser player declares (bots never do), deals and
@@ -205,8 +207,40 @@ async def test_doudizhu_by_keyboard(platform: Platform, browser: Any, artifacts:
                     and e["combination"] in ("bomb", "rocket"))
         return int(2 ** (robs + bombs))
 
+    def cards_left(game_id: str) -> dict[int, int] | None:
+        """Each seat's cards by the seed (17, the landlord 17 + 3 of the
+        kitty) less what it played; None before the kitty is shown."""
+        evs = game_events(watcher, game_id)
+        shown = [e for e in evs if e["type"] == "kitty_shown"]
+        if not shown:
+            return None
+        left = {s: 20 if s == shown[0]["landlord"] else 17 for s in range(3)}
+        for e in evs:
+            if e["type"] == "played":
+                left[e["seat"]] -= len(e["cards"])
+        return left
+
+    async def counts_check(p: Any, game_id: str) -> None:
+        # the count beside each other seat, at my turn (nobody else can play)
+        end = asyncio.get_running_loop().time() + 3
+        while True:
+            want = cards_left(game_id)
+            if want is None:
+                return
+            shown = {s: int(await p.inner_text(f'#seats .pbox[data-seat="{s}"] .pcount span'))
+                     for s in (1, 2)}
+            if shown == {s: want[s] for s in (1, 2)}:
+                done_counts.append(shown)
+                return
+            assert asyncio.get_running_loop().time() < end, (shown, want)
+            await asyncio.sleep(0.1)
+
+    done_counts: list[dict[int, int]] = []
+
     async def on_turn(p: Any, done: KeyPlay) -> None:
         game_id = await p.evaluate("() => window.paiju.S.game.id")
+        if await p.evaluate("() => window.paiju.S.game.phase") == "play":
+            await counts_check(p, game_id)
         want = expected_multiplier(game_id)
         await p.wait_for_function(
             "(m) => [...document.querySelectorAll('#side .row')].some((r) =>"
@@ -223,6 +257,7 @@ async def test_doudizhu_by_keyboard(platform: Platform, browser: Any, artifacts:
         done = await play_by_keyboard(page, artifacts, "keys_doudizhu", declare=False,
                                       on_turn=on_turn)
         assert done.turns >= 1 and done.space_checked and done.multipliers
+        assert done_counts, "the other seats' card counts were checked at a turn of play"
         check_labels(done, [names[1], names[2]])
         game_id, fin = await finished_of(watcher, page)
         evs = game_events(watcher, game_id)

@@ -5,15 +5,17 @@ real platform: back at the table from anywhere, 退出, and the away seats.
   first) signs in as the same player mid-game and is straight back at the
   table with its hand, the table's public ``seq`` and, during a declaring
   deal, its lit declare buttons (the sign-in reply's ``view`` with its
-  ``declare_options``); the first page is replaced (close code 4001). The
-  new page plays the doudizhu game to the settlement table, which shows the
-  20 s ready countdown (rulings.md "Shared by all games": the last unready
-  player of a full room has ``ready_seconds``).
-- 退出 during a hunzhan game warns first, naming the escape's points as the
-  server gives them (seed 000 例外: 主动退出的玩家被视为逃跑; rulings.md
-  "Escapes": −3 × (60 − X) for X < 60 captured points), then the escape's
-  settlement table says that I escaped; 退出 outside a game stands up with no
-  warning.
+  ``declare_options``); the first page is replaced (close code 4001) and
+  says 已在别处登录 with 在此登录 to take the account back. The new page
+  plays the doudizhu game to the settlement table, which shows the 20 s
+  ready countdown (rulings.md "Shared by all games": the last unready player
+  of a full room has ``ready_seconds``).
+- 退出 during a hunzhan game warns first, naming the escape's cost in coins
+  and the points as the server gives them (seed 000 例外: 主动退出的玩家被视为
+  逃跑; rulings.md "Escapes": −3 × (60 − X) for X < 60 captured points; every
+  5 points are the base's coins), then the escape's settlement table says
+  that I escaped, with those coins and the points-to-coins step; 退出
+  outside a game stands up with no warning.
 - A game that ended while the player was away (a server whose hold is 3 s:
   the table ends it by the away seat's escape) shows that game's settlement
   table at the next sign-in, from a new context.
@@ -42,6 +44,7 @@ from tests.web.helpers import (
     nothing_cut,
     open_page,
     play_to_settlement,
+    sit_and_start,
     start_bots,
     stop_bots,
 )
@@ -70,20 +73,6 @@ def platform_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     rooms = tmp_path_factory.mktemp("rooms") / "rooms.yaml"
     rooms.write_text(ROOMS_YAML, encoding="utf-8")
     return {"TABLE_DEAL_INTERVAL_MS": "200", "ROOMS_FILE": str(rooms)}
-
-
-async def sit_and_start(page: Any, server: str, room: str, seat: int, others: int) -> None:
-    """Sit at ``room`` / ``seat`` by clicking, wait for the others' ready
-    marks, press start and wait for the game."""
-    await page.click(f'.server[data-server="{server}"]')
-    await page.wait_for_selector(f'.room[data-room="{room}"]')
-    await page.click(f'.room[data-room="{room}"] .rseat.free[data-seat="{seat}"]')
-    await page.wait_for_selector("#btn-ready")
-    await page.wait_for_function(
-        "(n) => document.querySelectorAll('#seats .ready-mark').length === n",
-        arg=others, timeout=20000)
-    await page.click("#btn-ready")
-    await page.wait_for_function("() => !!window.paiju.S.game", timeout=20000)
 
 
 async def sign_in_elsewhere(browser: Any, platform: Platform, name: str) -> Any:
@@ -142,9 +131,15 @@ async def test_rejoin_from_second_context_and_play(platform: Platform, browser: 
         assert sorted(shown) == sorted(after["hand"])
         assert await page2.locator("#seats .pbox").count() == 2
         await page2.screenshot(path=str(artifacts / "rejoin_table.png"))
-        # The first page was replaced (close code 4001) and stays signed out.
+        # The first page was replaced (close code 4001): it says so, and only
+        # that (no sign-in form, no 重连中…, no old name and coins).
         await page1.wait_for_function(
-            "() => document.body.dataset.screen === 'login'", timeout=10000)
+            "() => document.body.dataset.screen === 'replaced'", timeout=10000)
+        assert await page1.inner_text("#conn-state") == "已在别处登录"
+        assert "已在别处登录" in await page1.inner_text("#screen-replaced")
+        assert await page1.locator("#me-name").count() == 0
+        assert not await page1.is_visible("#login-form")
+        assert await page1.is_visible("#btn-take-back")
 
         await play_to_settlement(page2, artifacts, "rejoin")
         await check_settlement(page2, artifacts, "rejoin", me, 3)
@@ -165,6 +160,14 @@ async def test_rejoin_from_second_context_and_play(platform: Platform, browser: 
             " !!document.querySelector(`.room[data-room='${room}'] .rseat.free[data-seat='0']`)",
             arg=room, timeout=10000)
         assert await page2.locator("#leave-warning").count() == 0
+        # 在此登录 on the first page takes the account back: the second is replaced.
+        await page1.click("#btn-take-back")
+        await page1.wait_for_function(
+            "(me) => document.body.dataset.screen !== 'replaced' &&"
+            " (document.querySelector('#me-name') || {}).textContent === me", arg=me,
+            timeout=15000)
+        await page2.wait_for_function(
+            "() => document.body.dataset.screen === 'replaced'", timeout=10000)
         assert not page1.errors and not page2.errors, (page1.errors, page2.errors)
     finally:
         await stop_bots(bots, wait=0.1)
@@ -205,14 +208,17 @@ async def test_declare_buttons_back_then_leave_is_an_escape(platform: Platform, 
         await no_emoji(page2, "hunzhan play")
 
         await page2.click("#btn-leave")
-        await page2.wait_for_selector("#leave-warning #escape-points", timeout=5000)
+        await page2.wait_for_selector("#leave-warning #escape-coins", timeout=5000)
         warned = int(await page2.inner_text("#escape-points"))
+        coins = int(await page2.inner_text("#escape-coins"))
         text = await page2.inner_text("#leave-warning")
         assert "逃跑" in text, text
         g = await page2.evaluate(GAME_JS)
         # Nothing is captured before the first trick ends; the penalty for X < 60.
         x = g["captured"] or 0
         assert x < 60 and warned == -3 * (60 - x), (warned, x)
+        # in coins: every 5 points (seed 000 最小单位) are the base's 10 coins
+        assert coins == warned // 5 * 10, (coins, warned)
         await page2.screenshot(path=str(artifacts / "leave_warning.png"))
         await page2.click("#btn-leave-confirm")
         await page2.wait_for_function(
@@ -224,6 +230,9 @@ async def test_declare_buttons_back_then_leave_is_an_escape(platform: Platform, 
             " [tr.className, ...[...tr.children].map((td) => td.textContent)])")
         assert len(rows) == 4 and rows[0][0] == "mine" and rows[0][1] == me, rows
         assert int(rows[0][2]) == warned, (rows, warned)
+        assert int(rows[0][3]) == coins, (rows, coins)
+        rate = await page2.inner_text(".modal-box #settle-rate")
+        assert "每 5 分 10 金币" in rate, rate
         assert await page2.evaluate("() => document.body.dataset.screen") == "rooms"
         assert not page2.errors, page2.errors
     finally:

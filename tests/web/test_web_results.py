@@ -37,6 +37,7 @@ from tests.web.helpers import (
     my_turn,
     nothing_cut,
     open_page,
+    sit_and_start,
     start_bots,
     stop_bots,
 )
@@ -87,17 +88,6 @@ async def close_modal(page: Any) -> None:
     await page.wait_for_selector(".modal-box", state="detached", timeout=3000)
 
 
-async def sit_and_start(page: Any, server: str, room: str, others: int) -> None:
-    await page.click(f'.server[data-server="{server}"]')
-    await page.click(f'.room[data-room="{room}"] .rseat.free[data-seat="0"]')
-    await page.wait_for_selector("#btn-ready")
-    await page.wait_for_function(
-        "(n) => document.querySelectorAll('#seats .ready-mark').length === n",
-        arg=others, timeout=20000)
-    await page.click("#btn-ready")
-    await page.wait_for_function("() => !!window.paiju.S.game", timeout=20000)
-
-
 async def test_shengji_scores_show_the_point_cards(platform: Platform, browser: Any,
                                                   artifacts: Path) -> None:
     me = f"分{secrets.token_hex(2)}"
@@ -107,7 +97,7 @@ async def test_shengji_scores_show_the_point_cards(platform: Platform, browser: 
     watcher = bots[0][0]
     checked: list[list[list[str]]] = []
     try:
-        await sit_and_start(page, "shengji-1deck-10", room, 3)
+        await sit_and_start(page, "shengji-1deck-10", room, 0, 3)
         done = Played()
         rng = random.Random(3)
         end = time.monotonic() + 150

@@ -11,7 +11,7 @@
 import { Conn } from "./conn.js";
 import { errorText } from "./text.js";
 import { indicesOf, trickEntries } from "./state.js";
-import { S, toast, saveRoom, render, call, seenResult, markResultSeen } from "./store.js";
+import { S, toast, saveRoom, render, call, resultSeen, markResultSeen } from "./store.js";
 import { onEvent } from "./events.js";
 import { requestView, applyFreshView } from "./view.js";
 import { selectionAction, scheduleCheck, act } from "./play.js";
@@ -65,8 +65,8 @@ async function onOpen() {
 function onClose(code, again) {
   S.connected = false;
   if (code === 4001) {
-    toast("你的账号在别处登录，本页面已断开");
-    S.screen = "login";
+    // Signed in elsewhere: this page says so and offers the seat back (在此登录).
+    S.replaced = true;
   } else if (again && S.me) {
     toast(errorText({ error: "disconnected" }), false);
   }
@@ -135,7 +135,7 @@ async function enterRoom(room, view, last) {
 function showMissedResult(last, room) {
   if (!last || !last.game_id || !(last.settlement || []).length) return;
   if (S.result && S.result.game_id === last.game_id) return;
-  if (seenResult(last.game_id) || S.conn.now() - (last.ended_ms || 0) > 15 * 60 * 1000) return;
+  if (resultSeen(last) || S.conn.now() - (last.ended_ms || 0) > 15 * 60 * 1000) return;
   markResultSeen(last.game_id);
   S.oldGames.add(last.game_id);
   const mine = last.settlement.find((x) => x.player === S.me.player);
@@ -206,6 +206,12 @@ export const actions = {
     sessionStorage.setItem("paiju.token", r.token);
     await signedIn(r);
   },
+  /** 在此登录: sign in here again (the other page is the one replaced now). */
+  takeBack() {
+    S.replaced = false;
+    S.conn.connect();
+    render();
+  },
   async logout() {
     sessionStorage.clear();
     location.reload();
@@ -222,6 +228,7 @@ export const actions = {
     if (!r.ok) { toast(errorText(r)); return; }
     S.watch = null;
     S.spectators = 0;
+    if (!S.room || S.room.room !== r.room.room) S.log = [];  // another room's lines go
     S.room = r.room;
     S.game = null;
     S.result = null;

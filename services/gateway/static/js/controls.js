@@ -59,7 +59,10 @@ export function renderActions(S) {
       const bury = my.phase === "burying";
       const c = g.check;
       const reveal = g.hints.some((a) => a.type === "reveal");
-      const need = bury ? `<span class="note">请选择要扣底的牌</span>` : "";
+      // How many to bury: as many as the kitty the dealer took (a bury hint's size).
+      const hint = g.hints.find((a) => a.type === "bury");
+      const n = (hint && hint.cards && hint.cards.length) || (g.myKitty || []).length;
+      const need = bury ? `<span class="bury-need" id="bury-need">请选择 ${n} 张牌扣底</span>` : "";
       html = `<div class="bar-btns">` +
         `<button id="btn-hint" data-act="hint" data-hints="${g.hintsReady ? g.hints.length : ""}">提示</button>` +
         (my.can_pass && !bury ? `<button id="btn-pass" data-act="pass">不出</button>` : "") +
@@ -76,6 +79,9 @@ export function renderActions(S) {
   setHtml(el, html);
 }
 
+
+/** The narrowest strip of a card in the hand on a phone (px). */
+const TAP_PX = 24;
 
 export function renderHand(S) {
   const g = S.game;
@@ -94,7 +100,9 @@ export function renderHand(S) {
   const focused = el.contains(document.activeElement);
   const phone = window.matchMedia("(max-width: 700px)").matches;
   const cw = phone ? 46 : 72;
-  const minStep = phone ? 21 : 26;
+  // What shows of each card is its tap target: at least 24 px wide on a
+  // phone (WCAG 2.2, 2.5.8 target size), more rows where it must.
+  const minStep = phone ? TAP_PX : 26;
   const maxStep = phone ? 30 : 44;
   const width = Math.max(200, el.clientWidth - 16);
   const n = g.hand.length;

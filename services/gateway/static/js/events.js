@@ -144,6 +144,9 @@ function clearTrickIfOver(g) {
   if (g.trickOver) { g.plays = {}; g.trickOver = false; }
 }
 
+/** Consecutive timeouts of one seat that make an escape (seed 000 超时不出). */
+const TIMEOUTS_TO_ESCAPE = 4;
+
 const HANDLERS = {
   dealing(g, ev) {
     const before = g.handCounts;
@@ -233,7 +236,16 @@ const HANDLERS = {
   },
   revealed(g, ev) { g.revealed = ev.seat; say(`${nameOf(ev.seat)} 亮明`); },
   player_out(g, ev) { say(`${nameOf(ev.seat)} 第 ${ev.place} 个出完`); },
-  timed_out(g, ev) { say(`${nameOf(ev.seat)} 超时（连续 ${ev.count} 次）`); },
+  timed_out(g, ev) {
+    say(`${nameOf(ev.seat)} 超时（连续 ${ev.count} 次）`);
+    // The 4th timeout in a row is an escape (seed 000 超时不出; rulings.md):
+    // the 2nd and 3rd of mine say so before it comes.
+    if (ev.seat === g.mySeat && ev.count >= 2 && ev.count < TIMEOUTS_TO_ESCAPE) {
+      const left = TIMEOUTS_TO_ESCAPE - ev.count;
+      toast(`你已连续超时 ${ev.count} 次，再超时 ${left} 次将按逃跑处理`);
+      g.timeoutWarning = ev.count;
+    }
+  },
   escaped(g, ev) { g.escapedSeat = ev.seat; say(`${nameOf(ev.seat)} 逃跑`); },
   seat_disconnected(g, ev) {
     const s = g.seats.find((x) => x.seat === ev.seat);
@@ -275,7 +287,9 @@ const HANDLERS = {
     const escaped = detail.escaped ?? detail.escapee ?? g.escapedSeat ?? null;
     S.result = { ...ev, seats: g.seats, mySeat: g.mySeat, game: g.game,
       escapedSeat: ev.reason === "escape" ? escaped : null };
-    markResultSeen(g.id);
+    // Seen under every id it may come back by (after a redeal the deal's id
+    // is not the sitting's): no 你离开期间牌局已结束 for it at the next sign-in.
+    for (const id of new Set([g.id, ev.game_id, ev.record_id])) if (id) markResultSeen(id);
     S.lastGame = g;
     g.room = S.room ? S.room.room : null;
     say("本局结束");

@@ -6,13 +6,13 @@ import { STATE_NAMES } from "./text.js";
 import { quickStartButton } from "./social.js";
 
 export function renderTop(S) {
-  const me = S.me;
+  const me = S.replaced ? null : S.me;
   setHtml($("#top"), `<span class="logo">${icon("S", "logo-ic")} 牌局 <small>paiju</small></span>` +
     (me ? `<span class="who">${avatar(me.player, me.name, "sm")}<b id="me-name">${esc(me.name)}</b>` +
       `<span class="coins">${icon("coin")} <span id="me-coins">${me.coins}</span></span></span>` : "") +
     (me ? `<span class="top-nav"><button class="link" id="btn-history" data-rec="history">战绩</button>` +
       `<button class="link" id="btn-rankings" data-rec="rankings">排行</button></span>` : "") +
-    `<span class="conn ${S.connected ? "on" : "off"}" id="conn-state">${S.connected ? "已连接" : "重连中…"}</span>` +
+    `<span class="conn ${S.connected ? "on" : "off"}" id="conn-state">${S.replaced ? "已在别处登录" : S.connected ? "已连接" : "重连中…"}</span>` +
     (me ? `<button class="link" id="btn-logout" data-act="logout">登出</button>` : ""));
 }
 

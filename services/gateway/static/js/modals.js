@@ -20,7 +20,17 @@ export function scoresHtml(S, scores) {
   }
   let html = rows.length ? `<table class="scores"><thead><tr><th>玩家</th><th>得分</th><th>分牌</th></tr></thead><tbody>${rows.join("")}</tbody></table>` : "";
   if (scores.defender_points !== undefined) html += `<p>闲家得分：<b>${scores.defender_points}</b></p>`;
+  if (scores.multiplier !== undefined) html += multiplierHtml(S, scores);
   return html || `<p>本游戏不计分牌。</p>`;
+}
+
+/** 看分 of a game without point cards (斗地主): the multiplier, what made it
+ * (抢地主 and bombs, each ×2) and every seat's cards left. */
+function multiplierHtml(S, scores) {
+  const left = (scores.cards_left || []).map((n, seat) =>
+    `<tr><td>${esc(nameIn(S, seat))}</td><td>${n} 张</td></tr>`).join("");
+  return `<p id="scores-multiplier">倍数 <b>×${scores.multiplier}</b>（抢地主 ${scores.robs} 次，炸弹 ${scores.bombs} 个）</p>` +
+    (left ? `<table class="scores"><thead><tr><th>玩家</th><th>剩余</th></tr></thead><tbody>${left}</tbody></table>` : "");
 }
 
 export function lastTrickHtml(S, trick) {
@@ -39,11 +49,26 @@ export function lastTrickHtml(S, trick) {
  * is what the server's view says the escape costs now (or null). */
 export function leaveWarningHtml(S, points) {
   const srv = S.room && S.servers.find((x) => x.server === S.room.server);
-  const cost = typeof points === "number"
-    ? `按逃跑结算，你现在退出得 <b id="escape-points">${points}</b> 分` +
-      (srv ? `（底分 ${esc(srv.base)}，每 ${esc(srv.unit || 1)} 分 ${esc(srv.base)} 金币）` : "")
-    : "按逃跑结算，你将被扣分、扣金币，赔给其他玩家";
+  const coins = typeof points === "number" && srv ? coinsOf(points, srv) : null;
+  const cost = coins !== null
+    ? `按逃跑结算，你现在退出将得 <b id="escape-coins">${coins}</b> 金币` +
+      `（<span id="escape-points">${points}</span> 分，${rateText(srv)}）`
+    : typeof points === "number"
+      ? `按逃跑结算，你现在退出得 <b id="escape-points">${points}</b> 分`
+      : "按逃跑结算，你将被扣分、扣金币，赔给其他玩家";
   return `<div id="leave-warning"><p class="warn">牌局进行中，主动退出的玩家被视为<b>逃跑</b>：本局立即结束，${cost}。</p>` +
     `<div class="modal-btns"><button id="btn-leave-confirm" class="danger" data-act="confirmLeave">确认退出</button>` +
     `<button id="btn-leave-cancel" data-act="closeModal">继续游戏</button></div></div>`;
+}
+
+/** The coins ``points`` come to on server ``srv``: every ``unit`` points
+ * (the game's smallest unit of points, 5 in 混战) are ``base`` coins, as the
+ * ledger settles them (before the winners' fee). */
+export function coinsOf(points, srv) {
+  return Math.trunc(points / (srv.unit || 1)) * srv.base;
+}
+
+/** The points-to-coins step of server ``srv`` in words (每 5 分 10 金币). */
+export function rateText(srv) {
+  return `底分 ${esc(srv.base)}，每 ${esc(srv.unit || 1)} 分 ${esc(srv.base)} 金币`;
 }

@@ -41,7 +41,9 @@ export function renderHistory(S) {
     `<span class="h-res">${RESULT[g.result]}</span>` +
     `<span class="h-pts">${signed(g.points)} 分</span>` +
     `<span class="h-coins">${signed(g.coins)} 金币${g.fee ? `（手续费 ${g.fee}）` : ""}</span>` +
-    `<span class="h-opp">对手：${g.opponents.map(esc).join("、")}</span>` +
+    // Where some at the table are partners they are not all 对手.
+    `<span class="h-opp">${g.partners ? "同桌" : "对手"}：${g.opponents.map(esc).join("、")}</span>` +
+    (g.reason === "escape" ? `<span class="h-escape">逃跑结束</span>` : "") +
     `<button class="h-replay" data-rec="replay" data-game="${esc(g.game_id)}">回放</button></div>`).join("");
   setHtml($("#screen-history"), bar("我的战绩", `<button data-rec="rankings">排行榜</button>`) +
     (rows ? `<div class="hist">${rows}</div>` : `<p class="note">还没有结算过的牌局</p>`) +
@@ -52,7 +54,11 @@ function actionText(rp, a) {
   if (!a) return "发牌";
   const who = a.seat === null || a.seat === undefined ? "" : `${esc(seatName(rp, a.seat))} `;
   const cards = a.cards && a.cards.length ? rowHtml(a.cards, "small") : "";
-  return `${who}${esc(ACTIONS[a.type] || a.type)}${cards}`;
+  // The game's own word for declaring (大A: 亮大A), as its rules name it.
+  const declare = (rp.rules && rp.rules.declare_label) || ACTIONS.declare;
+  const words = a.type === "declare" ? declare : a.type === "end_declare" ? `${declare}结束`
+    : ACTIONS[a.type] || a.type;
+  return `${who}${esc(words)}${cards}`;
 }
 
 function seatName(rp, seat) {
@@ -71,7 +77,7 @@ function trickNow(f) {
 function roleOf(rp, seat) {
   const t = rp.frame.table || {};
   if (t.landlord === seat) return "地主";
-  if (t.declarer === seat) return "叫主";
+  if (t.declarer === seat) return (rp.rules && rp.rules.declare_label) || "叫主";
   if (t.dealer === seat) return "庄家";
   return "";
 }
@@ -102,7 +108,9 @@ export function renderReplay(S) {
     (rp.settlement.length ? `<div class="rp-settle">` + rp.settlement.map((r) =>
       `${esc(seatName(rp, r.seat))} ${signed(r.coins)} 金币`).join("，") + `</div>` : "") + `</div>` : "";
   const last = rp.steps - 1;
-  const trickNo = rp.tricks.filter((x) => x <= rp.step).length;
+  // The trick under way (the first is 第 1 墩), or the one just won at this step.
+  const won = rp.tricks.filter((x) => x <= rp.step).length;
+  const trickNo = rp.tricks.includes(rp.step) ? won : Math.min(won + 1, rp.tricks.length);
   setHtml($("#screen-replay"), bar(`回放 · ${esc(gameTitle(S, rp.game))}`,
     `<span class="terms">${esc(tableName(rp.room))}${rp.finished_at ? ` · ${when(rp.finished_at)}` : ""}${rp.viewer === "operator" ? " · 管理员" : ""}</span>`,
     !!S.me) +
@@ -116,7 +124,7 @@ export function renderReplay(S) {
     `<button id="rp-last" data-rec="step" data-to="last" ${rp.step === last ? "disabled" : ""}>结束</button>` +
     `<input id="rp-range" type="range" min="0" max="${last}" value="${rp.step}" aria-label="步骤"></div>` +
     `<div class="rp-info"><span id="rp-action">${actionText(rp, f.action)}</span>` +
-    `<span>${esc(PHASES[f.phase] || f.phase)} · 第 ${trickNo} 墩 / ${rp.tricks.length}</span>${extra}</div>` +
+    `<span>${esc(PHASES[f.phase] || f.phase)} · <span id="rp-trick">第 ${trickNo} 墩</span> / ${rp.tricks.length}</span>${extra}</div>` +
     `<div class="rp-seats">${seats}</div>${end}`);
 }
 

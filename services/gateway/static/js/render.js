@@ -51,7 +51,9 @@ export function bind(actions) {
 
 export function render(S) {
   // An operator's replay link shows the replay viewer without a sign-in.
-  const screen = S.me ? S.screen : S.replay && S.replay.link ? "replay" : "login";
+  // Replaced by a sign-in elsewhere: only that, and the way back (在此登录).
+  const screen = S.replaced ? "replaced" : S.me ? S.screen
+    : S.replay && S.replay.link ? "replay" : "login";
   for (const el of document.querySelectorAll(".screen")) el.hidden = el.id !== `screen-${screen}`;
   document.body.dataset.screen = screen;
   if (screen !== lastScreen) { resetHand(); lastScreen = screen; }

@@ -103,11 +103,19 @@ export function gameFromView(v) {
   return g;
 }
 
-/** Keep the selected cards selected in a new hand (matching equal cards). */
+/** Keep the selected cards selected in a new hand (matching equal cards).
+ * A selected card that left the hand is the one played, never its twin of a
+ * second deck: the twin stays unselected. */
 export function keepSelection(oldHand, sel, newHand) {
-  const want = [...sel].map((i) => oldHand[i]);
+  const gone = [...oldHand];
+  for (const c of newHand) {
+    const i = gone.indexOf(c);
+    if (i >= 0) gone.splice(i, 1);
+  }
   const out = new Set();
-  for (const c of want) {
+  for (const c of [...sel].map((i) => oldHand[i])) {
+    const g = gone.indexOf(c);
+    if (g >= 0) { gone.splice(g, 1); continue; }
     const i = newHand.findIndex((x, k) => x === c && !out.has(k));
     if (i >= 0) out.add(i);
   }

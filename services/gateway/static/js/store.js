@@ -6,6 +6,7 @@ import * as R from "./render.js";
 export const S = {
   conn: null,
   connected: false,
+  replaced: false,          // signed in elsewhere: this page was closed (4001)
   me: null,                 // {player, name, coins}
   token: sessionStorage.getItem("paiju.token") || "",
   screen: "login",
@@ -62,6 +63,13 @@ export async function call(cmd, args) {
 /** Whether this browser has shown the settlement table of ``gameId``. */
 export function seenResult(gameId) {
   return (localStorage.getItem("paiju.seen") || "").split(",").includes(gameId);
+}
+
+/** Whether the room's last result ``last`` was shown already: by the room's
+ * game id or by the id of the deal played out (``record_id``; after a redeal
+ * the page knew the game by that one). */
+export function resultSeen(last) {
+  return seenResult(last.game_id) || (!!last.record_id && seenResult(last.record_id));
 }
 
 /** Remember that the settlement table of ``gameId`` was shown (the last 20). */

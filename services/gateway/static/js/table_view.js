@@ -10,6 +10,7 @@ import { nameFromGame } from "./state.js";
 import { roomSize } from "./lobby_view.js";
 import { renderActions, renderHand } from "./controls.js";
 import { renderBubbles, renderChat } from "./social.js";
+import { rateText } from "./modals.js";
 
 const POS = {
   2: ["bottom", "top"],
@@ -53,7 +54,8 @@ function trumpText(g) {
   const face = t.suit
     ? `<b class="${"HD".includes(t.suit) ? "red" : ""}">${suitIcon(t.suit)}${esc(t.rank || "")}</b>`
     : `<b>${esc(t.text || "")}</b>`;
-  return `<span class="badge trump" id="trump">${esc(t.label || "")} ${face}${declaredBy(g)}</span>`;
+  const note = t.note ? ` <small class="tnote" id="trump-note">${esc(t.note)}</small>` : "";
+  return `<span class="badge trump" id="trump">${esc(t.label || "")} ${face}${note}${declaredBy(g)}</span>`;
 }
 
 function playerSeats(S) {
@@ -178,8 +180,12 @@ export function settlementTable(S, r) {
   const reason = (why ? `<div class="reason" id="settle-reason">${esc(why)}</div>` : "") + resultLines(r);
   const missed = r.missed ? `<div class="note">你离开期间这局已经结束</div>` : "";
   const err = r.settlement_error ? `<div class="reason">结算未完成：${esc(r.settlement_error)}</div>` : "";
+  // The step from points to coins (混战: every 5 points are the base's coins).
+  const where = r.server || (S.room && S.room.server) || S.server;
+  const srv = S.servers.find((x) => x.server === where);
+  const rate = srv && rows.length ? `<div class="note" id="settle-rate">分数换算金币：${rateText(srv)}</div>` : "";
   return `<div class="settle-table">${missed}${reason}${err}` +
-    `<table><thead><tr><th>用户名</th><th>分数</th><th>金币</th><th>手续费</th></tr></thead><tbody>${body}</tbody></table></div>`;
+    `<table><thead><tr><th>用户名</th><th>分数</th><th>金币</th><th>手续费</th></tr></thead><tbody>${body}</tbody></table>${rate}</div>`;
 }
 
 /** The server's settlement lines (``game_finished.lines``: label, the

@@ -5,6 +5,7 @@
 import { S, toast, saveRoom, render, call } from "./store.js";
 import { errorText } from "./text.js";
 import { gameFromView } from "./state.js";
+import { tableName } from "./table_view.js";
 
 /** The actions; ``openServer(server)`` shows a server's rooms (app.js). */
 export function socialActions(openServer) {
@@ -46,10 +47,14 @@ export function socialActions(openServer) {
       S.game = null;
       S.result = null;
       S.bubbles = {};
+      S.log = [];
       saveRoom();
       await call("watch_server", { server: r.room.server });
       S.screen = "table";
-      toast(`已为你找到座位：${r.room.room}`, false);
+      const srv = S.servers.find((x) => x.server === r.room.server);
+      const mine = (r.room.seats || []).find((x) => x.player === (S.me && S.me.player));
+      toast(`已为你找到座位：${srv ? `${srv.name} · ` : ""}${tableName(r.room.room)}` +
+        (mine ? `，${mine.seat + 1} 号座` : ""), false);
       render();
     },
     toggleChat() { S.chatOpen = !S.chatOpen; render(); },

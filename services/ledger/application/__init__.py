@@ -1,0 +1,1 @@
+"""The ledger's application: the use cases, written against the adapters."""

@@ -1,0 +1,1 @@
+"""The ledger's domain: pure rules and data: no I/O, no clock."""

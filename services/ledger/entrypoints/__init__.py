@@ -1,0 +1,1 @@
+"""The ledger's entrypoints: the gRPC servicer: protobuf in and out."""

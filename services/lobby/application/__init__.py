@@ -1,0 +1,1 @@
+"""The lobby's application: the use cases, written against the adapters."""

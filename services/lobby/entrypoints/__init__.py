@@ -1,0 +1,1 @@
+"""The lobby's entrypoints: the gRPC servicer: protobuf in and out."""
