@@ -164,16 +164,37 @@ async def seat_three(platform: Platform, names: list[str]) -> tuple[list[Capture
 
 
 def my_turn(c: Capture) -> dict[str, Any] | None:
-    turns = [e for e in c.events if e["type"] in ("your_turn", "turn", "game_finished")]
-    last = turns[-1] if turns else None
-    return last if last and last["type"] == "your_turn" else None
+    """The client's last ``your_turn`` while the turn is still its own: no
+    ``turn`` for another seat and no ``game_finished`` came after it. The two
+    subjects arrive in either order (the private ``your_turn`` may come before
+    the public ``turn`` of the same seat), so a ``turn`` naming the client's
+    seat never ends it."""
+    mine: dict[str, Any] | None = None
+    for e in c.events:
+        if e["type"] == "your_turn":
+            mine = e
+        elif mine is not None and (e["type"] == "game_finished"
+                                   or (e["type"] == "turn" and e["seat"] != mine["seat"])):
+            mine = None
+    return mine
+
+
+async def a_turn(clients: list[Capture], timeout: float = 30) -> int:
+    """The index of the client whose turn it is, once one is; on timeout the
+    error lists each client's event types, so a lost event can be told from a
+    game that never started."""
+    try:
+        await until(lambda: any(my_turn(c) for c in clients), "a turn", timeout=timeout)
+    except TimeoutError as e:
+        seen = [[ev["type"] for ev in c.events] for c in clients]
+        raise TimeoutError(f"{e}; events seen: {seen}") from None
+    return next(i for i, c in enumerate(clients) if my_turn(c))
 
 
 async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:
     clients, _room = await seat_three(platform, ["act-a", "act-b", "act-c"])
     try:
-        await until(lambda: any(my_turn(c) for c in clients), "a turn", timeout=30)
-        turn_holder = next(c for c in clients if my_turn(c))
+        turn_holder = clients[await a_turn(clients)]
         other = next(c for c in clients if c is not turn_holder)
         view_before = (await other.client.call("view"))["view"]
         holder_seat = my_turn(turn_holder)["seat"]  # type: ignore[index]

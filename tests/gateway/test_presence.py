@@ -25,7 +25,7 @@ from nats.aio.msg import Msg
 from paiju import subjects
 from services.gateway.auth import dev_player_id
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
-from tests.gateway.test_guarantees import Capture, my_turn, refused, seat_three
+from tests.gateway.test_guarantees import Capture, a_turn, refused, seat_three
 from tests.platform_procs import Platform, running_platform
 
 pytestmark = pytest.mark.timeout(300)
@@ -248,8 +248,7 @@ async def test_signing_in_on_another_device_goes_straight_back_to_the_game(
     clients, room = await seat_three(platform, ["dev-a", "dev-b", "dev-c"])
     other: Capture | None = None
     try:
-        await until(lambda: any(my_turn(c) for c in clients))
-        holder = next(i for i, c in enumerate(clients) if my_turn(c))
+        holder = await a_turn(clients)
         game_id = next(e["game_id"] for e in clients[1].events if e["type"] == "game_started")
         hand = [e for e in clients[0].events if e["type"] == "hand"][-1]["cards"]
         other = Capture(platform.gateway_url)
@@ -309,7 +308,7 @@ async def test_a_dropped_player_is_held_through_presence_and_comes_back(
     clients, room = await seat_three(platform, ["back-a", "back-b", "back-c"])
     again: Capture | None = None
     try:
-        await until(lambda: any(my_turn(c) for c in clients))
+        await a_turn(clients)
         game_id = next(e["game_id"] for e in clients[1].events if e["type"] == "game_started")
         token = clients[2].token
         await clients[2].client.close()
