@@ -49,8 +49,8 @@ BIND_ERRORS = ("cannot bind", "Address already in use", "Errno 98")
 
 #: The only settings a test platform adds to what ``paiju up`` gives each
 #: service (:func:`paiju.platform.instance_env`), all timing knobs, each with
-#: its reason (a module's ``extra_env`` may override them, or add the
-#: variable a test is about):
+#: its reason (a module's ``extra_env`` may override them, or add one of
+#: :data:`EXTRA_SETTINGS`):
 TEST_SETTINGS = {
     # 1 s for in-flight calls and each stop step on SIGTERM (10 s under
     # paiju up), so that a platform stops within about a second
@@ -61,6 +61,40 @@ TEST_SETTINGS = {
     # of its own (tests/table/test_many_games.py)
     "TABLE_GAME_DRAIN_SECONDS": "0",
 }
+
+#: The variables a module's ``extra_env`` may set besides
+#: :data:`TEST_SETTINGS` (``PAIJU_`` names without the prefix), each with its
+#: reason: a timing knob, or what the modules that set it are about.
+#: :func:`running_platform` refuses any other, so that no test runs a
+#: platform configured as users never run it without saying why here.
+EXTRA_SETTINGS = {
+    "TABLE_DEAL_INTERVAL_MS": "timing knob: the paced deal's pace (150 ms a card under "
+                              "paiju up), shorter where a test does not watch the deal",
+    "ROOMS_FILE": "the rooms a test is about (a 2 s turn, a short hold, a fifth game's server)",
+    "GAMES": "the fifth game's registration (tests/web/test_fifth_game.py)",
+    "GATEWAY_PING_INTERVAL_SECONDS": "presence timing (tests/gateway/test_presence.py)",
+    "GATEWAY_PING_TIMEOUT_SECONDS": "presence timing (tests/gateway/test_presence.py)",
+    "PRESENCE_HEARTBEAT_SECONDS": "presence timing (tests/gateway/test_presence.py)",
+    "TOKEN_JWKS_URL": "an identity provider's tokens (tests/gateway/test_tokens.py)",
+    "TOKEN_ISSUER": "an identity provider's tokens (tests/gateway/test_tokens.py)",
+    "TOKEN_AUDIENCE": "an identity provider's tokens (tests/gateway/test_tokens.py)",
+    "TOKEN_JWKS_REFRESH_SECONDS": "an identity provider's tokens (tests/gateway/test_tokens.py)",
+    "TOKEN_MAX_LIFETIME_SECONDS": "an identity provider's tokens (tests/gateway/test_tokens.py)",
+    "TOKEN_TTL_SECONDS": "an identity provider's tokens (tests/gateway/test_tokens.py)",
+    "GATEWAY_SESSIONS_PER_PLAYER_PER_MINUTE": "the sign-in limit a test reaches "
+                                              "(tests/gateway/test_tokens.py)",
+    "TRACING_OTLP_ENDPOINT": "tracing to a collector (tests/e2e/test_tracing.py)",
+    "METRICS_PORT": "a bad value refused at start (tests/e2e/test_platform_start.py)",
+}
+
+
+def check_extra_env(extra_env: Mapping[str, str]) -> None:
+    """``ValueError`` naming each variable of ``extra_env`` that is neither in
+    :data:`TEST_SETTINGS` nor in :data:`EXTRA_SETTINGS`."""
+    unknown = sorted(set(extra_env) - TEST_SETTINGS.keys() - EXTRA_SETTINGS.keys())
+    if unknown:
+        raise ValueError(f"the test platform would set {', '.join(unknown)}, which paiju up "
+                         "does not: add each to EXTRA_SETTINGS with its reason")
 
 
 def instance_names(replicas: Mapping[str, int] | None = None) -> list[str]:
@@ -186,7 +220,8 @@ def running_platform(extra_env: Mapping[str, str] | None = None,
     """Start NATS (each service with its own NATS user, as paiju up runs it;
     ``nats_nodes`` > 1: a cluster of that many nodes,
     :class:`tests.nats_cluster.NatsCluster`, every service given every node)
-    and the four services (with :data:`TEST_SETTINGS` and ``extra_env``,
+    and the four services (with :data:`TEST_SETTINGS` and ``extra_env``, which
+    may hold only :data:`EXTRA_SETTINGS` (``ValueError`` before anything starts),
     ``PAIJU_*`` names without the prefix; ``replicas`` of each, default one,
     every one reaching every replica of the others through comma lists);
     stop them all on exit.
@@ -194,6 +229,7 @@ def running_platform(extra_env: Mapping[str, str] | None = None,
     another failure raises ``RuntimeError``
     at once (a service exited, or was not SERVING within 60 s) with the folder
     of the services' logs in the message."""
+    check_extra_env(extra_env or {})
     gateways = tuple(n for n in instance_names(replicas) if service_of(n) == "gateway")
     nats: NatsServer | NatsCluster = (NatsServer(auth=True, gateways=gateways)
                                       if nats_nodes == 1 else NatsCluster(nats_nodes, gateways))

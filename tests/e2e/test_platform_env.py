@@ -16,7 +16,13 @@ import pytest
 
 from paiju.platform import SERVICES, plan
 from tests.fixtures import NatsServer
-from tests.platform_procs import TEST_SETTINGS, Platform, instance_names, service_of
+from tests.platform_procs import (
+    TEST_SETTINGS,
+    Platform,
+    instance_names,
+    running_platform,
+    service_of,
+)
 
 #: Variables that say where a service listens, finds the others or keeps its
 #: files: the test platform picks its own (free ports, a temporary folder, the
@@ -78,3 +84,12 @@ def test_no_table_list_the_users_do_not_have(test_platform: Platform) -> None:
     # list of table addresses hid that the gateway's replays needed one
     for name in test_platform.procs:
         assert "PAIJU_TABLE_ADDRS" not in test_platform.env(name, {}), name
+
+
+def test_a_variable_paiju_up_does_not_set_is_refused() -> None:
+    """A module's ``extra_env`` holds only the listed variables: anything else
+    (here the table list ``paiju up`` no longer gives) is refused before NATS
+    or any service starts."""
+    with pytest.raises(ValueError, match=r"TABLE_ADDRS.*EXTRA_SETTINGS"), \
+            running_platform({"TABLE_ADDRS": "127.0.0.1:1", "TABLE_DEAL_INTERVAL_MS": "5"}):
+        pytest.fail("the platform started")

@@ -8,9 +8,10 @@ the last trick, where every hand shown is the deal (the landlord with the
 kitty) less every card that seat played in the record; 上一步 back, where
 the last player has its last cards in hand again; 上一墩 back to an earlier
 trick; 开始 back to the deal. An operator's replay link (``paiju
-replay-link``) opens the same viewer without a sign-in. Then the rankings page of the server: the
-three players in order of the coins the record's settlement gives them. The
-same at 390 px wide, with nothing wider than the screen.
+replay-link``) opens the same viewer without a sign-in, stepped to the end.
+Then the rankings page of the server: the three players in order of the
+coins the record's settlement gives them. The same at 390 px wide, with
+nothing wider than the screen.
 
 Expectations come from the stored record (read from the table's database
 file) and the rules (records.md: a play takes its cards from the hand; the
@@ -78,7 +79,12 @@ def platform(chromium: str) -> Iterator[tuple[Platform, list[str]]]:
 
 
 def settled_record(p: Platform) -> dict[str, Any]:
-    with sqlite3.connect(p.data / "table.db") as conn:
+    return settled_in(p.data / "table.db")
+
+
+def settled_in(db: Path) -> dict[str, Any]:
+    """The one settled game's record in the table database file ``db``."""
+    with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT record_json FROM table_game_records "
                             "WHERE reason != 'redeal'").fetchall()
     assert len(rows) == 1
@@ -254,5 +260,8 @@ async def test_an_operator_link_opens_the_viewer_without_a_sign_in(
     assert shown["step"] == 1
     assert await page.inner_text("#rp-action") != "发牌"
     assert counters(shown) == hands_after(record, 1)
+    shown = await click_to(page, "#rp-last", shown["step"])
+    assert shown["step"] == len(record["actions"])
+    assert counters(shown) == hands_after(record, len(record["actions"]))
     await page.screenshot(path=str(artifacts / "replay_operator.png"), full_page=True)
     assert errors == []
