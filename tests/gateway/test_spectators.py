@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from paiju.bots import Stats
+from paiju.bots import BotError, Stats
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
 from tests.gateway.test_guarantees import (
     PUBLIC_CARDS,
@@ -103,6 +103,22 @@ async def watch_once_started(c: Capture, server: str, room: str) -> dict[str, An
             return await c.client.call("watch", room=room)
         await asyncio.sleep(0.05)
     raise TimeoutError(f"{room} never started")
+
+
+async def public_view_once_there(c: Capture, reply: dict[str, Any]) -> dict[str, Any]:
+    """The watch ``reply``'s view, or where the table had no game to show yet
+    (the room started in the lobby before its table dealt: ``view`` null,
+    docs/client-protocol.md ``watch``), the view ``view`` answers once it
+    has one. Fails after 30 s."""
+    if reply["view"] is not None:
+        return dict(reply["view"])
+    for _ in range(300):
+        with contextlib.suppress(BotError):
+            view = (await c.client.call("view"))["view"]
+            if view is not None:
+                return dict(view)
+        await asyncio.sleep(0.1)
+    raise AssertionError("the spectator never got a view")
 
 
 async def same_as_a_seat(spectator: Capture, seat: CapturingBot, cmd: str, key: str,
@@ -189,7 +205,7 @@ async def test_a_spectator_of_each_game_receives_no_hidden_card(
         playing = asyncio.gather(*(b.run() for b in bots))
         reply = await watch_once_started(spectator, server, room)
         assert reply["seated"] is False and reply["spectators"] >= 1
-        view = reply["view"]
+        view = await public_view_once_there(spectator, reply)
         assert view["spectator"] is True and view["seat"] is None and view["hand"] == []
         # Mid-game, once cards lie on the table: the view has card lists to check.
         await until(lambda: sum(e["type"] == "played" for e in spectator.events) >= 4,
