@@ -182,7 +182,7 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
                                                "PAIJU_EVENT_LOOP")}
     os.environ["PAIJU_ROOMS_FILE"] = str(data / "rooms.yaml")
     os.environ["PAIJU_EVENT_LOOP"] = size.event_loop
-    # Every bot connects from this machine: no per-address limit (issue 18).
+    # Every bot connects from this machine: no per-address limit.
     os.environ["PAIJU_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS"] = "1000000"
     os.environ.setdefault("PAIJU_LOG_LEVEL", "INFO")
     env = {"PAIJU_UP_PORT_BASE": str(_free_base()), "PAIJU_DATA_DIR": str(data / "data"),

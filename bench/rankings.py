@@ -30,7 +30,7 @@ checks that all three give the same rows, and prints the median and 95th
 percentile milliseconds of each, the ratio (baseline / ledger), the
 database's own execution time of each statement (EXPLAIN ANALYZE, which a
 loaded machine's client scheduling does not inflate), then one JSON line.
-The goal (issue 22): the ledger's read under 50 ms over 1 million rows.
+The goal: the ledger's read under 50 ms over 1 million rows.
 """
 
 from __future__ import annotations

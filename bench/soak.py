@@ -1,5 +1,5 @@
 """Presence soak: bots that drop and come back at every phase, and the rules'
-limits on absent players checked all along (issue 16).
+limits on absent players checked all along.
 
 usage: python bench/soak.py [--bots 200] [--seconds 300] [--quick] [--seed N]
 

@@ -11,7 +11,7 @@ API (the first legal action that is no pass, from Hints) and times every
 - ``log``: the table as built: each accepted action appended to the game log
   (JetStream, acknowledged) and its events flushed to NATS before the answer;
 - ``no log``: the same table with the append answered at once and no flush
-  (what the table did before issue 17).
+  (what the table did before).
 
 Prints p50 and p99 (milliseconds) of each kind, their ratio (log / no log),
 and one JSON line.

@@ -6,7 +6,7 @@ The table service asks an engine, on every turn: ``to_act``, the turn's
 options (``non_play_actions``: can it pass, its declares), ``hints`` (every
 non-play option and at most 50 plays), ``default_action`` (what a timeout
 applies), ``check`` (a copy of the engine applying a play) and ``apply``
-(here of ``timeout``), and ``view``. Issue 19 sets the goal: none of these
+(here of ``timeout``), and ``view``. The goal: none of these
 takes more than 20 ms in any position of any game (a call that long stalls
 every game of the instance's event loop).
 
@@ -22,7 +22,7 @@ Positions:
 
 Every call is timed on a fresh copy of the position (no engine cache from an
 earlier call), best of 3, in ms of this process's CPU. An engine without the
-bounded calls (the code before issue 19) is timed on what the table called
+bounded calls (the code before) is timed on what the table called
 then: ``legal_actions`` for the hints and the turn's options. Prints per
 game the slowest call against the 20 ms goal (as a ratio, < 1 meets it), then
 a JSON line. ``--table`` then plays the hunzhan worst positions through a

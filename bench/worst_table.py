@@ -13,7 +13,7 @@ asked seat (the timeout's default action). :class:`LagMonitor` wakes every
 how long the instance served nobody.
 
 Three runs, in the same process one after the other, first with CPython's
-own garbage collector settings (before issue 19's tuning), then with the
+own garbage collector settings (before the table's own tuning), then with the
 services' (:func:`paiju.service.tune_gc`, as a service process has them):
 
 - baseline: the other games alone, ``Hints`` asked for a doudizhu seat;
@@ -21,7 +21,7 @@ services' (:func:`paiju.service.tune_gc`, as a service process has them):
   facing a run of 7 heart pairs (116,280 legal follows), asked for hints;
 - the 6-pair run: the same against 6 pairs (293,930 follows).
 
-Prints the longest gap of each run against the 50 ms goal (issue 19), the most
+Prints the longest gap of each run against the 50 ms goal, the most
 CPU the event loop's thread spent between two wake-ups (the instance's own
 work; the rest of a gap is the machine serving other processes), and the
 candidate plays the engines built (:data:`paiju.rules.bounded.WORK`), then a
@@ -52,7 +52,7 @@ from paiju.table.v1 import table_pb2
 from tests.table.bots import play_room
 from tests.table.conftest import Harness
 
-#: The instance's longest unresponsive gap allowed (issue 19), ms.
+#: The instance's longest unresponsive gap allowed, ms.
 GAP_GOAL_MS = 50.0
 
 

@@ -1,4 +1,4 @@
-"""``paiju admin``: the operator's console (issue 23).
+"""``paiju admin``: the operator's console.
 
 Every command calls the services over mutual TLS as the ``operator``
 identity (``PAIJU_TLS_DIR``'s ``operator.pem``, paiju/identity.py), which

@@ -107,7 +107,7 @@ RULES: Mapping[str, Rule] = {
     _LEDGER + "Audit": _rule(OPERATOR, why="the books' consistency check"),
     _LEDGER + "GetGames": _rule(GATEWAY, OPERATOR, why="a player's settled games (战绩)"),
     _LEDGER + "GetRankings": _rule(GATEWAY, OPERATOR, why="a coin server's rankings"),
-    # the operator's console (paiju admin, issue 23): only the operator
+    # the operator's console (paiju admin): only the operator
     _LEDGER + "FindAccounts": _rule(OPERATOR, why="paiju admin find: players by id or name"),
     _LEDGER + "Adjust": _rule(OPERATOR, why="paiju admin adjust: coins with a reason, "
                                             "against house:adjustments"),

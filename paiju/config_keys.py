@@ -1,5 +1,5 @@
 """The development keys and the check that refuses them outside development
-mode (issue 18), for :mod:`paiju.config` (which re-exports them)."""
+mode, for :mod:`paiju.config` (which re-exports them)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ DEV_GRANT_KEY = "dev-grant-key"
 
 
 def check_keys(config: Config) -> None:
-    """Refuse development keys outside development mode (issue 18): the
+    """Refuse development keys outside development mode: the
     gateway needs a token key of its own (``PAIJU_TOKEN_SECRET``; unset, or
     holding :data:`DEV_TOKEN_SECRET`, is refused unless ``PAIJU_TOKEN_JWKS_URL``
     is set, in which case the development key verifies nothing), the ledger a

@@ -4,7 +4,7 @@ registered, instead of by server interceptors on every call.
 With any server interceptor, ``grpc.aio`` runs the interceptor chain for every
 call (a ``functools.partial`` continuation per interceptor, its coroutines,
 the handler looked up again): CPU and cyclic garbage per RPC, which the
-collector then has to find (docs/performance.md, issue 19 fifth round).
+collector then has to find (docs/performance.md).
 :class:`GuardedServer` stands for the real server in :func:`paiju.service.serve`:
 every handler a servicer registers, by ``add_registered_method_handlers`` (what
 grpcio's generated ``add_*Servicer_to_server`` uses first) or by

@@ -1,5 +1,5 @@
 """Service identity: a certificate authority, per-service certificates, and the
-mutual-TLS credentials of every gRPC server and client (issue 18).
+mutual-TLS credentials of every gRPC server and client.
 
 Each paiju process has one identity (:data:`IDENTITIES`), carried in a
 certificate signed by the platform's CA whose common name and DNS name are

@@ -6,8 +6,8 @@ Every channel paiju opens (:func:`paiju.identity.secure_channel`) is a
 (:mod:`paiju.metrics`). grpc.aio runs a channel with any client interceptor
 through its interceptor machinery (an ``InterceptedUnaryUnaryCall`` and a task
 of its own per call): in the gateway, two calls per player action, that was
-about a tenth of its busy time at 500 tables (docs/performance.md, issue 19
-third round). Tracing, when configured, still uses interceptors.
+about a tenth of its busy time at 500 tables (docs/performance.md).
+Tracing, when configured, still uses interceptors.
 
 A metered method returns a coroutine (await it for the response; a failed call
 raises ``grpc.aio.AioRpcError`` as before), not grpc's call object.

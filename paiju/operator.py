@@ -1,4 +1,4 @@
-"""Operators' calls (issue 23, ``paiju admin``): who made them, the log line
+"""Operators' calls (``paiju admin``): who made them, the log line
 and the counter every one of them gets.
 
 A person's tools call the services as the ``operator`` identity (its

@@ -1,4 +1,4 @@
-"""A service's replicas as one gRPC target, balanced round robin (issue 23).
+"""A service's replicas as one gRPC target, balanced round robin.
 
 An address setting (``PAIJU_LOBBY_ADDR``, ``PAIJU_LEDGER_ADDR``) names one
 service, however many replicas it runs:

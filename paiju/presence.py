@@ -1,4 +1,4 @@
-"""Presence: which players have a live session on some gateway (issue 16).
+"""Presence: which players have a live session on some gateway.
 
 Every gateway publishes its signed-in sessions (one WebSocket connection each)
 on core NATS, subject ``paiju.presence.<gateway_id>``
@@ -236,7 +236,7 @@ class PresenceBook:
             gateway = self._gateways[gateway_id] = _Gateway(heard_ms=now_ms)
         gateway.heard_ms = max(gateway.heard_ms, now_ms)
         # Only the sessions that change are swapped (a connect or disconnect
-        # is one session, not the gateway's thousands: issue 19's ramp).
+        # is one session, not the gateway's thousands: the ramp of 2,000 logins).
         sessions = gateway.sessions
         if kind == "heartbeat":
             new = {e["session"]: e["player"] for e in message["sessions"]}

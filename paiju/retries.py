@@ -1,4 +1,4 @@
-"""Retries of calls to other services and stores, through tenacity (issue 23).
+"""Retries of calls to other services and stores, through tenacity.
 
 Every retry waits a random time up to an exponential bound ("full jitter":
 ``uniform(0, min(cap, first · 2^n))`` seconds before try n+1, tenacity's

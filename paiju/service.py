@@ -267,7 +267,7 @@ def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 #: since the last full one grew by a quarter). A pause costs about 0.2 µs of
 #: CPU per reference the collection walks, and what a busy service walks is
 #: mostly the live state it made since the last collection of that
-#: generation (docs/performance.md, issue 19 fifth round).
+#: generation (docs/performance.md).
 GC_THRESHOLDS = (10_000, 10, 10)
 
 #: Per service, where :data:`GC_THRESHOLDS` is not the measured best. The

@@ -1,4 +1,4 @@
-"""Spectator counts (旁观), kept across gateways through presence (issue 22).
+"""Spectator counts (旁观), kept across gateways through presence.
 
 A gateway announces which room each of its spectator sessions watches on its
 presence subject (:mod:`paiju.presence`: the ``watch`` message, and

@@ -1,4 +1,4 @@
-"""OpenTelemetry tracing: off unless configured (issue 23).
+"""OpenTelemetry tracing: off unless configured.
 
 With ``PAIJU_TRACING_OTLP_ENDPOINT`` set, :func:`setup` makes the process's
 tracer provider (resource ``service.name`` = ``paiju-<service>``,

@@ -1,7 +1,7 @@
 """Bounded enumeration of plays: lazy multisets and a work counter.
 
-The table asks an engine only for what a turn needs (issue 19, "Bounded engine
-work"): its non-play options, at most :data:`HINT_PLAYS` plays for the hints,
+The table asks an engine only for what a turn needs: its non-play
+options, at most :data:`HINT_PLAYS` plays for the hints,
 whether it may pass and the timeout's default action. Where a seat has tens of
 thousands of legal plays (a void follower choosing any cards), the engines
 generate plays lazily with :func:`iter_multisets` and stop after the few they
@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from paiju.rules.cards import Card
 
 #: Plays a hints call returns at most; every non-play option comes beside them
-#: (docs/client-protocol.md, issue 19 "Decisions already taken").
+#: (docs/client-protocol.md).
 HINT_PLAYS = 50
 
 

@@ -16,7 +16,7 @@ Contract of every engine (tested for each game):
   any cards of those ranks).
 - ``view(seat)`` is what ``seat`` may see: its own hand, never another's.
 - ``default_action(seat)`` is what a ``timeout`` applies (rulings.md, "Shared").
-- What the table asks on a turn is bounded (issue 19): ``non_play_actions(seat)`` (the
+- What the table asks on a turn is bounded: ``non_play_actions(seat)`` (the
   non-play actions: pass, reveal, declare, bury, bids), ``can_pass(seat)``,
   ``hints(seat, limit)`` (every option, then at most ``limit`` plays from the
   lazy ``iter_plays(seat)``) and ``default_action(seat)`` never list every
@@ -250,7 +250,7 @@ class Game(ABC):
         (:meth:`non_play_actions`), then at most ``limit`` legal plays
         (:meth:`iter_plays` order, then the fewest cards first). Bounded work:
         at most ``limit`` plays are built where the engine generates lazily
-        (issue 19; docs/client-protocol.md)."""
+        (docs/client-protocol.md)."""
         plays = self._hint_plays(seat, max(limit, 0))
         plays.sort(key=lambda a: len(a.cards))
         return [*self.non_play_actions(seat), *plays]
@@ -284,7 +284,7 @@ class Game(ABC):
         views give them once the rules do. Default: none."""
         return frozenset()
 
-    # -- what the client displays (issue 21: the server sends display data) --------
+    # -- what the client displays (the server sends display data) --
 
     def result_lines(self) -> list[dict[str, Any]]:
         """The settlement screen's lines of a finished game, in order, each
@@ -381,7 +381,7 @@ class Game(ABC):
         """``detail`` of a game ended by an escape (subclasses add what they know)."""
         return {}
 
-    # -- what the platform reads besides the state machine (issue 20) -------------
+    # -- what the platform reads besides the state machine -------------
     # The table, the lobby and the web client know a game only through these:
     # none of them names a game.
 

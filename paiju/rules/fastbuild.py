@@ -1,6 +1,6 @@
 """Building :class:`~paiju.rules.engine.Action` and :class:`~paiju.rules.engine.Event`
 objects without their frozen-dataclass ``__init__``, for the engines' hot paths
-(one home for daa's and doudizhu's fast building; issue 20).
+(one home for daa's and doudizhu's fast building).
 
 :func:`event`, :func:`play_action` and :func:`play_actions` build the objects;
 an object built this way compares and hashes like one built normally (tested

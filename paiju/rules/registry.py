@@ -1,5 +1,5 @@
 """Which games there are: the ``paiju.games`` entry point group and the
-modules ``PAIJU_GAMES`` names (issue 20).
+modules ``PAIJU_GAMES`` names.
 
 A game is one module with a :class:`~paiju.rules.engine.Game` subclass. It
 registers as an entry point of the group ``paiju.games`` (``name =

@@ -1,4 +1,4 @@
-"""Quick chat (快捷聊天, issue 22): a fixed set of phrases and emotes, no free
+"""Quick chat (快捷聊天): a fixed set of phrases and emotes, no free
 text (so nothing to moderate).
 
 ``chat`` with ``say`` (an id of :data:`PHRASES` or :data:`EMOTES`): the

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 #: ``hints`` returns every non-play option (pass, call, declare, reveal, bury
 #: choices, ...) and at most this many plays (actions of type ``play``): the
-#: cap the table keeps too (issue 19's decision, docs/client-protocol.md).
+#: cap the table keeps too (docs/client-protocol.md).
 MAX_HINTS = 50
 #: Largest ``act`` de-duplication key the table takes (int64 ``ActRequest.client_seq``).
 MAX_CLIENT_SEQ = 2**63 - 1

@@ -1,5 +1,5 @@
 """Watching a game (旁观) and quick start (快速开始): docs/client-protocol.md
-"Spectators" and "Quick start" (issue 22).
+"Spectators" and "Quick start".
 
 A spectator follows the room's public table events (the same subject and
 rule as the seated players: never a hand, never a hidden card) and its quick

@@ -1,6 +1,6 @@
 """Noticing a silently lost connection: a WebSocket ping every
 ``PING_INTERVAL`` seconds, and a connection whose pong has not come
-``PING_TIMEOUT`` seconds after is aborted (issue 16; browsers answer pings
+``PING_TIMEOUT`` seconds after is aborted (browsers answer pings
 natively, so no client change is needed).
 
 A connection lost without a close frame (a network gone, a machine asleep) is
@@ -13,7 +13,7 @@ all); here the socket is aborted at once. Uses the connection's public
 ``ping()`` and its asyncio transport's ``abort()``. A frame from the client is
 a sign of life too: no ping goes to a connection heard from within the last
 ``PING_INTERVAL`` (2,000 playing connections were 400 pings and pongs a
-second; docs/performance.md, issue 19 third round), so the bound above holds
+second; docs/performance.md), so the bound above holds
 from the last frame or pong.
 
 Settings (paiju/config.py; seconds, above 0): ``PAIJU_GATEWAY_PING_INTERVAL_SECONDS``

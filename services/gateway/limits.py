@@ -1,4 +1,4 @@
-"""The gateway's limits on what clients may take (issue 18): open connections
+"""The gateway's limits on what clients may take: open connections
 in total and per address, sign-ins per player per minute, and the bytes
 waiting in all send queues together. Each refusal is counted by
 ``paiju_gateway_limit_refusals_total{limit}`` (services.gateway.metrics).

@@ -1,4 +1,4 @@
-"""``paiju gateway``: WebSocket clients in, gRPC and NATS out (issue 9).
+"""``paiju gateway``: WebSocket clients in, gRPC and NATS out.
 
 Serves ``/ws`` (docs/client-protocol.md) and the web client's files on
 ``PAIJU_GATEWAY_PORT``, and the gRPC health service on ``PAIJU_GRPC_PORT``.
@@ -28,7 +28,7 @@ async def setup(ctx: Context) -> Sequence[str]:
     presence = PresencePublisher(nc, new_gateway_id(cfg.instance), cfg.presence_heartbeat_seconds)
     gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr, ctx.identity), presence)
     await presence.start()
-    # The client's files, gzip and ETags: computed once, here (issue 21).
+    # The client's files, gzip and ETags: computed once, here.
     process_request = request_handler()
     await gateway.spectators.start()
     ws_server = await serve(gateway.handler, cfg.host, cfg.gateway_port,

@@ -1,1 +1,1 @@
-"""The table service: hosts running games (issue 7, docs/table.md)."""
+"""The table service: hosts running games (docs/table.md)."""

@@ -47,7 +47,7 @@ RENEW_CONCURRENCY = 64
 #: Slices the held leases are renewed in, one after the other over a renewal
 #: interval (:meth:`services.table.runner.Table.keep_leases`): 500 games' updates
 #: at once were a burst that held the instance's loop for tens of milliseconds
-#: every 1.7 s (docs/performance.md, issue 19 third round).
+#: every 1.7 s (docs/performance.md).
 RENEW_SLICES = 10
 
 

@@ -2,8 +2,7 @@
 
 A game stands still while nobody can append to its log: its owner died
 (until another instance takes it over) or NATS was away (a pause). It stood
-still from ``stopped_at`` (unix s) to ``now``. Then (issue 17, "Decisions
-already taken"):
+still from ``stopped_at`` (unix s) to ``now``. Then:
 
 - every running turn clock goes on with the time it had left at
   ``stopped_at``, at least :data:`~services.table.turns.RESUME_FLOOR_SECONDS`

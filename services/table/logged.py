@@ -5,7 +5,7 @@ its sitting when an append fails or after a pause (:func:`services.table.sitting
 As dicts they were most of what a busy table instance kept alive per action
 (about 9 tracked containers per action), every one of them walked by each
 full collection of the garbage collector for as long as its sitting runs
-(docs/performance.md, issue 19 fourth round). As text they are not tracked
+(docs/performance.md). As text they are not tracked
 at all; they are read back only to rebuild, which is rare.
 """
 

@@ -1,5 +1,4 @@
-"""Every seated client level after the table's NATS connection came back
-(issue 23).
+"""Every seated client level after the table's NATS connection came back.
 
 While NATS is away a game stands still (its log cannot be written; the
 pause, :mod:`services.table.room`), but events may still be lost on the way:

@@ -1,6 +1,6 @@
 """The public view of a running game: what a spectator (旁观) may see.
 
-Issue 22: a spectator gets the public events and a public view, never a hand
+A spectator gets the public events and a public view, never a hand
 and never a hidden card, by the same rule as the public subject: what the
 rules show to every seat alike. So the view keeps, of the engine's views of
 all the seats, only the fields every seat sees the same (a seat's hand, the

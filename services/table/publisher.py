@@ -21,7 +21,7 @@ async def ping(nc: NATS, timeout: int) -> None:
     """``nc.flush(timeout)`` with the PING written behind everything published
     so far, in the same socket write (one write per flush instead of two:
     the NATS client's socket writes were the table's largest own cost under
-    load, docs/performance.md issue 19 third round; nats-py's own flush
+    load, docs/performance.md; nats-py's own flush
     writes its PING at once, before the publishes still waiting for its
     flusher task). The PONG's future is queued as the PING is written, so
     PONGs answer PINGs in order whoever sent them. Falls back to

@@ -84,7 +84,7 @@ class Table:
         #: One creation at a time per room (a room's check and adoption are one
         #: step); rooms do not wait for each other: one lock for the instance
         #: queued a burst of starts behind each other's JetStream round trips
-        #: past the lobby's 3 s deadline (docs/performance.md, issue 19 third round).
+        #: past the lobby's 3 s deadline (docs/performance.md).
         #: room -> [its lock, the callers holding or awaiting it]
         self._creating: dict[str, list[Any]] = {}
 

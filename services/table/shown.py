@@ -1,6 +1,6 @@
 """What a running game last told every seat of the engine's public state
-beside the cards: its public roles (``roles`` events, issue 21) and its
-display (the ``display`` field of a public event, issue 20; see
+beside the cards: its public roles (``roles`` events) and its
+display (the ``display`` field of a public event; see
 docs/client-protocol.md), so each is sent again only when it changed."""
 
 from __future__ import annotations

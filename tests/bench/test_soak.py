@@ -1,5 +1,5 @@
 """The presence soak (bench/soak.py): its checks read the rules' limits right,
-and a 30 s run with drops at every phase breaks none of them (issue 16)."""
+and a 30 s run with drops at every phase breaks none of them."""
 
 from __future__ import annotations
 

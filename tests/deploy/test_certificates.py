@@ -1,4 +1,4 @@
-"""deploy/: the service identity certificates (issue 18). cert-manager's
+"""deploy/: the service identity certificates. cert-manager's
 kinds have no schema in the offline validation, so this checks their
 structure: a CA Issuer (its CA made by a self-signed bootstrap Issuer in dev,
 brought by the operator in prod), one Certificate per identity whose common

@@ -2,7 +2,7 @@
 migrations of lobby, table and ledger run under a lock (PostgreSQL: an
 advisory lock on the migration connection; SQLite: a file lock beside the
 database file), so the second instance waits and finds the schema made
-instead of crashing on the version table (issue 23)."""
+instead of crashing on the version table."""
 
 from __future__ import annotations
 

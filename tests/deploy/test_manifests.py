@@ -140,7 +140,7 @@ def test_overlays_differ_as_documented() -> None:
 
 
 def test_the_table_autoscales_in_prod_and_hands_games_over_within_its_grace() -> None:
-    """Issue 17: a HorizontalPodAutoscaler on the table StatefulSet (prod),
+    """A HorizontalPodAutoscaler on the table StatefulSet (prod),
     removing one instance at a time; a draining instance hands its games over
     within PAIJU_TABLE_GAME_DRAIN_SECONDS (about 15 s), which the grace
     period (about 30 s) covers with the gRPC drain."""

@@ -1,4 +1,4 @@
-"""deploy/: NATS over TLS in production (issue 18). cert-manager's kinds have
+"""deploy/: NATS over TLS in production. cert-manager's kinds have
 no schema in the offline validation, so this checks the structure: the prod
 overlay's NATS servers serve clients and routes over TLS only (``tls {}``
 blocks, client certificates verified) with the Certificate ``paiju-nats``

@@ -1,5 +1,5 @@
 """deploy/: the NetworkPolicies of both rendered overlays let exactly the
-intended callers reach each port of each workload (issue 18): clients reach
+intended callers reach each port of each workload: clients reach
 only the gateway's WebSocket port; each service's gRPC port only its
 callers (lobby: gateway, table; table: gateway, lobby, table; ledger:
 gateway, lobby, table, as services/*/ create their stubs); metrics only

@@ -65,7 +65,7 @@ from tests.fixtures import (
 
 #: What a service may take to come up on a loaded machine (a deadline, not a timing).
 START_DEADLINE = 120.0
-#: Whether the services take mutual TLS (paiju/identity.py, issue 18): then
+#: Whether the services take mutual TLS (paiju/identity.py): then
 #: each pod gets the certificate its Secret volume mounts, made here as
 #: cert-manager would, and health is asked on the plain health port.
 MUTUAL_TLS = importlib.util.find_spec("paiju.identity") is not None

@@ -1,4 +1,4 @@
-"""``paiju admin`` (issue 23) against the whole platform as real processes:
+"""``paiju admin`` against the whole platform as real processes:
 as the operator identity it finds players, shows their coins and journal,
 adjusts coins with a mandatory reason, kicks a player from a waiting room
 and from a running game, lists the live games per table instance and ends a

@@ -1,5 +1,5 @@
-"""A table instance SIGKILLed under ``paiju up --tables 2`` (issue 17, "Done
-when"): real processes (NATS with JetStream, ledger, two table instances,
+"""A table instance SIGKILLed under ``paiju up --tables 2``:
+real processes (NATS with JetStream, ledger, two table instances,
 lobby, gateway), bots at 8 doudizhu tables over the gateway; once every
 game is under way the instance running more of them is killed. Every game
 finishes, the bots see no error (the gateway sends their actions to the new

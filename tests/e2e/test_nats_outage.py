@@ -1,4 +1,4 @@
-"""After a NATS outage every seated client is level again (issue 23): the
+"""After a NATS outage every seated client is level again: the
 whole platform as real processes, three players through the gateway's
 WebSocket in a doudizhu game; NATS is stopped for a few seconds mid-game and
 started again. Each client's events are checked as a client checks them

@@ -1,4 +1,4 @@
-"""Replicas without a single point of failure (issue 23): two lobbies, two
+"""Replicas without a single point of failure: two lobbies, two
 ledgers, two tables and two gateways as real processes, each reaching every
 replica of its peers through a comma list (PAIJU_LOBBY_ADDR,
 PAIJU_LEDGER_ADDR). One lobby and one ledger are SIGKILLed while a game runs

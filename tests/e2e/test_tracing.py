@@ -1,4 +1,4 @@
-"""Tracing follows one ``act`` across the services (issue 23): the platform
+"""Tracing follows one ``act`` across the services: the platform
 as real processes with PAIJU_TRACING_OTLP_ENDPOINT set to an OTLP/gRPC
 collector of the test's own, which keeps the spans it is sent in memory.
 One player's ``act`` through the gateway's WebSocket is one trace: the

@@ -45,7 +45,7 @@ def test_rules_name_only_known_identities_and_none_is_open_to_nobody() -> None:
 
 
 def test_the_decided_callers() -> None:
-    """From issue 18: only the table settles, only the lobby creates games,
+    """Only the table settles, only the lobby creates games,
     seats' views and moves only from the gateway, Grant only from the
     operator (the gateway in development mode only)."""
     ledger, table, lobby = ("/paiju.ledger.v1.LedgerService/", "/paiju.table.v1.TableService/",
@@ -62,7 +62,7 @@ def test_the_decided_callers() -> None:
     assert allowed(RULES, ledger + "Grant", "gateway", dev_mode=True)
     assert not allowed(RULES, ledger + "Settle", "gateway", dev_mode=True)
     assert not allowed(RULES, "/paiju.ledger.v1.LedgerService/Mint", "operator", dev_mode=True)
-    # the operator's console (issue 23): its actions only the operator, in any mode
+    # the operator's console: its actions only the operator, in any mode
     for method in (ledger + "Adjust", ledger + "FindAccounts", lobby + "Kick",
                    table + "Kick", table + "EndGame"):
         assert RULES[method].callers == {"operator"} and not RULES[method].dev, method

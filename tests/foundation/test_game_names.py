@@ -1,4 +1,4 @@
-"""No game is named outside its module and its registration (issue 20).
+"""No game is named outside its module and its registration.
 
 The table, the lobby, the gateway, the platform code around them and the web
 client know a game only through the engine interface (paiju/rules/engine.py)

@@ -1,4 +1,4 @@
-"""Service identity with real processes (issue 18): every gRPC server of
+"""Service identity with real processes: every gRPC server of
 paiju refuses callers without a certificate of the platform's CA, each RPC is
 allowed only to the identities the authorisation table names
 (``PERMISSION_DENIED`` for the others), health answers on the plain port

@@ -1,4 +1,4 @@
-"""NATS over TLS (issue 18, "TLS in production"): against a real nats-server
+"""NATS over TLS ("TLS in production"): against a real nats-server
 serving TLS only, with a certificate from paiju's CA (paiju.identity's
 helpers, as cert-manager issues ``paiju-nats`` in the production overlay) and
 a client certificate required (``verify: true``, as the overlay's NATS), a

@@ -1,10 +1,11 @@
-"""NATS accounts (paiju.natsauth, issue 18): against a real nats-server run
+"""NATS accounts (paiju.natsauth): against a real nats-server run
 with the generated configuration, a client without credentials cannot
 connect, and each service's user publishes and subscribes exactly the
 subjects events.md gives it, no more.
 
 The expectations below are written from shared/spec/events.md ("Subjects")
-and issue 18 (the gateway never publishes table events; only the gateway reads
+and the deployment's trust boundaries (the gateway never publishes table
+events; only the gateway reads
 player subjects; control subjects only among gateways; presence from gateways
 to the lobby and the table; JetStream for the table's game log), not from
 :data:`paiju.natsauth.PERMISSIONS`.
@@ -226,7 +227,7 @@ async def test_no_service_reads_another_services_replies(server: NatsServer,
 
 async def test_an_injected_session_started_or_hand_is_refused_at_the_server(
         server: NatsServer, observer: NATS) -> None:
-    """The attacks of issue 18 with a service's own credentials: the lobby's
+    """Attacks with a service's own credentials: the lobby's
     user closing a player's socket or faking a hand gets nothing through."""
     got: list[Msg] = []
     done = asyncio.Event()

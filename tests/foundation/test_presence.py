@@ -1,5 +1,5 @@
 """paiju.presence: the book's rules (pure, clock passed in) and the watcher and
-publisher over a real NATS, with a gateway process that dies (PRESENCE.md, issue 16)."""
+publisher over a real NATS, with a gateway process that dies (PRESENCE.md)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def test_connect_makes_a_player_present_and_disconnect_absent() -> None:
 
 def test_a_gateway_of_thousands_flips_only_the_player_that_moves() -> None:
     # A connect or disconnect is one session, however many the gateway has
-    # (the ramp of 2,000 logins was quadratic: 3 s of CPU; issue 19).
+    # (the ramp of 2,000 logins was quadratic: 3 s of CPU).
     book, t = warm_book(), AFTER_WARMUP
     for i in range(2000):
         assert book.apply(conn("g1", f"p{i}", f"s{i}"), t + i) == [Change(f"p{i}", True, t + i)]

@@ -1,4 +1,4 @@
-"""paiju.spectators (issue 22): spectator counts per room from the gateways'
+"""paiju.spectators: spectator counts per room from the gateways'
 presence messages (paiju/presence.py's ``watch`` and heartbeats), pure
 bookkeeping; and the public view's rule (what every seat sees alike)."""
 

@@ -1,5 +1,5 @@
 """对决 duel: a small two-player trick game that exists for the tests only
-(issue 20: a fifth game is one module and its registration).
+(a fifth game is one module and its registration).
 
 It is registered by naming this module in ``PAIJU_GAMES``; nothing else in
 paiju knows it. Twelve cards (9 to A of spades and hearts), six to each seat,

@@ -1,4 +1,4 @@
-"""The hardened client edge against real gateway processes (issue 18):
+"""The hardened client edge against real gateway processes:
 malformed frames answered with stable codes and the connection kept, frames
 over the WebSocket limit closed with 1009, and the limits on connections in
 total and per address and on the bytes queued for all clients, each counted

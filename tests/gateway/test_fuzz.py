@@ -1,4 +1,4 @@
-"""A fuzz test of the client edge (issue 18): a generated corpus of more than
+"""A fuzz test of the client edge: a generated corpus of more than
 10,000 frames (well-formed commands with wrong, odd or huge fields, and
 malformed frames: not JSON, deep nesting, lone surrogates, binary frames,
 oversize frames…) sent by many connections to a running gateway while bots

@@ -1,4 +1,4 @@
-"""The ``hints`` cap (issue 19's decision, docs/client-protocol.md): every
+"""The ``hints`` cap (docs/client-protocol.md): every
 non-play option, and at most 50 plays, in the table's order."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Development keys outside development mode (issue 18): the real service
+"""Development keys outside development mode: the real service
 commands refuse to start, naming the variable, exit status 2."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Unit tests of the gateway's pure bookkeeping (issue 18): the limits of
+"""Unit tests of the gateway's pure bookkeeping: the limits of
 services.gateway.limits, and token checks of services.gateway.auth with an
 injected clock (the real processes are in test_edge.py and test_tokens.py)."""
 

@@ -1,4 +1,4 @@
-"""The gateway's routing follows a game that moves (issue 17): a player's
+"""The gateway's routing follows a game that moves: a player's
 ``act`` sent after its table instance was SIGKILLed is sent again by the
 gateway (services/gateway/routing.py) to the instance that took the game
 over, with the same ``client_seq``: answered ok once; sent again it gets the

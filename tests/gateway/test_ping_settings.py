@@ -1,4 +1,4 @@
-"""The gateway's ping settings (issue 16: a ping every 5 s, a 5 s timeout)."""
+"""The gateway's ping settings (a ping every 5 s, a 5 s timeout)."""
 
 from __future__ import annotations
 

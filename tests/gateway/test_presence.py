@@ -1,4 +1,4 @@
-"""The gateway's part of presence (issue 16, PRESENCE.md) against the whole
+"""The gateway's part of presence (PRESENCE.md) against the whole
 platform as real processes: presence messages on sign-in and close, a client
 that stops answering pings seen as gone, a gateway's clean stop, 退出
 (``leave``), and signing in again from another device while seated."""
@@ -214,7 +214,7 @@ async def test_leave_during_a_game_is_an_escape_and_outside_one_stands(
             assert named == by_seat(finished["settlement"])  # and the names they sat with
             escapee = next(r for r in last["settlement"] if r["seat"] == 1)
             assert escapee["coins"] < 0
-            # ... with the settlement screen's lines of game_finished (issue 21):
+            # ... with the settlement screen's lines of game_finished:
             # the escapee named (seed 000 例外), kept by the lobby's LastResult
             assert last["lines"] == finished["lines"]
             assert last["lines"][0] == {"label": "逃跑", "seats": [1]}

@@ -1,7 +1,7 @@
 """Spectators (旁观) and quick chat, against the whole platform as real
-processes, with a second gateway process (issue 22).
+processes, with a second gateway process.
 
-Expectations come from issue 22: a spectator gets the public events and a
+Expectations: a spectator gets the public events and a
 public view, never a hand nor a hidden card (checked by field against the
 stored deal, as the seated players' test does); it sees the settlement table,
 cannot act, is not counted in the room's seats and leaves freely; the seated

@@ -1,4 +1,4 @@
-"""The web client's files over real HTTP (issue 21): gzip where the browser
+"""The web client's files over real HTTP: gzip where the browser
 accepts it, an ETag per file computed once at the start, ``Cache-Control``
 that lets the browser keep and revalidate, ``304`` on ``If-None-Match``.
 

@@ -1,4 +1,4 @@
-"""Client tokens against a running platform (issue 18): an identity
+"""Client tokens against a running platform: an identity
 provider's RS256/ES256 tokens through its JWKS (a small one served on
 loopback here), issuer and audience, key rotation, the maximum lifetime, a
 refused ``auth`` signing the connection out, and sign-ins per player per minute."""

@@ -1,4 +1,4 @@
-"""Operators' adjustments and the player search (``paiju admin``, issue 23)
+"""Operators' adjustments and the player search (``paiju admin``)
 through gRPC on a real ledger, on SQLite and on PostgreSQL, called as the
 operator identity. From the issue: an adjustment needs a reason and is a
 journal entry of its own kind against the house account, so the audit still

@@ -175,7 +175,7 @@ def test_sitting_while_absent_starts_the_time_away() -> None:
 
 
 def test_a_result_keeps_its_settlement_lines_and_reads_old_results_without() -> None:
-    """issue 21: the lines of game_finished and the players' names ride with
+    """The lines of game_finished and the players' names ride with
     the stored last result."""
     lines = (room_rules.Line("逃跑", seats=(1,)), room_rules.Line("倍数", "×4"))
     result = Result("dz-01", "g1", "g1", (Row("p1", 1, -8, -80, 0, "张三"),), 5, lines)

@@ -1,4 +1,4 @@
-"""The lobby and presence (issue 16; rulings.md "Shared by all games"): a real
+"""The lobby and presence (rulings.md "Shared by all games"): a real
 lobby, ledger, tables and NATS (tests/lobby/conftest.py), and a real
 PresencePublisher standing in for a gateway (a subprocess one where it dies).
 

@@ -1,5 +1,5 @@
 """快速开始 (quick start) on the real lobby, ledger and tables
-(tests/lobby/conftest.py), issue 22: one request seats the player at the best
+(tests/lobby/conftest.py): one request seats the player at the best
 room of a chosen game it can afford, honouring the coin rule (seed 000 第二节:
 符合服务器金币要求); the fullest waiting room first, then an idle one; ties to
 the richer server the player can afford, then the room id; refused with a

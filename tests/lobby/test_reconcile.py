@@ -7,7 +7,7 @@ the other's games over), that a test can stop (it hands its games over:
 their leases released, their logs kept) and start again. The lobby's clock is
 a FakeClock and the tests drive one reconcile pass at a time (``run_once``);
 settings: a room started less than 30 s ago is not checked, a game without a
-lease holder and without a readable log for 60 s is lost (issue 17).
+lease holder and without a readable log for 60 s is lost.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""Table instances register themselves and receive games (issue 17,
-"Instances register themselves"): the lobby of tests/lobby/conftest.py has
+"""Table instances register themselves and receive games: the lobby of tests/lobby/conftest.py has
 ``PAIJU_TABLE_ADDRS`` naming two instances; a third one, named nowhere,
 announces itself in the registry bucket (address, pool, games, accepting)
 and the lobby places the next game on it (the least loaded); once it drains

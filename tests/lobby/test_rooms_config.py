@@ -40,14 +40,14 @@ servers:
     assert (a.unit, a.rooms, a.fee_rate, a.ready_seconds, a.name) == (5, 2, 0.05, 20, "a")
     assert (b.unit, b.rooms, b.fee_rate, b.ready_seconds, b.seats) == (2, 1, 0.0, 30, 5)
     assert (a.idle_disconnect_seconds, b.idle_disconnect_seconds) == (30, 2)
-    # The room-wide option of issue 22: watching is allowed unless it says no.
+    # The room-wide option: watching is allowed unless it says no.
     assert (a.spectators, b.spectators) == (True, False)
 
 
 @pytest.mark.parametrize("game", ["doudizhu", "hunzhan", "daa", "shengji"])
 def test_room_wide_options_accepted_for_every_game(game: str) -> None:
     """The room-wide options (rulings.md "Shared by all games", "Settlement")
-    are accepted in any game's options, doudizhu's too (issue 20)."""
+    are accepted in any game's options, doudizhu's too."""
     config = parse(f"servers:\n  - {{server: a, game: {game}, base: 1, min_coins: 0, "
                    "options: {unit: 5, fee_rate: 0.02, turn_seconds: 30}}")
     assert config.servers[0].options == {"unit": 5, "fee_rate": 0.02, "turn_seconds": 30}
@@ -70,7 +70,7 @@ def test_room_wide_options_accepted_for_every_game(game: str) -> None:
      "spectators must be true or false"),
     ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0}\n"
      "  - {server: a, game: daa, base: 1, min_coins: 0}", "twice"),
-    # Every game's options are checked by its engine (issue 20), the same
+    # Every game's options are checked by its engine, the same
     # room-wide ones for all.
     ("servers:\n  - {server: a, game: doudizhu, base: 1, min_coins: 0, "
      "options: {jokers_as_wings: 1}}", "jokers_as_wings"),

@@ -1,4 +1,4 @@
-"""Bounded engine work (issue 19): what the table asks on a turn (hints, the
+"""Bounded engine work: what the table asks on a turn (hints, the
 turn's non-play options, can-pass, the timeout's default action) is computed
 without listing every play.
 

@@ -1,4 +1,4 @@
-"""What the client shows, computed by the engines (issue 21): settlement
+"""What the client shows, computed by the engines: settlement
 lines, announcements and the multiplier of doudizhu plays, shengji's hand
 order and bury counts, daa's public roles. Expectations written by hand from
 the seeds (002 doudizhu, 003 daa, 004 shengji) and rulings.md."""

@@ -1,4 +1,4 @@
-"""混战 (hunzhan) settlement lines (issue 21). Expectations written by hand from
+"""混战 (hunzhan) settlement lines. Expectations written by hand from
 seed 000 (积分: 本局游戏得分为 X − 60; the 本局结算表 example A 60, B 70, C 50,
 D 60; 例外: escapes; 上局最后一手牌最大的玩家先摸牌) and rulings.md "hunzhan"."""
 

@@ -1,4 +1,4 @@
-"""The engine interface the platform reads instead of a game's name (issue 20):
+"""The engine interface the platform reads instead of a game's name:
 every registered engine, and the test-only fifth game, answer it the same way.
 
 Expected values come from the rulings (rulings.md "Shared by all games",
@@ -74,7 +74,7 @@ def test_a_registered_module_plays(duel_registered: None) -> None:
 @pytest.mark.parametrize("cls", engines(), ids=lambda c: c.name)
 def test_escape_finishes_every_engine(cls: type[Game]) -> None:
     """After any end, an escape in the first phase too, the phase is
-    ``finished`` (issue 20), nobody is to act and the result's kind is ``escape``."""
+    ``finished``, nobody is to act and the result's kind is ``escape``."""
     g = new(cls)
     g.apply(Action(1, "escape"))
     assert g.phase == "finished" and g.finished and g.to_act() == []

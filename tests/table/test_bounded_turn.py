@@ -1,6 +1,6 @@
 """The hunzhan worst position (a void follower facing a 7-pair run: 116,280
 legal follows) played through a running table service while other games run
-on the same instance (issue 19, "Bounded engine work").
+on the same instance.
 
 Work is counted, not timed: the candidate plays the engines' lazy generators
 build (:data:`paiju.rules.bounded.WORK`; the table runs in this process) stay

@@ -1,5 +1,5 @@
 """A stale owner, SIGTERM handover and a lone instance, with real processes
-(issue 17, "Done when"). Leases of 1 s.
+Leases of 1 s.
 
 - A paused owner (SIGSTOP) whose lease another instance took cannot append
   or publish once resumed (SIGCONT): its action is refused, no event of its

@@ -1,7 +1,7 @@
 """While the game log cannot be written (NATS stopped), a game pauses: an
 action gets ``unavailable`` and changes nothing, no clock runs out; once NATS
-is back the game goes on, its turn with the time it had left (issue 17,
-"Decisions already taken"). A real NATS server of the test's own, stopped
+is back the game goes on, its turn with the time it had left.
+A real NATS server of the test's own, stopped
 and started; the table on a FakeClock."""
 
 from __future__ import annotations

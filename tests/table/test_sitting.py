@@ -1,6 +1,6 @@
 """A sitting rebuilt from its log entries is the game it was (pure, no I/O),
 and a game that stood still goes on with the time its clocks had left, at
-least 10 s (issue 17, "Decisions already taken")."""
+least 10 s."""
 
 from __future__ import annotations
 

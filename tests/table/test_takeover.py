@@ -1,6 +1,6 @@
 """Takeover with real processes: a table instance SIGKILLed in the middle of a
 game (bidding or declaring, then mid-trick) is taken over by another
-instance and the game finishes (issue 17, "Done when"). Leases of 1 s.
+instance and the game finishes. Leases of 1 s.
 
 Expectations: the record replays (``paiju replay``) to the result
 ``game_finished`` gave, and it holds the same actions and result as the same

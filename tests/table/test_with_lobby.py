@@ -1,6 +1,6 @@
 """The table with a real lobby (tests/lobby/conftest.py's stack: ledger, two
 table instances, lobby, NATS on loopback; injected clocks): a player acting on
-``game_finished`` finds the room free (issue 16: ``stand`` right after
+``game_finished`` finds the room free (``stand`` right after
 ``game_finished`` was refused with ``room_started``)."""
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-#: Debian packages: the browser and a CJK font (no emoji font: issue 21).
+#: Debian packages: the browser and a CJK font (no emoji font).
 APT_PACKAGES = ["chromium", "fonts-wqy-microhei"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
 

@@ -362,7 +362,7 @@ async def no_horizontal_overflow(page: Any) -> None:
     assert width <= page.viewport_size["width"], width
 
 
-#: The parts issue 21 added (settlement lines, role badges, the 倍数 row, the
+#: The display's parts (settlement lines, role badges, the 倍数 row, the
 #: side buttons, 看分 / 上一轮 and their cards, the keyboard's cursor card)
 #: that are cut now: out of the viewport, outside the box that clips them, or
 #: with text wider than themselves; the cursor card also hidden under a
@@ -438,6 +438,6 @@ EMOJI_JS = """() => [...document.body.innerText].filter((ch) =>
 
 
 async def no_emoji(page: Any, where: str) -> None:
-    """The page's rendered text holds no emoji code point (issue 21)."""
+    """The page's rendered text holds no emoji code point."""
     found = await page.evaluate(EMOJI_JS)
     assert not found, f"{where}: emoji code points {found}"

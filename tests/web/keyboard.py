@@ -1,4 +1,4 @@
-"""Playing a whole game in the browser with the keyboard only (issue 21).
+"""Playing a whole game in the browser with the keyboard only.
 
 The player never clicks: it types its name and presses Enter, presses Tab
 until the wanted server, seat or button has the focus and presses Enter,

@@ -1,4 +1,4 @@
-"""A fifth game is one module and its registration (issue 20, "Done when").
+"""A fifth game is one module and its registration.
 
 tests/games/duel.py (对决, two seats, a trick game that exists for the tests
 only) is registered by ``PAIJU_GAMES=tests.games.duel`` and a rooms file with

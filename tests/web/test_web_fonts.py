@@ -1,4 +1,4 @@
-"""CI installs no emoji font (issue 21): the browser tests' icon checks
+"""CI installs no emoji font: the browser tests' icon checks
 (test_web_polish.py: no emoji code point in the rendered text, an SVG for
 every icon) then run where emoji would show as empty boxes, as on a stock
 Linux browser. Read from the two places that install packages: .ci/run and

@@ -1,7 +1,7 @@
 """A full game of each of the four games played with the keyboard only at
-1280 px (issue 21), bots at the other seats, in real Chromium against the
+1280 px, bots at the other seats, in real Chromium against the
 real platform; at the settlement table (and doudizhu's and daa's turns) the
-page is also looked at 390 px: nothing of issue 21's parts cut
+page is also looked at 390 px: nothing of the display's parts cut
 (``helpers.nothing_cut``).
 
 Each game checks what the issue asks of it, from the events the bots were

@@ -1,4 +1,4 @@
-"""Web polish (issue 21) in real headless Chromium against the real platform.
+"""Web polish in real headless Chromium against the real platform.
 
 - No emoji code point in the rendered text of any screen (login, coin
   servers, rooms with a started table, the room, the game, the settlement

@@ -1,4 +1,4 @@
-"""The web client's presence (issue 16) in real headless Chromium against the
+"""The web client's presence in real headless Chromium against the
 real platform: back at the table from anywhere, 退出, and the away seats.
 
 - Rejoin from a second browser context: a new context (no storage of the
@@ -198,7 +198,7 @@ async def test_declare_buttons_back_then_leave_is_an_escape(platform: Platform, 
             " document.querySelectorAll('.declare-btn.lit').length > 0", timeout=10000)
         await page2.screenshot(path=str(artifacts / "rejoin_declare.png"))
         assert await declare(page2), "the declare buttons of the view work"
-        # Once the deal is done the note of the deal goes (issue 21).
+        # Once the deal is done the note of the deal goes.
         await page2.wait_for_function(
             "() => { const g = window.paiju.S.game;"
             " return g && (g.dealing.done || g.phase === 'play')"
@@ -274,7 +274,7 @@ async def test_game_ended_while_away_shows_its_settlement(platform: Platform, br
         assert int(rows[0][2]) < 0 < int(rows[1][2]), rows
         # the others by the names they sat with (last_result's names), not 座位N
         assert sorted(r[1] for r in rows[1:]) == sorted(b.name for b, _ in bots), rows
-        # ... with the settlement lines of its game_finished (issue 21), the
+        # ... with the settlement lines of its game_finished, the
         # escapee first (你: seat 0), the labels in the server's order
         fin = next(ev for ev in bots[0][0].events
                    if ev.get("type") == "game_finished" and ev.get("game_id") == game_id)

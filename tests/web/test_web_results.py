@@ -1,4 +1,4 @@
-"""看分's point cards (issue 21),
+"""看分's point cards,
 in real headless Chromium against the real platform (processes), at 1280 and
 390 px.
 

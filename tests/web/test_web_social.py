@@ -1,4 +1,4 @@
-"""Browser tests (Chromium) of issue 22's player features: 快速开始 then a
+"""Browser tests (Chromium) of the social features: 快速开始 then a
 full game; watching (旁观) a game to its end on a 390-wide phone; a quick
 chat phrase and emote seen at the sender's seat on another player's screen.
 Screenshots in artifacts/web/."""

@@ -123,8 +123,8 @@ class Store:
     ``asyncio.Lock``: SQLite has one writer at a time, and writers that meet
     on the file wait in its busy handler, sleeping 1 to 100 ms between tries
     (the lobby's seating at 50 a second spent most of its time there: the
-    gateway's calls ran over their 5 s deadline, docs/performance.md, issue 19
-    fourth round). Other processes on the same file still meet the busy
+    gateway's calls ran over their 5 s deadline, docs/performance.md).
+    Other processes on the same file still meet the busy
     handler; PostgreSQL writers are not serialised. Reads see committed
     rows; each read is one statement (a room and its seats are one join)."""
 

@@ -1,4 +1,4 @@
-"""The lobby's side of presence (issue 16; rulings.md "Shared by all games").
+"""The lobby's side of presence (rulings.md "Shared by all games").
 
 A :class:`SeatPresence` watches every gateway's presence
 (:class:`paiju.presence.PresenceWatcher`) and keeps the seats' ``connected`` flag

@@ -1,6 +1,6 @@
 """快速开始 (quick start): which room a player is seated at, as pure data.
 
-Issue 22: one button seats the player at the best room of a chosen game it
+One button seats the player at the best room of a chosen game it
 can afford, honouring the coin rule (seed 000 第二节: 符合服务器金币要求, a
 server's ``min_coins``): among the rooms of the game's servers whose
 ``min_coins`` the player's balance reaches, the fullest waiting room with a
