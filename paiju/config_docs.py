@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from paiju.config import BEGIN, END, GROUPS, Settings, variable
+from paiju.docs_markers import replace_between
 
 
 def markdown() -> str:
@@ -36,11 +37,7 @@ def _shown(value: Any) -> str:
 
 def rewrite_docs(path: Path) -> bool:
     """Put :func:`markdown` between the markers of ``path``; True if it changed."""
-    text = path.read_text(encoding="utf-8")
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    new = text[:start] + markdown() + text[end:]
-    path.write_text(new, encoding="utf-8")
-    return new != text
+    return replace_between(path, BEGIN, END, markdown())
 
 
 def main(paths: list[str]) -> None:

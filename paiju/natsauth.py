@@ -40,6 +40,7 @@ import nkeys
 
 from paiju import subjects
 from paiju.config import Config
+from paiju.docs_markers import replace_between
 
 #: The services that connect to NATS, each as its own user (the gateway as a
 #: user per replica, :func:`gateway_users`).
@@ -316,11 +317,7 @@ def markdown() -> str:
 
 def rewrite_docs(path: Path) -> bool:
     """Put :func:`markdown` between the markers of ``path``; True if it changed."""
-    text = path.read_text(encoding="utf-8")
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    new = text[:start] + markdown() + text[end:]
-    path.write_text(new, encoding="utf-8")
-    return new != text
+    return replace_between(path, BEGIN, END, markdown())
 
 
 if __name__ == "__main__":

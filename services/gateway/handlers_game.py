@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2
+from paiju.rules.bounded import HINT_PLAYS
 from paiju.table.v1 import table_pb2
 from services.gateway import convert, handlers_watch
 from services.gateway.backends import call
@@ -19,23 +20,19 @@ from services.gateway.protocol import ClientError
 if TYPE_CHECKING:
     from services.gateway.session import Session
 
-#: ``hints`` returns every non-play option (pass, call, declare, reveal, bury
-#: choices, ...) and at most this many plays (actions of type ``play``): the
-#: cap the table keeps too (docs/client-protocol.md).
-MAX_HINTS = 50
 #: Largest ``act`` de-duplication key the table takes (int64 ``ActRequest.client_seq``).
 MAX_CLIENT_SEQ = 2**63 - 1
 
 
 def capped_hints(actions: Sequence[common_pb2.Action]) -> list[common_pb2.Action]:
     """``actions`` in their order, without the plays after the
-    :data:`MAX_HINTS`-th: every non-play option stays."""
+    :data:`~paiju.rules.bounded.HINT_PLAYS`-th: every non-play option stays."""
     out: list[common_pb2.Action] = []
     plays = 0
     for a in actions:
         if a.type == "play":
             plays += 1
-            if plays > MAX_HINTS:
+            if plays > HINT_PLAYS:
                 continue
         out.append(a)
     return out

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from paiju.rules import Action, Event, Game, RulesError, new_game
+from paiju.rules.bounded import HINT_PLAYS
 from paiju.rules.cards import parse_cards
 from paiju.rules.engine import SYSTEM_ACTIONS
 from services.table.dealing import DealPlan
@@ -41,10 +42,8 @@ from services.table.record import game_record
 from services.table.shown import Shown
 from services.table.turns import TurnClock
 
-__all__ = ["HINTS_CAP", "Answer", "GameError", "Outgoing", "RunningGame", "Seat"]
+__all__ = ["Answer", "GameError", "Outgoing", "RunningGame", "Seat"]
 
-#: How many actions Hints returns at most.
-HINTS_CAP = 50
 
 
 class RunningGame:
@@ -161,7 +160,7 @@ class RunningGame:
 
     def hints(self, player: str) -> list[Action]:
         """``player``'s options now: every non-play action and at most
-        :data:`HINTS_CAP` plays (the engine's bounded ``hints``); declares are
+        :data:`~paiju.rules.bounded.HINT_PLAYS` plays (the engine's bounded ``hints``); declares are
         limited to the cards the seat holds so far during a paced deal."""
         return self._legal_now(self.seat_of(player))
 
@@ -171,7 +170,7 @@ class RunningGame:
         declaring = self.paced.declaring_open
         if seat not in self.engine.to_act() and not declaring:
             return []
-        actions = self.engine.hints(seat, HINTS_CAP)
+        actions = self.engine.hints(seat, HINT_PLAYS)
         if declaring:
             actions = [a for a in actions if a.type != "declare"
                        or self._holds_now(seat, a.cards)]
