@@ -27,30 +27,30 @@ from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, mo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from paiju.config_checks import (
-    _NATS,
     LOG_LEVELS,
     MIN_TOKEN_KEY_BYTES,
+    NATS_URL,
     Address,
     Addresses,
     Port,
     Positive,
     Replicas,
     Seconds,
-    _check,
-    _data_dir,
-    _database_url,
-    _event_loop,
-    _games,
-    _host,
-    _instance,
-    _jwks_url,
-    _log_level,
-    _otlp_endpoint,
-    _port,
-    _readable_file,
-    _seed_file,
-    _tls_dir,
-    _token_keys,
+    check_data_dir,
+    check_database_url,
+    check_event_loop,
+    check_games,
+    check_host,
+    check_instance,
+    check_jwks_url,
+    check_log_level,
+    check_otlp_endpoint,
+    check_port,
+    check_readable_file,
+    check_seed_file,
+    check_tls_dir,
+    check_token_keys,
+    pattern_check,
 )
 from paiju.config_keys import DEV_GRANT_KEY, DEV_TOKEN_SECRET, check_keys
 
@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, case_sensitive=False, frozen=True,
                                       extra="ignore", validate_default=True)
 
-    host: Annotated[str, AfterValidator(_host)] = Field(
+    host: Annotated[str, AfterValidator(check_host)] = Field(
         default="127.0.0.1", description="address the gRPC, metrics and HTTP servers bind",
         json_schema_extra=_doc("all", "`127.0.0.1` (`0.0.0.0` in the image)"))
     grpc_port: Port | None = Field(
@@ -99,33 +99,33 @@ class Settings(BaseSettings):
         default=None, description="plain gRPC port serving only the health service, for "
         "probes (0: a free port)",
         json_schema_extra=_doc("all", "lobby 9111, table 9112, ledger 9113, gateway 9114"))
-    tls_dir: Annotated[Path, AfterValidator(_tls_dir)] | None = Field(
+    tls_dir: Annotated[Path, AfterValidator(check_tls_dir)] | None = Field(
         default=None, description="folder of the CA and this service's certificate: `ca.pem`, "
         "`<service>.pem`, `<service>-key.pem` ([operations.md](operations.md#service-identity-"
         "who-may-call-what)); required outside development mode",
         json_schema_extra=_doc("all", "unset: refused to start, or insecure with a warning in "
                                       "development mode"))
-    nats_url: Annotated[str, AfterValidator(_check(_NATS, "a NATS URL"))] = Field(
+    nats_url: Annotated[str, AfterValidator(pattern_check(NATS_URL, "a NATS URL"))] = Field(
         default="nats://127.0.0.1:4222", description="NATS server(s), comma separated",
         json_schema_extra=_doc("all"))
-    nats_nkey_seed_file: Annotated[Path, AfterValidator(_seed_file)] | None = Field(
+    nats_nkey_seed_file: Annotated[Path, AfterValidator(check_seed_file)] | None = Field(
         default=None, description="file holding this service's NKey seed (`SU…`) for NATS, "
         "made by `paiju nats-config`; required outside development mode",
         json_schema_extra=_doc("all", "none"))
-    nats_tls_ca: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
+    nats_tls_ca: Annotated[Path, AfterValidator(check_readable_file)] | None = Field(
         default=None, description="CA certificate (PEM) to verify the NATS server by; set, "
         "NATS is reached over TLS", json_schema_extra=_doc("all", "none (no TLS)"))
-    nats_tls_cert: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
+    nats_tls_cert: Annotated[Path, AfterValidator(check_readable_file)] | None = Field(
         default=None, description="client certificate (PEM) for a NATS server that wants one "
         "(with `PAIJU_NATS_TLS_KEY`)", json_schema_extra=_doc("all", "none"))
-    nats_tls_key: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
+    nats_tls_key: Annotated[Path, AfterValidator(check_readable_file)] | None = Field(
         default=None, description="the client certificate's private key (PEM)",
         json_schema_extra=_doc("all", "none"))
-    database_url: Annotated[str, AfterValidator(_database_url)] | None = Field(
+    database_url: Annotated[str, AfterValidator(check_database_url)] | None = Field(
         default=None, description="SQLAlchemy URL in its plain form: `sqlite:///path.db`, "
         "`postgresql://user:pw@host/db` (the async driver is chosen for you); not the gateway",
         json_schema_extra=_doc("all", "`sqlite:///$PAIJU_DATA_DIR/<service>.db`"))
-    data_dir: Annotated[Path, AfterValidator(_data_dir)] = Field(
+    data_dir: Annotated[Path, AfterValidator(check_data_dir)] = Field(
         default=Path(".paiju"),
         description="where local SQLite files live", json_schema_extra=_doc("all"))
     ledger_addr: Replicas = Field(
@@ -142,21 +142,21 @@ class Settings(BaseSettings):
         "gateway asks for records) besides those that announce themselves in the registry "
         "(comma separated; optional)",
         json_schema_extra=_doc("lobby", "none"))
-    games: Annotated[str, AfterValidator(_games)] | None = Field(
+    games: Annotated[str, AfterValidator(check_games)] | None = Field(
         default=None, description="modules of extra games, comma separated, registered beside "
         "the `paiju.games` entry points (paiju/rules/registry.py); every service reads it",
         json_schema_extra=_doc("all", "none"))
-    instance: Annotated[str, AfterValidator(_instance)] | None = Field(
+    instance: Annotated[str, AfterValidator(check_instance)] | None = Field(
         default=None, description="this instance's name (logs, NATS connection names); a "
         "gateway's is also its NATS user's, whose presence it alone may publish",
         json_schema_extra=_doc("all", "`<service>-<grpc port>`"))
     drain_seconds: Seconds = Field(
         default=10.0, description="grace on SIGTERM for in-flight calls and for each stop step",
         json_schema_extra=_doc("all"))
-    log_level: Annotated[str, AfterValidator(_log_level)] = Field(
+    log_level: Annotated[str, AfterValidator(check_log_level)] = Field(
         default="INFO", description="`DEBUG`, `INFO`, `WARNING`, `ERROR` (any case)",
         json_schema_extra=_doc("all"))
-    event_loop: Annotated[str, AfterValidator(_event_loop)] = Field(
+    event_loop: Annotated[str, AfterValidator(check_event_loop)] = Field(
         default="uvloop", description="the process's event loop: `uvloop` (libuv, faster "
         "sockets and timers; docs/performance.md) or `asyncio` (the standard library's)",
         json_schema_extra=_doc("all"))
@@ -164,7 +164,7 @@ class Settings(BaseSettings):
     gateway_port: Port = Field(
         default=8080, description="the gateway's HTTP port: WebSocket `/ws` and the web client",
         json_schema_extra=_doc("gateway"))
-    token_secret: Annotated[str, AfterValidator(_token_keys)] = Field(
+    token_secret: Annotated[str, AfterValidator(check_token_keys)] = Field(
         default=DEV_TOKEN_SECRET,
         description="HMAC keys of client tokens (JWT HS256, each at least "
         "32 bytes), comma separated: the first signs, every one verifies; a key of your own is "
@@ -191,7 +191,7 @@ class Settings(BaseSettings):
         "read before they are computed again from the daily tally (0: every read; "
         "docs/ledger.md \"Rankings\")", json_schema_extra=_doc("ledger"))
 
-    rooms_file: Annotated[Path, AfterValidator(_readable_file)] | None = Field(
+    rooms_file: Annotated[Path, AfterValidator(check_readable_file)] | None = Field(
         default=None, description="coin servers and rooms (YAML); see [lobby.md](lobby.md)",
         json_schema_extra=_doc("lobby", "built-in default offering every game"))
     lobby_reconcile_seconds: Positive = Field(
@@ -241,7 +241,7 @@ class Settings(BaseSettings):
         default=7 * 86400, description="longest lifetime a client token may have (`exp` − `iat`, "
         "and `exp` − now); tokens without `exp` or living longer are refused",
         json_schema_extra=_doc("gateway"))
-    token_jwks_url: Annotated[str, AfterValidator(_jwks_url)] | None = Field(
+    token_jwks_url: Annotated[str, AfterValidator(check_jwks_url)] | None = Field(
         default=None, description="JWKS URL of an identity provider whose RS256/ES256 tokens "
         "`auth` accepts (with `PAIJU_TOKEN_ISSUER` and `PAIJU_TOKEN_AUDIENCE`)",
         json_schema_extra=_doc("gateway", "none"))
@@ -280,7 +280,7 @@ class Settings(BaseSettings):
         "the database fails (jittered backoff up to 5 s); then the record is given up: logged, "
         "counted in `paiju_table_records_lost_total`, and the room released",
         json_schema_extra=_doc("table"))
-    tracing_otlp_endpoint: Annotated[str, AfterValidator(_otlp_endpoint)] | None = Field(
+    tracing_otlp_endpoint: Annotated[str, AfterValidator(check_otlp_endpoint)] | None = Field(
         default=None, description="OpenTelemetry collector taking OTLP over gRPC "
         "(`http://host:4317` plain, `https://…` TLS); set, every service exports its traces "
         "there ([operations.md](operations.md#tracing))",
@@ -291,7 +291,8 @@ class Settings(BaseSettings):
     up_nats_port: Port | None = Field(
         default=None, description="port of the NATS server `paiju up` starts",
         json_schema_extra=_doc("up", "4222 (a free one if busy)"))
-    up_port_base: Annotated[int, BeforeValidator(_port), Field(ge=1024, le=65535 - 80)] | None = (
+    up_port_base: Annotated[
+        int, BeforeValidator(check_port), Field(ge=1024, le=65535 - 80)] | None = (
         Field(default=None, description="move every port of `paiju up`: gRPC base+1..4 (lobby, "
               "table, ledger, gateway), metrics base+11..14, health base+31..34, web client "
               "base+80, NATS base+22 (`paiju replay-link` and `paiju admin` find that `paiju up` "

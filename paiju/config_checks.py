@@ -20,10 +20,10 @@ MIN_TOKEN_KEY_BYTES = 32
 
 _HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
 _ADDRESS = re.compile(rf"(?:dns:///)?{_HOST}:\d{{1,5}}")
-_NATS = re.compile(rf"(?:(?:nats|tls|ws|wss)://)?(?:[^\s@/,]+@)?{_HOST}(?::\d{{1,5}})?")
+NATS_URL = re.compile(rf"(?:(?:nats|tls|ws|wss)://)?(?:[^\s@/,]+@)?{_HOST}(?::\d{{1,5}})?")
 
 
-def _check(pattern: re.Pattern[str], what: str) -> Callable[[str], str]:
+def pattern_check(pattern: re.Pattern[str], what: str) -> Callable[[str], str]:
     def check(value: str) -> str:
         items = [v.strip() for v in value.split(",") if v.strip()]
         if not items:
@@ -42,13 +42,13 @@ def _port_ok(item: str) -> bool:
     return not tail.isdigit() or int(tail) <= 65535
 
 
-def _host(value: str) -> str:
+def check_host(value: str) -> str:
     if not re.fullmatch(rf"{_HOST}|[0-9A-Fa-f:]+", value):
         raise ValueError("is not a host name or IP address")
     return value
 
 
-def _database_url(value: str) -> str:
+def check_database_url(value: str) -> str:
     try:
         driver = make_url(value).drivername
     except Exception:
@@ -58,25 +58,25 @@ def _database_url(value: str) -> str:
     return value
 
 
-def _data_dir(value: Path) -> Path:
+def check_data_dir(value: Path) -> Path:
     if value.exists() and not value.is_dir():
         raise ValueError("exists and is not a folder")
     return value
 
 
-def _tls_dir(value: Path | None) -> Path | None:
+def check_tls_dir(value: Path | None) -> Path | None:
     if value is not None and not value.is_dir():
         raise ValueError("is not a folder (of ca.pem, <service>.pem, <service>-key.pem)")
     return value
 
 
-def _readable_file(value: Path | None) -> Path | None:
+def check_readable_file(value: Path | None) -> Path | None:
     if value is not None and not value.is_file():
         raise ValueError("is not a readable file")
     return value
 
 
-def _seed_file(value: Path | None) -> Path | None:
+def check_seed_file(value: Path | None) -> Path | None:
     if value is not None:
         from paiju.natsauth import read_seed  # natsauth imports this module
 
@@ -84,7 +84,7 @@ def _seed_file(value: Path | None) -> Path | None:
     return value
 
 
-def _token_keys(value: str) -> str:
+def check_token_keys(value: str) -> str:
     keys = [k.strip() for k in value.split(",")]
     if not all(keys):
         raise ValueError("holds an empty key")
@@ -93,13 +93,13 @@ def _token_keys(value: str) -> str:
     return ",".join(keys)
 
 
-def _jwks_url(value: str) -> str:
+def check_jwks_url(value: str) -> str:
     if not re.fullmatch(r"https?://[^\s/?#]+(?:[/?#]\S*)?", value):
         raise ValueError("is not an http(s) URL")
     return value
 
 
-def _games(value: str) -> str:
+def check_games(value: str) -> str:
     from paiju.rules.registry import parse_modules
 
     items = parse_modules(value)  # ValueError: "holds 'x', which is not a Python module name"
@@ -108,25 +108,25 @@ def _games(value: str) -> str:
     return ",".join(items)
 
 
-def _otlp_endpoint(value: str) -> str:
+def check_otlp_endpoint(value: str) -> str:
     if not re.fullmatch(rf"https?://{_HOST}(?::\d{{1,5}})?/?", value) or not _port_ok(value):
         raise ValueError("is not an http(s)://host:port URL of an OTLP/gRPC collector")
     return value
 
 
-def _log_level(value: str) -> str:
+def check_log_level(value: str) -> str:
     if value.upper() not in LOG_LEVELS:
         raise ValueError(f"is not one of {', '.join(LOG_LEVELS)}")
     return value.upper()
 
 
-def _instance(value: str) -> str:
+def check_instance(value: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_.:-]+", value):
         raise ValueError("may hold only letters, digits and _ . : -")
     return value
 
 
-def _port(value: Any) -> Any:
+def check_port(value: Any) -> Any:
     if isinstance(value, str):
         if not value.strip().isdigit() or int(value) > 65535:
             raise ValueError("is not a port number (0-65535)")
@@ -134,10 +134,10 @@ def _port(value: Any) -> Any:
     return value
 
 
-Port = Annotated[int, BeforeValidator(_port), Field(ge=0, le=65535)]
+Port = Annotated[int, BeforeValidator(check_port), Field(ge=0, le=65535)]
 Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-Address = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address"))]
+Address = Annotated[str, AfterValidator(pattern_check(_ADDRESS, "a host:port address"))]
 
 
 def _replicas(value: str) -> str:
@@ -149,12 +149,12 @@ def _replicas(value: str) -> str:
 
 
 #: A service's replicas: one address, a comma list, or one ``dns:///`` name.
-Replicas = Annotated[str, AfterValidator(_check(_ADDRESS, "a host:port address")),
+Replicas = Annotated[str, AfterValidator(pattern_check(_ADDRESS, "a host:port address")),
                      AfterValidator(_replicas)]
 
 
 def _optional_addresses(value: str) -> str:
-    return _check(_ADDRESS, "a host:port address")(value) if value.strip() else ""
+    return pattern_check(_ADDRESS, "a host:port address")(value) if value.strip() else ""
 
 
 #: A comma-separated list of addresses, or nothing.
@@ -165,7 +165,7 @@ Addresses = Annotated[str, AfterValidator(_optional_addresses)]
 EVENT_LOOPS = ("uvloop", "asyncio")
 
 
-def _event_loop(value: str) -> str:
+def check_event_loop(value: str) -> str:
     if value.lower() not in EVENT_LOOPS:
         raise ValueError(f"is not one of {', '.join(EVENT_LOOPS)}")
     return value.lower()
