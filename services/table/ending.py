@@ -29,6 +29,7 @@ from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from services.table import metrics
+from services.table.entries import Finished
 from services.table.game import RunningGame
 from services.table.outgoing import ms
 from services.table.remote import Ledger, Refused, settlement_rows
@@ -163,6 +164,5 @@ async def publish_finished(runner: RoomRunner, game: RunningGame, rows: list[dic
                            settlement_error: str) -> None:
     """Log and publish ``game_finished`` (under the room's lock, after every
     event before it; waits out a pause of the log)."""
-    await runner.when_live(lambda: {
-        "type": "finished", "at": ms(runner.table.clock.now()), "game_id": game.game_id,
-        "rows": rows, "settlement_error": settlement_error})
+    await runner.when_live(lambda: Finished(
+        ms(runner.table.clock.now()), game.game_id, rows, settlement_error))

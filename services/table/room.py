@@ -37,13 +37,26 @@ from paiju.rules import load
 from paiju.table.v1 import table_pb2
 from services.table import ending, metrics
 from services.table.dealing import random_deal, with_first
+from services.table.entries import (
+    Act,
+    Disconnected,
+    Entry,
+    Handover,
+    Leave,
+    Level,
+    Reconnected,
+    Redeal,
+    Resume,
+    Timer,
+    Void,
+)
 from services.table.game import Answer, GameError, Outgoing, RunningGame
 from services.table.gamelog import Fenced, LogUnavailable
 from services.table.holds import Holds
 from services.table.lease import NATS_ERRORS
 from services.table.logged import Logged
 from services.table.outgoing import ms, ms_at_or_after
-from services.table.sitting import Sitting, restore
+from services.table.sitting import Applied, Sitting, restore
 from services.table.spec import GameSpec
 from services.table.timers import RoomTimer
 
@@ -153,21 +166,21 @@ class RoomRunner:
             raise GameError("unavailable", f"game {self.game_id} is paused: its log "
                             "cannot be written", "UNAVAILABLE")
 
-    async def _do(self, entry: dict[str, Any],
-                  worth: Callable[[list[Outgoing]], bool] = lambda out: True
-                  ) -> list[Outgoing]:
-        """Apply ``entry``; where ``worth(events)``, append it and publish its
+    async def _do(self, entry: Entry,
+                  worth: Callable[[Applied], bool] = lambda applied: True) -> Applied:
+        """Apply ``entry``; where ``worth(applied)``, append it and publish its
         events (under the lock). Raises ``GameError`` (``game_moved``,
         ``unavailable``) with nothing published."""
         self._check_live()
-        out = self.sitting.apply(entry)
-        if not worth(out):
-            return out
-        await self._append(entry)
-        await self.publish(out)
-        return out
+        applied = self.sitting.apply(entry)
+        if not worth(applied):
+            return applied
+        await self._append(applied.logged(entry))
+        await self.publish(applied.events)
+        return applied
 
     async def _append(self, entry: dict[str, Any]) -> None:
+        """Append ``entry`` (its JSON) to the log, fenced by the last seq."""
         try:
             self.last_seq = await self.table.log.append(self.game_id, entry, self.last_seq)
         except Fenced as e:
@@ -201,12 +214,10 @@ class RoomRunner:
         started = time.perf_counter()
         async with self.lock:
             self.game.seat_of(player)
-            entry = {"type": "act", "at": self._now(), "player": player,
-                     "action": {"type": type_, "cards": list(cards)},
-                     "client_seq": client_seq}
-            out = await self._do(entry, lambda out: self.sitting.last_answer.ok and bool(out))
-            answer = self.sitting.last_answer
-        result = answer.error if not answer.ok else ("ok" if out else "duplicate")
+            entry = Act(self._now(), player, type_, tuple(cards), client_seq)
+            applied = await self._do(entry, lambda a: a.answer.ok and bool(a.events))
+            answer = applied.answer
+        result = answer.error if not answer.ok else ("ok" if applied.events else "duplicate")
         metrics.ACTIONS.labels(self.name, result).inc()
         metrics.ACTION_SECONDS.labels(self.name).observe(time.perf_counter() - started)
         return answer
@@ -216,22 +227,21 @@ class RoomRunner:
         async with self.lock:
             self.game.seat_of(player)
             now = self._now()
-            await self._do({"type": "disconnected", "at": now, "player": player,
-                            "since": now if at is None else ms(at)})
+            await self._do(Disconnected(now, player, now if at is None else ms(at)))
 
     async def reconnected(self, player: str) -> dict[str, Any]:
         """End the hold; returns the player's full view."""
         async with self.lock:
             self.game.seat_of(player)
             now = self._now()
-            await self._do({"type": "reconnected", "at": now, "player": player})
+            await self._do(Reconnected(now, player))
             return self.game.view(player, now / 1000.0)
 
     async def leave(self, player: str) -> None:
         """The player's escape."""
         async with self.lock:
             self.game.seat_of(player)
-            await self._do({"type": "leave", "at": self._now(), "player": player})
+            await self._do(Leave(self._now(), player))
 
     async def void(self, by: str, why: str) -> str:
         """An operator ends the current deal without a result (a ``void``
@@ -244,15 +254,15 @@ class RoomRunner:
             if game.finished:
                 raise GameError("game_over", f"game {game.game_id} has finished already",
                                 "FAILED_PRECONDITION")
-            await self._do({"type": "void", "at": self._now(), "by": by, "why": why})
+            await self._do(Void(self._now(), by, why))
             return game.game_id
 
     async def level_clients(self) -> None:
         """Send every seat its whole view (a ``level`` entry, after a pause if
         there is one): whatever a client missed, it is level again."""
-        await self.when_live(lambda: {"type": "level", "at": self._now()})
+        await self.when_live(lambda: Level(self._now()))
 
-    async def when_live(self, make: Callable[[], dict[str, Any]]) -> None:
+    async def when_live(self, make: Callable[[], Entry]) -> None:
         """Apply, log and publish the entry ``make()`` gives, waiting out pauses
         (the end of a game: ``finished``, ``redeal``). ``GameError(game_moved)``
         once the game is gone."""
@@ -268,11 +278,10 @@ class RoomRunner:
 
     async def redeal(self) -> None:
         """Deal the room again: game id ``<first game id>.r<n>``."""
-        def entry() -> dict[str, Any]:
+        def entry() -> Entry:
             self.ending = None
-            return {"type": "redeal", "at": self._now(),
-                    "game_id": f"{self.game_id}.r{self.sitting.redeals + 1}",
-                    "deal": prepared_deal(self.spec, None)}
+            return Redeal(self._now(), f"{self.game_id}.r{self.sitting.redeals + 1}",
+                          prepared_deal(self.spec, None))
         await self.when_live(entry)
 
     async def _timer_step(self) -> None:
@@ -291,10 +300,10 @@ class RoomRunner:
             if due is not None and due <= self.table.clock.now():
                 at = max(at, ms_at_or_after(due))
             try:
-                out = await self._do({"type": "timer", "at": at}, bool)
+                applied = await self._do(Timer(at), lambda a: bool(a.events))
             except GameError:
                 return
-            if not out:
+            if not applied.events:
                 due = self.game.next_deadline()
                 if due is not None:
                     self.timer.arm(max(due, self.table.clock.now() + 0.001))
@@ -339,11 +348,11 @@ class RoomRunner:
                         return
                 except NATS_ERRORS:
                     continue
-                entry = {"type": "resume", "at": self._now(),
-                         "stopped_at": ms(self.paused_at)}
-                out = self.sitting.apply(entry)
+                entry = Resume(self._now(), ms(self.paused_at))
+                applied = self.sitting.apply(entry)
+                logged = applied.logged(entry)
                 try:
-                    self.last_seq = await self.table.log.append(self.game_id, entry,
+                    self.last_seq = await self.table.log.append(self.game_id, logged,
                                                                 self.last_seq)
                 except Fenced as e:
                     await self.lose(f"its log append was refused ({e})")
@@ -351,11 +360,11 @@ class RoomRunner:
                 except LogUnavailable:
                     self.sitting = restore(self.entries.all())
                     continue
-                self.entries.append(entry)
+                self.entries.append(logged)
                 self.paused_at = None
                 self.live.set()
                 log.info("game %s goes on after a pause", self.game_id)
-                await self.publish(out)
+                await self.publish(applied.events)
                 return
 
     async def _reread(self) -> bool:
@@ -403,10 +412,10 @@ class RoomRunner:
             if self.gone:
                 return
             self._stop()
-            entry = {"type": "handover", "at": self._now(), "instance": self.table.instance}
-            self.sitting.apply(entry)
+            entry = Handover(self._now(), self.table.instance)
+            logged = self.sitting.apply(entry).logged(entry)
             try:
-                self.last_seq = await self.table.log.append(self.game_id, entry,
+                self.last_seq = await self.table.log.append(self.game_id, logged,
                                                             self.last_seq)
             except (Fenced, LogUnavailable) as e:
                 log.warning("handover entry of %s not written: %s", self.game_id, e)

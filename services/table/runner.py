@@ -29,6 +29,7 @@ from paiju import retries, subjects
 from paiju.presence import Change
 from services.table import metrics
 from services.table.clock import Clock
+from services.table.entries import Created
 from services.table.game import GameError, Outgoing, RunningGame
 from services.table.gamelog import Fenced, GameLog, LogUnavailable
 from services.table.lease import NATS_ERRORS, RENEW_SLICES, Leases
@@ -133,15 +134,15 @@ class Table:
                 raise GameError("draining", f"{self.instance} takes no new games",
                                 "UNAVAILABLE")
             now = ms(self.clock.now())
-            created = {"type": "created", "at": now, "spec": spec_json(spec),
-                       "deal": prepared_deal(spec, spec.deal),
-                       "absent": [[s.seat, now] for s in spec.seats if s.player in self.absent]}
+            created = Created(now, spec_json(spec), prepared_deal(spec, spec.deal),
+                              [[s.seat, now] for s in spec.seats if s.player in self.absent])
             sitting = Sitting(created)
-            out = sitting.first()
-            seq = await self._begin(spec, created)
-            runner = RoomRunner(self, sitting, [created], seq)
+            applied = sitting.first()
+            logged = applied.logged(created)
+            seq = await self._begin(spec, logged)
+            runner = RoomRunner(self, sitting, [logged], seq)
             self.adopt(runner)
-        await runner.start(out)
+        await runner.start(applied.events)
         return runner
 
     @contextlib.asynccontextmanager

@@ -1,48 +1,41 @@
 """A sitting as a state machine over its log entries. No I/O.
 
 A sitting is a room's game and its redeals (one lobby game id). Everything
-that moves it is an entry (a JSON object; ``at`` is unix ms, the time the
-table used for it); :meth:`Sitting.apply` applies one and returns the events
-it caused, numbered. Applying the same entries in the same order gives the
-same state and the same events: that is how a takeover rebuilds a game from
-its log (:func:`restore`). Entries (``type``):
-
-- ``created``: ``spec`` (what CreateGame got: game, options, seats, room
-  terms …), ``deal``, ``absent`` (``[[seat, since_ms]]`` held from the start);
-  the game starts.
-- ``act``: a player's accepted action (``player``, ``action``, ``client_seq``).
-- ``timer``: what the timers did by ``at`` (timeouts, escapes of spent
-  holds, end of declaring, cards of a paced deal).
-- ``disconnected`` (``player``, ``since`` ms), ``reconnected``, ``leave``
-  (``player``): seat holds and escapes.
-- ``finished``: ``game_finished`` of the current deal (``rows``, the
-  settlement table, ``settlement_error``).
-- ``redeal``: the next deal of the sitting (``game_id``, ``deal``).
-- ``takeover`` (``instance``, ``address``, ``stopped_at`` ms) and ``resume``
-  (``stopped_at``): an instance goes on with the game after it stood still
-  (:func:`services.table.level.level`); ``takeover`` also publishes ``game_moved``.
-- ``handover`` (``instance``): the owner gave the game up (SIGTERM); nothing moves.
-- ``void`` (``by``, ``why``): an operator ended the current deal without a
-  result (``paiju admin end-game``); its ending follows.
-- ``level``: every seat's whole ``view``, privately, nothing moves
-  (:func:`services.table.level.views`; after the table's NATS connection
-  came back, :mod:`services.table.outage`).
-
-After :meth:`Sitting.apply` the entry carries ``seq`` (the public seq after
-it), ``player_seq`` (each player's seq after it) and ``actions`` (the
-records.md actions it applied, system ones too).
+that moves it is an entry (:mod:`services.table.entries`); :meth:`Sitting.apply`
+applies one and returns an :class:`Applied`: the events it caused, numbered,
+the answer to an ``act`` and what the log stores beside the entry. Applying
+the same entries in the same order gives the same state and the same events:
+that is how a takeover rebuilds a game from its log (:func:`restore`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
+from services.table.entries import (
+    Act,
+    Created,
+    Disconnected,
+    Entry,
+    Finished,
+    Handover,
+    Leave,
+    Level,
+    Reconnected,
+    Redeal,
+    Resume,
+    Takeover,
+    Timer,
+    Void,
+    entry_of,
+)
 from services.table.game import Answer, Outgoing, RunningGame
 from services.table.holds import Holds
 from services.table.level import level, views
 from services.table.options import TableOptions
-from services.table.outgoing import Seat, ms
+from services.table.outgoing import Seat
 from services.table.spec import GameSpec, Terms
 
 
@@ -68,11 +61,34 @@ def spec_of(data: dict[str, Any], deal: dict[str, Any] | None) -> GameSpec:
         table_instance=data.get("table_instance", ""))
 
 
-class Sitting:
-    """The state of one sitting, built from its entries (the first ``created``)."""
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What applying an entry gave: ``events`` (numbered, in order), ``answer``
+    (an ``act``'s; ok for every other kind), and what the log stores beside
+    the entry: ``seq`` (the public seq after it), ``player_seq`` (each
+    player's seq after it) and ``actions`` (the records.md actions it applied,
+    system ones too)."""
 
-    def __init__(self, created: dict[str, Any]) -> None:
-        self.spec = spec_of(created["spec"], created["deal"])
+    events: list[Outgoing]
+    answer: Answer
+    seq: int
+    player_seq: dict[str, int]
+    actions: list[dict[str, Any]]
+
+    def logged(self, entry: Entry) -> dict[str, Any]:
+        """``entry`` as the log stores it, with what applying it gave."""
+        return {**entry.json(), "seq": self.seq, "player_seq": self.player_seq,
+                "actions": self.actions}
+
+
+OK = Answer(True)
+
+
+class Sitting:
+    """The state of one sitting, built from its entries (the first :class:`Created`)."""
+
+    def __init__(self, created: Created) -> None:
+        self.spec = spec_of(created.spec, created.deal)
         self.table_instance = self.spec.table_instance
         self.redeals = 0
         self.no_call_streak = self.spec.table_options.no_call_streak
@@ -81,14 +97,12 @@ class Sitting:
         #: ``game_finished`` of the current deal went out (a ``finished`` entry).
         self.finished_logged = False
         self.handed_over_at: float | None = None
-        self.last_answer = Answer(True)
-        at = created["at"] / 1000.0
+        at = created.at / 1000.0
         self.last_at = at
         self.holds = Holds(len(self.spec.seats), self.spec.table_options.reconnect_seconds, at)
-        for seat, since in created.get("absent", []):
+        for seat, since in created.absent:
             self.holds.leave(int(seat), since / 1000.0)
-        self.game = self._game(self.spec.game_id, created["deal"], at)
-        self._created = created
+        self.game = self._game(self.spec.game_id, created.deal, at)
 
     @property
     def game_id(self) -> str:
@@ -102,69 +116,64 @@ class Sitting:
             seats=self.spec.seats, deal=deal, now=at, table_instance=self.table_instance,
             holds=self.holds)
 
-    def first(self) -> list[Outgoing]:
-        """The ``created`` entry's events (the start); call once, right after
-        construction, as :meth:`apply` does for the other entries."""
-        return self._seal(self._created, self.game.start(self.last_at), 0)
+    def first(self) -> Applied:
+        """The :class:`Created` entry's events (the start); call once, right
+        after construction, as :meth:`apply` does for the other entries."""
+        return self._applied(self.game.start(self.last_at), 0)
 
-    def apply(self, entry: dict[str, Any]) -> list[Outgoing]:
-        """Apply one entry (not ``created``; see the module docstring) and return
-        its events. ``act`` also sets :attr:`last_answer`. Raises ``KeyError`` /
-        ``ValueError`` on an entry of an unknown type."""
-        at = entry["at"] / 1000.0
+    def apply(self, entry: Entry) -> Applied:
+        """Apply one entry (not :class:`Created`). ``ValueError`` on a kind
+        this sitting cannot apply."""
+        at = entry.at / 1000.0
         self.last_at = max(self.last_at, at)
         game = self.game
         before = len(game.actions)
-        kind = entry["type"]
-        out: list[Outgoing]
-        if kind == "act":
-            a = entry["action"]
-            self.last_answer, out = game.act(entry["player"], a["type"], a.get("cards", []),
-                                             int(entry.get("client_seq", 0)), at)
-        elif kind == "timer":
-            out = game.on_time(at)
-        elif kind == "disconnected":
-            out = game.disconnected(entry["player"], at, entry["since"] / 1000.0)
-        elif kind == "reconnected":
-            out = game.reconnected(entry["player"], at)
-        elif kind == "leave":
-            out = game.leave(entry["player"], at)
-        elif kind == "finished":
-            out = [self._finished(entry)]
-        elif kind == "redeal":
-            out = self._redeal(entry, at)
-            before = 0
-        elif kind in ("takeover", "resume"):
-            if kind == "takeover":
-                self.table_instance = entry["address"]
-                game.table_instance = entry["address"]
-            self.handed_over_at = None
-            out = level(game, entry["stopped_at"] / 1000.0, at,
-                        moved_to=entry["address"] if kind == "takeover" else None)
-        elif kind == "void":
-            out = game.void(at, str(entry["by"]), str(entry["why"]))
-        elif kind == "handover":
-            self.handed_over_at = at
-            out = []
-        elif kind == "level":
-            out = views(game, at)
-        else:
-            raise ValueError(f"unknown log entry type {kind!r}")
-        return self._seal(entry, out, before)
+        answer = OK
+        match entry:
+            case Act():
+                answer, out = game.act(entry.player, entry.action, list(entry.cards),
+                                       entry.client_seq, at)
+            case Timer():
+                out = game.on_time(at)
+            case Disconnected():
+                out = game.disconnected(entry.player, at, entry.since / 1000.0)
+            case Reconnected():
+                out = game.reconnected(entry.player, at)
+            case Leave():
+                out = game.leave(entry.player, at)
+            case Finished():
+                out = [self._finished(entry)]
+            case Redeal():
+                out = self._redeal(entry, at)
+                before = 0
+            case Takeover():
+                self.table_instance = game.table_instance = entry.address
+                self.handed_over_at = None
+                out = level(game, entry.stopped_at / 1000.0, at, moved_to=entry.address)
+            case Resume():
+                self.handed_over_at = None
+                out = level(game, entry.stopped_at / 1000.0, at)
+            case Void():
+                out = game.void(at, entry.by, entry.why)
+            case Handover():
+                self.handed_over_at = at
+                out = []
+            case Level():
+                out = views(game, at)
+            case _:
+                raise ValueError(f"a sitting cannot apply a {entry.kind!r} entry")
+        return self._applied(out, before, answer)
 
-    def _seal(self, entry: dict[str, Any], out: list[Outgoing], before: int
-              ) -> list[Outgoing]:
+    def _applied(self, out: list[Outgoing], before: int, answer: Answer = OK) -> Applied:
         game = self.game
-        entry["seq"] = game.public_seq
-        entry["player_seq"] = dict(game.numbers.player_seq)
-        entry["actions"] = game.actions[before:]
-        return out
+        return Applied(out, answer, game.public_seq, dict(game.numbers.player_seq),
+                       game.actions[before:])
 
-    def _finished(self, entry: dict[str, Any]) -> Outgoing:
+    def _finished(self, entry: Finished) -> Outgoing:
         game = self.game
-        event = game.finished_event(list(entry.get("rows", [])))
-        if entry.get("settlement_error"):
-            event.data["settlement_error"] = entry["settlement_error"]
+        event = game.finished_event(list(entry.rows))
+        if entry.settlement_error:
+            event.data["settlement_error"] = entry.settlement_error
         self.finished_logged = True
         after = game.engine.redeal_fee_after
         if after:
@@ -177,30 +186,29 @@ class Sitting:
                 self.no_call_streak = 0
         return event
 
-    def _redeal(self, entry: dict[str, Any], at: float) -> list[Outgoing]:
+    def _redeal(self, entry: Redeal, at: float) -> list[Outgoing]:
         self.redeals += 1
         self.fee_due = False
         self.finished_logged = False
-        self.game = self._game(entry["game_id"], entry["deal"], at)
+        self.game = self._game(entry.game_id, entry.deal, at)
         return self.game.start(at)
 
 
-def restore(entries: list[dict[str, Any]]) -> Sitting:
-    """The sitting that ``entries`` (its log, oldest first, the first ``created``)
-    describe. Raises ``ValueError`` where an entry's recorded ``seq`` differs
-    from the one its replay gives (a log this code cannot replay faithfully)."""
-    sitting = Sitting(dict(entries[0]))
+def restore(logged: list[dict[str, Any]]) -> Sitting:
+    """The sitting that ``logged`` (its log as JSON, oldest first, the first
+    ``created``) describes. Raises ``ValueError`` where an entry's recorded
+    ``seq`` differs from the one its replay gives (a log this code cannot
+    replay faithfully) or an entry is not of a known kind."""
+    created = entry_of(logged[0])
+    if not isinstance(created, Created):
+        raise ValueError(f"a log begins with {created.kind!r}, not 'created'")
+    sitting = Sitting(created)
     sitting.first()
-    for logged in entries[1:]:
-        entry = dict(logged)
-        sitting.apply(entry)
-        if "seq" in logged and logged["seq"] != entry["seq"]:
-            raise ValueError(f"log of {sitting.game_id}: entry {logged['type']} at "
-                             f"{logged['at']} replays to seq {entry['seq']}, "
-                             f"logged {logged['seq']}")
+    for data in logged[1:]:
+        applied = sitting.apply(entry_of(data))
+        if "seq" in data and data["seq"] != applied.seq:
+            raise ValueError(f"log of {sitting.game_id}: entry {data['type']} at "
+                             f"{data['at']} replays to seq {applied.seq}, "
+                             f"logged {data['seq']}")
     return sitting
 
-
-def now_ms(t: float) -> int:
-    """Unix seconds ``t`` as the unix ms an entry's ``at`` carries."""
-    return ms(t)

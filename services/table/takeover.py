@@ -29,6 +29,7 @@ import logging
 import time
 
 from paiju.lobby.v1 import lobby_pb2
+from services.table import entries as log_entries
 from services.table import metrics
 from services.table.gamelog import Fenced, LogUnavailable
 from services.table.lease import NATS_ERRORS
@@ -140,17 +141,18 @@ class Takeover:
         stopped = sitting.handed_over_at
         if stopped is None:
             stopped = max(sitting.last_at, now - table.leases.seconds)
-        entry = {"type": "takeover", "at": ms(now), "stopped_at": ms(min(stopped, now)),
-                 "instance": table.instance, "address": table.address}
-        out = sitting.apply(entry)
+        entry = log_entries.Takeover(ms(now), ms(min(stopped, now)), table.instance,
+                                     table.address)
+        applied = sitting.apply(entry)
+        appended = applied.logged(entry)
         try:
-            seq = await table.log.append(gid, entry, logged[-1][0])
+            seq = await table.log.append(gid, appended, logged[-1][0])
         except (Fenced, LogUnavailable) as e:
             log.warning("takeover of %s not written (%s); released", gid, e)
             return False
-        runner = RoomRunner(table, sitting, [*entries, entry], seq)
+        runner = RoomRunner(table, sitting, [*entries, appended], seq)
         table.adopt(runner)
-        await runner.start(out)
+        await runner.start(applied.events)
         task = asyncio.get_running_loop().create_task(self.tell_lobby(gid, sitting.spec.room))
         table.background.add(task)
         task.add_done_callback(table.background.discard)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from paiju.rules import load
+from services.table.entries import Act, Created, Disconnected, Takeover, Timer, entry_of
 from services.table.options import TableOptions
 from services.table.outgoing import Seat, ms
 from services.table.sitting import Sitting, restore, spec_json
@@ -18,60 +19,70 @@ from services.table.spec import GameSpec, Terms
 T0 = 1_700_000_000.0
 
 
-def created() -> dict[str, Any]:
+def created() -> Created:
     """The ``created`` entry of a doudizhu sitting at T0 (turns of 20 s)."""
     spec = GameSpec("gs1", "rs1", "s1", "doudizhu", {},
                     TableOptions(turn_seconds=20.0, deal_interval_ms=0),
                     tuple(Seat(i, f"s{i}", f"s{i}") for i in range(3)), Terms())
     deal = load("doudizhu").random_deal({}, random.Random(7))
-    return {"type": "created", "at": ms(T0), "spec": spec_json(spec), "deal": deal,
-            "absent": []}
+    return Created(ms(T0), spec_json(spec), deal, [])
+
+
+def started(first: Created) -> tuple[Sitting, list[dict[str, Any]]]:
+    """A sitting from ``first`` and its log so far (as JSON)."""
+    sitting = Sitting(first)
+    return sitting, [sitting.first().logged(first)]
 
 
 def test_a_restored_sitting_has_the_same_state_seqs_and_answers() -> None:
-    first = created()
-    live = Sitting(dict(first))
-    live.first()
-    entries = [first]
+    live, entries = started(created())
     at = T0
     for seq in range(1, 7):
         at += 1.5
         seat = live.game.engine.to_act()[0]
         player = live.game.player_of(seat)
         action = live.game.hints(player)[0]
-        entry = {"type": "act", "at": ms(at), "player": player, "client_seq": seq,
-                 "action": {"type": action.type, "cards": list(action.cards)}}
-        out = live.apply(entry)
-        assert live.last_answer.ok and out
-        entries.append(entry)
-    entries.append({"type": "disconnected", "at": ms(at + 1), "player": "s1",
-                    "since": ms(at + 0.5)})
-    live.apply(entries[-1])
+        entry = Act(ms(at), player, action.type, tuple(action.cards), seq)
+        applied = live.apply(entry)
+        assert applied.answer.ok and applied.events
+        entries.append(applied.logged(entry))
+    away = Disconnected(ms(at + 1), "s1", ms(at + 0.5))
+    entries.append(live.apply(away).logged(away))
     again = restore(entries)
     now = at + 2
     for p in ("s0", "s1", "s2"):
         assert again.game.view(p, now) == live.game.view(p, now)
     assert again.game.actions == live.game.actions
     assert again.game.numbers.player_seq == live.game.numbers.player_seq
-    # An action sent again after the rebuild gets the answer it got.
-    last = entries[6]
-    repeat = dict(last)
-    again.apply(repeat)
-    assert again.last_answer.ok and again.game.public_seq == live.game.public_seq
+    # An action sent again after the rebuild gets the answer it got, and no event.
+    repeat = again.apply(entry_of(entries[6]))
+    assert repeat.answer.ok and not repeat.events
+    assert again.game.public_seq == live.game.public_seq
+
+
+def test_a_logged_entry_reads_back_as_the_entry_it_was() -> None:
+    """The log's JSON shape: ``type``, the entry's fields (an action as
+    ``{"type", "cards"}``), and what applying it gave; read back, the entry."""
+    act = Act(ms(T0 + 1), "s0", "play", ("3S", "3H"), 4)
+    assert act.json() == {"type": "act", "at": ms(T0 + 1), "player": "s0",
+                          "action": {"type": "play", "cards": ["3S", "3H"]}, "client_seq": 4}
+    logged = {**act.json(), "seq": 9, "player_seq": {"s0": 3}, "actions": []}
+    assert entry_of(logged) == act
+    moved = Takeover(ms(T0), ms(T0 - 5), "tb", "10.0.0.2:7000")
+    assert entry_of(moved.json()) == moved
+    with pytest.raises(ValueError, match="unknown log entry type"):
+        entry_of({"type": "shuffle", "at": 0})
 
 
 def test_a_replay_that_numbers_otherwise_is_refused() -> None:
     first = created()
-    live = Sitting(dict(first))
-    live.first()
+    live, entries = started(first)
     seat = live.game.engine.to_act()[0]
-    entry: dict[str, Any] = {"type": "act", "at": ms(T0 + 1),
-                             "player": live.game.player_of(seat), "client_seq": 1,
-                             "action": {"type": "call", "cards": []}}
-    live.apply(entry)
-    entry["seq"] += 1
+    entry = Act(ms(T0 + 1), live.game.player_of(seat), "call", (), 1)
+    logged = live.apply(entry).logged(entry)
+    logged["seq"] += 1
     with pytest.raises(ValueError, match="replays to seq"):
-        restore([first, entry])
+        restore([*entries, logged])
 
 
 def turn_deadline(s: Sitting) -> float:
@@ -83,14 +94,11 @@ def turn_deadline(s: Sitting) -> float:
 
 def test_takeover_goes_on_with_the_time_left_at_least_10_s() -> None:
     for left, expected in ((15.0, 15.0), (3.0, 10.0)):
-        first = created()
-        s = Sitting(dict(first))
-        s.first()
+        s, _ = started(created())
         # The turn began at T0 with 20 s; the game stood still `left` s before its end.
         stopped = T0 + 20 - left
         now = stopped + 42
-        out = s.apply({"type": "takeover", "at": ms(now), "stopped_at": ms(stopped),
-                       "instance": "tb", "address": "127.0.0.1:2"})
+        out = s.apply(Takeover(ms(now), ms(stopped), "tb", "127.0.0.1:2")).events
         assert turn_deadline(s) == ms(now + expected) / 1000
         types = [o.type for o in out]
         assert types[0] == "game_moved" and out[0].data["table_instance"] == "127.0.0.1:2"
@@ -102,20 +110,16 @@ def test_takeover_goes_on_with_the_time_left_at_least_10_s() -> None:
 
 
 def test_the_time_away_counts_across_a_takeover() -> None:
-    first = created()
-    s = Sitting(dict(first))
-    s.first()
+    s, _ = started(created())
     seat = s.game.engine.to_act()[0]
     player = s.game.player_of(seat)
     # Away from T0 + 1 (budget 90 s); the owner died; taken over 100 s later.
-    s.apply({"type": "disconnected", "at": ms(T0 + 1), "player": player,
-             "since": ms(T0 + 1)})
+    s.apply(Disconnected(ms(T0 + 1), player, ms(T0 + 1)))
     now = T0 + 101
-    s.apply({"type": "takeover", "at": ms(now), "stopped_at": ms(T0 + 2),
-             "instance": "tb", "address": "b"})
+    s.apply(Takeover(ms(now), ms(T0 + 2), "tb", "b"))
     # The budget ran out at T0 + 91: the seat escapes at once, at that time.
     assert s.game.next_deadline() == T0 + 91
-    s.apply({"type": "timer", "at": ms(now)})
+    s.apply(Timer(ms(now)))
     assert s.game.finished and s.game.reason == "escape"
     assert s.game.engine.escaped == seat
 
@@ -124,8 +128,8 @@ def test_a_voided_sitting_stays_voided_when_rebuilt_and_takes_no_more_moves() ->
     """An operator's ``void`` (paiju admin end-game) is a log entry: an
     instance that takes the game over finds it ended, with no clock running,
     no action taken and who and why in its record (reason ``void``, no result)."""
-    first = created()
-    entries = [first, {"type": "void", "at": ms(T0 + 5), "by": "ops-ann", "why": "stuck"}]
+    entries = [created().json(),
+               {"type": "void", "at": ms(T0 + 5), "by": "ops-ann", "why": "stuck"}]
     again = restore(entries)
     game = again.game
     assert game.finished and game.reason == "void" and game.next_deadline() is None
@@ -150,18 +154,14 @@ def test_a_log_written_before_rounds_replays_card_by_card() -> None:
     deal = load("hunzhan").random_deal({}, random.Random(3))
     options = spec_json(spec)["table_options"]
     del options["deal_by_rounds"]
-    old = {"type": "created", "at": ms(T0), "spec": {**spec_json(spec), "table_options": options},
-           "deal": deal, "absent": []}
-    live = Sitting(dict(old))
-    live.first()
+    old = Created(ms(T0), {**spec_json(spec), "table_options": options}, deal, [])
+    live, entries = started(old)
     assert live.game.dealt == 1
-    entries = [old]
     for k in range(1, 6):  # card k at T0 + 0.1 k: one timer entry each
-        entries.append({"type": "timer", "at": ms(T0 + 0.1 * k)})
-        live.apply(entries[-1])
+        tick = Timer(ms(T0 + 0.1 * k))
+        entries.append(live.apply(tick).logged(tick))
     assert live.game.dealt == 6
     again = restore(entries)  # raises where the replay numbers otherwise
     assert again.game.dealt == 6 and again.game.public_seq == live.game.public_seq
-    new = Sitting({**old, "spec": spec_json(spec)})
-    new.first()
+    new, _ = started(Created(ms(T0), spec_json(spec), deal, []))
     assert new.game.dealt == 4  # a round: a card to each of the 4 seats
