@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 import nats  # noqa: E402
 
-from paiju import identity, natsauth  # noqa: E402
+from paiju import identity, natsauth, nkey_seeds  # noqa: E402
 from paiju.bots import run_bots  # noqa: E402
 from paiju.natsconn import decode  # noqa: E402
 from paiju.procs import port_free  # noqa: E402
@@ -196,7 +196,7 @@ async def failover(tables: int = 8, games: int = 1, lease_seconds: float = 2.0,
         await asyncio.to_thread(wait_banner, run)
         seed_file = natsauth.seed_path(run.data / "nats", "gateway")
         nc = await nats.connect(f"nats://127.0.0.1:{base + 22}",
-                                nkeys_seed_str=natsauth.read_seed(seed_file),
+                                nkeys_seed_str=nkey_seeds.read_seed(seed_file),
                                 inbox_prefix=natsauth.inbox_prefix("gateway"))
 
         async def on_event(msg: Any) -> None:

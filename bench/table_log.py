@@ -48,8 +48,8 @@ from paiju.platform import free_port, nats_server_binary  # noqa: E402
 from paiju.service import Context, Setup, serve  # noqa: E402
 from paiju.table.v1 import table_pb2, table_pb2_grpc  # noqa: E402
 from services.ledger.main import setup as ledger_setup  # noqa: E402
+from services.table.application.runner import Table  # noqa: E402
 from services.table.main import make_setup  # noqa: E402
-from services.table.runner import Table  # noqa: E402
 
 PASSES = {"pass", "no_call", "no_rob"}
 

@@ -153,7 +153,7 @@ def replay_link(
 
     from paiju.config import load
     from paiju.platform import UpError, local_addresses
-    from services.gateway.replay_links import issue
+    from services.gateway.adapters.replay_links import issue
 
     try:
         cfg = load("gateway")

@@ -12,6 +12,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BeforeValidator, Field
 from sqlalchemy.engine import make_url
 
+from paiju.nkey_seeds import read_seed
+
 #: The logging levels PAIJU_LOG_LEVEL takes.
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -78,8 +80,6 @@ def check_readable_file(value: Path | None) -> Path | None:
 
 def check_seed_file(value: Path | None) -> Path | None:
     if value is not None:
-        from paiju.natsauth import read_seed  # natsauth imports this module
-
         read_seed(value)  # ValueError: "cannot be read (…)" / "is not an NKey user seed"
     return value
 

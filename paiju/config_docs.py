@@ -1,9 +1,10 @@
 """docs/configuration.md's tables, generated from the declarations in
-:class:`paiju.config.Settings` (``python -m paiju.config docs/configuration.md``
+:class:`paiju.config.Settings` (``python -m paiju.config_docs docs/configuration.md``
 rewrites them; a test fails when they differ)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +45,7 @@ def main(paths: list[str]) -> None:
     """Rewrite the tables in each of ``paths`` and say which changed."""
     for arg in paths:
         print(f"{arg}: {'rewritten' if rewrite_docs(Path(arg)) else 'up to date'}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

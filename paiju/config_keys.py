@@ -3,10 +3,22 @@ mode, for :mod:`paiju.config` (which re-exports them)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from paiju.config import Config
+
+class KeyedConfig(Protocol):
+    """What :func:`check_keys` reads of a service's :class:`paiju.config.Config`."""
+
+    @property
+    def service(self) -> str: ...
+    @property
+    def dev_mode(self) -> bool: ...
+    @property
+    def token_secret(self) -> str: ...
+    @property
+    def token_jwks_url(self) -> str: ...
+    @property
+    def grant_key(self) -> str: ...
 
 #: The token key when none is configured: for development only (32 bytes, as
 #: HS256 wants); production sets PAIJU_TOKEN_SECRET.
@@ -16,7 +28,7 @@ DEV_TOKEN_SECRET = "paiju-development-only-token-key"
 DEV_GRANT_KEY = "dev-grant-key"
 
 
-def check_keys(config: Config) -> None:
+def check_keys(config: KeyedConfig) -> None:
     """Refuse development keys outside development mode: the
     gateway needs a token key of its own (``PAIJU_TOKEN_SECRET``; unset, or
     holding :data:`DEV_TOKEN_SECRET`, is refused unless ``PAIJU_TOKEN_JWKS_URL``

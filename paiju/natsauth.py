@@ -41,6 +41,7 @@ import nkeys
 from paiju import subjects
 from paiju.config import Config
 from paiju.docs_markers import replace_between
+from paiju.nkey_seeds import public_key, read_seed
 
 #: The services that connect to NATS, each as its own user (the gateway as a
 #: user per replica, :func:`gateway_users`).
@@ -157,29 +158,6 @@ def permitted(patterns: Iterable[str], subject: str) -> bool:
 def new_seed() -> str:
     """A fresh NKey user seed (``SU…``, from 32 random bytes)."""
     return bytes(nkeys.encode_seed(secrets.token_bytes(32), nkeys.PREFIX_BYTE_USER)).decode()
-
-
-def public_key(seed: str) -> str:
-    """The public key (``U…``) of user seed ``seed``. ``ValueError`` if it is
-    not an NKey user seed."""
-    if not seed.startswith("SU"):
-        raise ValueError("is not an NKey user seed (SU…)")
-    try:
-        kp = nkeys.from_seed(bytearray(seed.encode()))
-        return bytes(kp.public_key).decode()
-    except Exception as e:  # nkeys raises its own NkeysError kinds, and binascii's
-        raise ValueError(f"is not a valid NKey seed ({type(e).__name__})") from None
-
-
-def read_seed(path: Path) -> str:
-    """The seed in file ``path`` (surrounding blanks removed). ``ValueError``
-    if it cannot be read or holds no valid user seed."""
-    try:
-        seed = path.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot be read ({e})") from None
-    public_key(seed)
-    return seed
 
 
 def authorization(keys: Mapping[str, str], extra_users: Iterable[str] = ()) -> str:

@@ -1,4 +1,4 @@
-"""The table instances that announced themselves (services/table/registry.py).
+"""The table instances that announced themselves (services/table/adapters/instance_registry.py).
 
 A reader of the ``paiju_table_instances`` key-value bucket (one stream-info
 request for its keys, then a get per key: read-only, the lobby's and the

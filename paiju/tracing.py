@@ -15,7 +15,7 @@ kept at ``PAIJU_TRACING_SAMPLE_RATIO``) exporting in batches over OTLP/gRPC
   (W3C ``traceparent``); the gateway's delivery of it to its clients is a
   CONSUMER span ``deliver <type>``, its child (:func:`consumer_span`);
 - a client's WebSocket command at the gateway is the root: a SERVER span
-  ``ws <command>`` (services.gateway.dispatch);
+  ``ws <command>`` (services.gateway.application.dispatch);
 - JSON log lines written inside a span carry its ``trace_id`` and
   ``span_id`` (paiju.log).
 

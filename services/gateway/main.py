@@ -14,10 +14,10 @@ from websockets.asyncio.server import serve
 from paiju import natsauth, natsconn
 from paiju.presence_publisher import PresencePublisher, new_gateway_id
 from paiju.service import Context, run
-from services.gateway.backends import Backends
-from services.gateway.gateway import Gateway
-from services.gateway.protocol import MAX_WS_FRAME
-from services.gateway.static import request_handler
+from services.gateway.adapters.backends import Backends
+from services.gateway.domain.protocol import MAX_WS_FRAME
+from services.gateway.entrypoints.gateway import Gateway
+from services.gateway.entrypoints.static import request_handler
 
 
 async def setup(ctx: Context) -> Sequence[str]:
@@ -33,7 +33,7 @@ async def setup(ctx: Context) -> Sequence[str]:
     await gateway.spectators.start()
     ws_server = await serve(gateway.handler, cfg.host, cfg.gateway_port,
                             process_request=process_request, max_size=MAX_WS_FRAME,
-                            # Pings are the session's own (services.gateway.keepalive).
+                            # Pings are the session's own (services.gateway.adapters.keepalive).
                             close_timeout=2, ping_interval=None,
                             # Small JSON frames: compressing them costs more CPU than it saves.
                             compression=None)

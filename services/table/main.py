@@ -13,7 +13,7 @@ games (default: derived from PAIJU_DATABASE_URL, since a pool shares its
 record database).
 
 The instance announces itself (address, pool, games, accepting) in the
-registry bucket every third of the lease TTL (:mod:`services.table.registry`);
+registry bucket every third of the lease TTL (:mod:`services.table.adapters.instance_registry`);
 the lobby places games on the instances listed there.
 
 SIGTERM (or SIGINT) hands every game over at once (a ``handover`` entry, the
@@ -22,7 +22,7 @@ lease released: another instance takes it over), for at most
 
 The instance watches presence (:class:`paiju.presence.PresenceWatcher` on the
 table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
-:meth:`services.table.runner.Table.on_presence`.
+:meth:`services.table.application.runner.Table.on_presence`.
 """
 
 from __future__ import annotations
@@ -41,17 +41,17 @@ from paiju.natsconn import connect
 from paiju.presence import PresenceWatcher
 from paiju.service import Context, Setup, run
 from paiju.table.v1 import table_pb2, table_pb2_grpc
-from services.table.clock import Clock, SystemClock
-from services.table.gamelog import GameLog
-from services.table.lease import NATS_ERRORS, Leases, pool_name
-from services.table.outage import level_after_outage
-from services.table.publisher import NatsPublisher
-from services.table.registry import Registration
-from services.table.remote import Ledger, Lobby
-from services.table.runner import Table
-from services.table.servicer import TableServicer
-from services.table.store import RecordStore
-from services.table.takeover import Takeover
+from services.table.adapters.gamelog import GameLog
+from services.table.adapters.instance_registry import Registration
+from services.table.adapters.lease import NATS_ERRORS, Leases, pool_name
+from services.table.adapters.publisher import NatsPublisher
+from services.table.adapters.remote import Ledger, Lobby
+from services.table.adapters.store import RecordStore
+from services.table.application.clock import Clock, SystemClock
+from services.table.application.outage import level_after_outage
+from services.table.application.runner import Table
+from services.table.application.takeover import Takeover
+from services.table.entrypoints.servicer import TableServicer
 
 log = logging.getLogger("paiju.table")
 

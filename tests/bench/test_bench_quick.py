@@ -75,14 +75,14 @@ def test_profile_summary_leaves_idle_samples_out(tmp_path: Path) -> None:
     raw = tmp_path / "p.txt"
     raw.write_text(
         "main (a.py:1);EpollSelector.select (selectors.py:468) 70\n"
-        "main (a.py:1);Session.send (services/gateway/session.py:144) 20\n"
-        "main (a.py:1);Session.handle (services/gateway/session.py:167);"
+        "main (a.py:1);Session.send (services/gateway/application/session.py:144) 20\n"
+        "main (a.py:1);Session.handle (services/gateway/application/session.py:167);"
         "dumps (json/__init__.py:234) 10\n")
     lines = load.summarise_profile(raw)
     assert lines[0] == "30 busy samples (70 idle left out); own time:"
-    assert "   66.7%  Session.send (services/gateway/session.py:144)" in lines
+    assert "   66.7%  Session.send (services/gateway/application/session.py:144)" in lines
     assert "   33.3%  dumps (json/__init__.py:234)" in lines
-    assert "   33.3%  Session.handle (services/gateway/session.py:167)" in lines
+    assert "   33.3%  Session.handle (services/gateway/application/session.py:167)" in lines
 
 
 def test_summary_gives_each_figure_with_its_baseline() -> None:

@@ -166,7 +166,7 @@ def test_the_table_autoscales_in_prod_and_hands_games_over_within_its_grace() ->
         # others reach an instance by its stable name <pod>.<headless service>
         service = table["spec"]["serviceName"]
         assert env["PAIJU_TABLE_ADDRESS"] == f"$(PAIJU_INSTANCE).{service}:50052"
-        # Instances register themselves (services/table/registry.py): no
+        # Instances register themselves (services/table/adapters/instance_registry.py): no
         # list of them to edit when the autoscaler changes their number.
         cm = next(d for d in docs if d["kind"] == "ConfigMap"
                   and d["metadata"]["name"].startswith("paiju-config"))

@@ -36,7 +36,7 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import make_url
 
-from paiju import natsauth
+from paiju import natsauth, nkey_seeds
 from paiju.config import GRPC_PORTS, METRICS_PORTS
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from tests.conftest import REPO
@@ -158,7 +158,7 @@ def nats_for(overlay: str, tmp_path: Path) -> Iterator[NatsServer]:
     if overlay == "dev":
         committed = REPO / "deploy" / "overlays" / "dev" / "nats-credentials"
         shutil.copytree(committed, creds)
-        keys = {u: natsauth.public_key(natsauth.read_seed(natsauth.seed_path(creds, u)))
+        keys = {u: nkey_seeds.public_key(nkey_seeds.read_seed(natsauth.seed_path(creds, u)))
                 for u in (*natsauth.SERVICES[:3], *natsauth.gateway_users())}
         docs = render(overlay)
         volumes = find(docs, "StatefulSet", "nats")["spec"]["template"]["spec"]["volumes"]

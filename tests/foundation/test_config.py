@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from paiju import config
+from paiju import config, config_docs
 from paiju.config import load
 from paiju.service import Context, run
 from tests.conftest import REPO
@@ -82,11 +82,11 @@ def test_malformed_number_names_the_variable(monkeypatch: pytest.MonkeyPatch, na
 
 def test_docs_show_the_declarations() -> None:
     """docs/configuration.md holds the tables generated from paiju.config.Settings
-    (``python -m paiju.config docs/configuration.md`` rewrites them)."""
+    (``python -m paiju.config_docs docs/configuration.md`` rewrites them)."""
     text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
     start, end = text.index(config.BEGIN), text.index(config.END) + len(config.END)
-    assert text[start:end] == config.markdown(), \
-        "stale: run .venv/bin/python -m paiju.config docs/configuration.md"
+    assert text[start:end] == config_docs.markdown(), \
+        "stale: run .venv/bin/python -m paiju.config_docs docs/configuration.md"
     for name in config.Settings.model_fields:
         assert f"| `{config.variable(name)}` |" in text
 

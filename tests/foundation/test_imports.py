@@ -1,10 +1,7 @@
 """The import graph of ``paiju`` and ``services``, read from the source (ast, no
 imports run): no import cycle (imports under ``if TYPE_CHECKING:`` and inside
 functions count as much as any other) and no module importing another's private
-(``_name``) name.
-
-The cycles that exist today are listed in :data:`KNOWN_CYCLES`; the list may only
-shrink: a new cycle fails, and so does a listed one that is gone (take it off)."""
+(``_name``) name."""
 
 from __future__ import annotations
 
@@ -15,17 +12,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("paiju", "services")
-
-#: Each a strongly connected set of modules of the import graph, still to break.
-KNOWN_CYCLES: list[frozenset[str]] = [
-    frozenset({"paiju.config", "paiju.config_checks", "paiju.config_docs", "paiju.config_keys",
-               "paiju.natsauth"}),
-    frozenset({f"services.gateway.{m}" for m in (
-        "chat", "dispatch", "gateway", "handlers_account", "handlers_game", "handlers_lobby",
-        "handlers_records", "handlers_watch", "session", "signin")}),
-    frozenset({"services.table.game", "services.table.player_view", "services.table.record"}),
-    frozenset({"services.table.ending", "services.table.room", "services.table.runner"}),
-]
 
 Graph = dict[str, set[str]]
 
@@ -131,12 +117,9 @@ def test_the_cycle_finder_finds_a_cycle_and_only_it() -> None:
     assert cycles(graph) == [frozenset({"a", "b", "c"})]
 
 
-def test_no_import_cycle_but_the_known_ones() -> None:
-    found = set(cycles(read_graph()[0]))
-    new = [sorted(c) for c in found - set(KNOWN_CYCLES)]
-    gone = [sorted(c) for c in set(KNOWN_CYCLES) - found]
-    assert not new, f"import cycles: {new}"
-    assert not gone, f"cycles broken (take them off KNOWN_CYCLES): {gone}"
+def test_no_import_cycle() -> None:
+    found = [sorted(c) for c in cycles(read_graph()[0])]
+    assert not found, f"import cycles: {found}"
 
 
 def test_no_module_imports_another_modules_private_name() -> None:

@@ -19,7 +19,7 @@ import nats
 import pytest
 from nats.aio.msg import Msg
 
-from paiju import identity, natsauth, natsconn
+from paiju import identity, natsauth, natsconn, nkey_seeds
 from paiju.config import Config, load
 from tests.fixtures import NatsServer
 
@@ -63,7 +63,7 @@ def service_config(server: NatsServer, pki: Path, service: str) -> Config:
 
 async def refused(server: NatsServer, **options: object) -> BaseException:
     """The error a client with ``options`` gets (it must get one)."""
-    seed = natsauth.read_seed(server.seed_file("gateway"))
+    seed = nkey_seeds.read_seed(server.seed_file("gateway"))
     try:
         nc = await nats.connect(tls_url(server), allow_reconnect=False, connect_timeout=3,
                                 max_reconnect_attempts=0, nkeys_seed_str=seed,
@@ -126,7 +126,7 @@ async def test_a_certificate_of_another_ca_is_refused(server: NatsServer, pki: P
 
 
 async def test_a_plain_text_client_is_refused(server: NatsServer) -> None:
-    seed = natsauth.read_seed(server.seed_file("gateway"))
+    seed = nkey_seeds.read_seed(server.seed_file("gateway"))
     with pytest.raises(Exception):  # noqa: B017 - nats-py's kinds differ by version
         nc = await nats.connect(server.address, allow_reconnect=False, connect_timeout=3,
                                 max_reconnect_attempts=0, nkeys_seed_str=seed)

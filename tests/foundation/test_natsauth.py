@@ -31,11 +31,11 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import api
 
-from paiju import natsauth, natsconn
+from paiju import natsauth, natsconn, nkey_seeds
 from paiju.config import load
 from paiju.platform import Platform, plan
 from paiju.table_instances import Registry
-from services.table.registry import Registration
+from services.table.adapters.instance_registry import Registration
 from tests.conftest import REPO
 from tests.fixtures import NatsServer, free_port, service_env, until
 
@@ -275,7 +275,7 @@ async def test_the_table_reaches_its_game_log_and_leases(server: NatsServer) -> 
 
 
 async def test_the_lobby_reads_the_table_registry_and_nothing_else(server: NatsServer) -> None:
-    """A table instance announces itself (services/table/registry.py); the
+    """A table instance announces itself (services/table/adapters/instance_registry.py); the
     lobby's user reads the entry (paiju/table_instances.py) but cannot
     write it, nor read the game log or the leases."""
     table = await as_service(server, "table")
@@ -357,7 +357,7 @@ def test_nats_config_makes_private_seeds_kept_until_rotated(tmp_path: Path) -> N
                        cwd=REPO, check=True, capture_output=True, timeout=60)
 
     def read() -> dict[str, str]:
-        return {u: natsauth.read_seed(natsauth.seed_path(tmp_path, u)) for u in users}
+        return {u: nkey_seeds.read_seed(natsauth.seed_path(tmp_path, u)) for u in users}
 
     # by default a user per gateway pod, gateway-0 … gateway-9 (the autoscaler's maximum)
     users = ("lobby", "table", "ledger", *(f"gateway-{k}" for k in range(10)))
@@ -368,7 +368,7 @@ def test_nats_config_makes_private_seeds_kept_until_rotated(tmp_path: Path) -> N
     assert not natsauth.seed_path(tmp_path, "gateway").exists()
     conf = (tmp_path / natsauth.AUTH_CONF).read_text()
     for seed in seeds.values():
-        assert natsauth.public_key(seed) in conf and seed not in conf
+        assert nkey_seeds.public_key(seed) in conf and seed not in conf
     assert len(set(seeds.values())) == len(users)
     assert '"paiju.presence.gateway-7.*"' in conf and '"paiju.presence.*"' not in conf
     run()
@@ -379,12 +379,12 @@ def test_nats_config_makes_private_seeds_kept_until_rotated(tmp_path: Path) -> N
     assert {u: v for u, v in after.items() if u != "gateway-3"} == \
         {u: v for u, v in seeds.items() if u != "gateway-3"}
     conf = (tmp_path / natsauth.AUTH_CONF).read_text()
-    assert natsauth.public_key(after["gateway-3"]) in conf
-    assert natsauth.public_key(seeds["gateway-3"]) not in conf
+    assert nkey_seeds.public_key(after["gateway-3"]) in conf
+    assert nkey_seeds.public_key(seeds["gateway-3"]) not in conf
     run("--gateways", "2")  # the server knows gateway-0 and gateway-1 only
     conf = (tmp_path / natsauth.AUTH_CONF).read_text()
-    assert natsauth.public_key(after["gateway-1"]) in conf
-    assert natsauth.public_key(after["gateway-2"]) not in conf
+    assert nkey_seeds.public_key(after["gateway-1"]) in conf
+    assert nkey_seeds.public_key(after["gateway-2"]) not in conf
 
 
 async def test_paiju_up_runs_its_nats_with_the_services_users(tmp_path: Path) -> None:
@@ -397,7 +397,7 @@ async def test_paiju_up_runs_its_nats_with_the_services_users(tmp_path: Path) ->
         seed = natsauth.seed_env(up.nats_creds, "gateway")["PAIJU_NATS_NKEY_SEED_FILE"]
         assert Path(seed).parent == tmp_path / "nats"
         nc = await nats.connect(up.nats_url, allow_reconnect=False, connect_timeout=3,
-                                nkeys_seed_str=natsauth.read_seed(Path(seed)))
+                                nkeys_seed_str=nkey_seeds.read_seed(Path(seed)))
         await nc.close()
     finally:
         await asyncio.to_thread(up.stop)

@@ -14,7 +14,7 @@ import nats
 import pytest
 from nats.aio.client import Client as NATS
 
-from paiju import natsauth, subjects
+from paiju import natsauth, nkey_seeds, subjects
 from paiju.presence import Change, PresenceWatcher, wall_ms
 from paiju.presence_publisher import PresencePublisher, new_gateway_id
 from tests.fixtures import NatsServer, until
@@ -38,7 +38,7 @@ async def as_user(server: NatsServer, user: str, errors: list[str] | None = None
 
     return await nats.connect(
         server.address, allow_reconnect=False, connect_timeout=3, error_cb=on_error,
-        nkeys_seed_str=natsauth.read_seed(server.seed_file(user)),
+        nkeys_seed_str=nkey_seeds.read_seed(server.seed_file(user)),
         inbox_prefix=natsauth.inbox_prefix(user))
 
 

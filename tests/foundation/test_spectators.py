@@ -8,7 +8,7 @@ import pytest
 
 from paiju.presence import PresenceError, check
 from paiju.spectators import SpectatorBook
-from services.table.public_view import common_fields
+from services.table.domain.public_view import common_fields
 
 
 def msg(kind: str, gateway: str, **fields: object) -> dict[str, object]:

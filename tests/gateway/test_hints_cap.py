@@ -4,7 +4,7 @@ non-play option, and at most 50 plays, in the table's order."""
 from __future__ import annotations
 
 from paiju.common.v1 import common_pb2
-from services.gateway.handlers_game import capped_hints
+from services.gateway.application.commands.game import capped_hints
 
 
 def test_every_non_play_option_stays_and_plays_stop_at_fifty() -> None:

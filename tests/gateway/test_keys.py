@@ -58,7 +58,7 @@ def test_own_keys_pass_and_other_services_need_none() -> None:
 
 def test_an_identity_provider_alone_needs_no_token_key() -> None:
     """With a JWKS the unset key is allowed: it then verifies nothing
-    (services.gateway.auth.Verifier.from_config)."""
+    (services.gateway.adapters.auth.Verifier.from_config)."""
     idp = {"PAIJU_TOKEN_JWKS_URL": "https://idp.example/.well-known/jwks.json",
            "PAIJU_TOKEN_ISSUER": "https://idp.example/", "PAIJU_TOKEN_AUDIENCE": "paiju"}
     check_keys(load("gateway", idp))

@@ -1,5 +1,5 @@
 """Unit tests of the gateway's pure bookkeeping: the limits of
-services.gateway.limits, and token checks of services.gateway.auth with an
+services.gateway.domain.limits, and token checks of services.gateway.adapters.auth with an
 injected clock (the real processes are in test_edge.py and test_tokens.py)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import base64
 import jwt
 import pytest
 
-from services.gateway import auth
-from services.gateway.limits import Connections, QueueBudget, SessionRate
+from services.gateway.adapters import auth
+from services.gateway.domain.limits import Connections, QueueBudget, SessionRate
 
 KEY = "k" * 32
 NOW = 1_800_000_000.0

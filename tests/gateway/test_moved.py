@@ -1,6 +1,6 @@
 """The gateway's routing follows a game that moves: a player's
 ``act`` sent after its table instance was SIGKILLed is sent again by the
-gateway (services/gateway/routing.py) to the instance that took the game
+gateway (services/gateway/application/routing.py) to the instance that took the game
 over, with the same ``client_seq``: answered ok once; sent again it gets the
 same answer and nothing more happens (the log's de-duplication). Real table
 processes sharing NATS (JetStream) and a record database
@@ -19,10 +19,10 @@ import pytest
 
 from paiju.lobby.v1 import lobby_pb2
 from paiju.table.v1 import table_pb2
-from services.gateway.backends import Backends
-from services.gateway.fanout import Fanout
-from services.gateway.routing import Router
-from services.gateway.subscriptions import Subscriptions
+from services.gateway.adapters.backends import Backends
+from services.gateway.adapters.fanout import Fanout
+from services.gateway.application.routing import Router
+from services.gateway.application.subscriptions import Subscriptions
 from tests.fixtures import NatsServer, as_identity
 from tests.table.cluster import assert_no_gap, cluster_running, play
 

@@ -2,7 +2,7 @@
 accepts it, an ETag per file computed once at the start, ``Cache-Control``
 that lets the browser keep and revalidate, ``304`` on ``If-None-Match``.
 
-The server is the gateway's own ``process_request`` (services.gateway.static)
+The server is the gateway's own ``process_request`` (services.gateway.entrypoints.static)
 on a real websockets server on loopback (port 0: the kernel picks it)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from services.gateway.static import STATIC, load, request_handler
+from services.gateway.entrypoints.static import STATIC, load, request_handler
 
 
 async def _ws(_ws: ServerConnection) -> None:

@@ -33,8 +33,8 @@ from services.lobby.application.presence import SeatPresence
 from services.lobby.application.reconcile import ReconcileSettings
 from services.lobby.domain.clock import Clock, FakeClock
 from services.table import main as table_main
-from services.table.clock import FakeClock as TableClock
-from services.table.runner import Table
+from services.table.application.clock import FakeClock as TableClock
+from services.table.application.runner import Table
 from tests.fixtures import free_port, running_service, service_channel
 
 ROOMS_YAML = """\

@@ -27,7 +27,7 @@ from services.lobby.adapters.store import seats_table
 from services.lobby.domain.coin_servers import parse
 from services.lobby.domain.errors import reason_of
 from services.table import main as table_main
-from services.table.clock import FakeClock as TableClock
+from services.table.application.clock import FakeClock as TableClock
 from tests.fixtures import (
     free_port,
     running_service,

@@ -43,10 +43,10 @@ from services.lobby.domain import room_rules
 from services.lobby.domain.clock import FakeClock
 from services.lobby.domain.room_rules import Room
 from services.table import main as table_main
-from services.table.clock import FakeClock as TableClock
-from services.table.gamelog import STREAM_PREFIX, SUBJECT_PREFIX
-from services.table.lease import pool_name
-from services.table.runner import Table
+from services.table.adapters.gamelog import STREAM_PREFIX, SUBJECT_PREFIX
+from services.table.adapters.lease import pool_name
+from services.table.application.clock import FakeClock as TableClock
+from services.table.application.runner import Table
 from tests.fixtures import as_identity, free_port, running_service, service_channel, until
 from tests.lobby.conftest import Bank, Events, ledger_service
 from tests.lobby.helpers import sample

@@ -15,9 +15,9 @@ import nats
 
 from paiju.lobby.v1 import lobby_pb2
 from services.table import main as table_main
-from services.table.lease import pool_name
-from services.table.registry import BUCKET
-from services.table.runner import Table
+from services.table.adapters.instance_registry import BUCKET
+from services.table.adapters.lease import pool_name
+from services.table.application.runner import Table
 from tests.fixtures import running_service, until
 from tests.lobby.conftest import Stack
 

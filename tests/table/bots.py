@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import grpc
 
 from paiju.table.v1 import table_pb2, table_pb2_grpc
-from services.table.clock import FakeClock
+from services.table.application.clock import FakeClock
 
 
 async def play_room(stub: table_pb2_grpc.TableServiceStub, clock: FakeClock, room: str,

@@ -34,7 +34,7 @@ from paiju.lobby.v1 import lobby_pb2_grpc
 from paiju.natsconn import decode
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.ledger.main import setup as ledger_setup
-from services.table.store import RecordStore
+from services.table.adapters.store import RecordStore
 from tests.fixtures import (
     NatsServer,
     as_identity,

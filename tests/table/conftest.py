@@ -26,9 +26,9 @@ from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.natsconn import decode
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.ledger.main import setup as ledger_setup
-from services.table.clock import Clock, FakeClock
+from services.table.application.clock import Clock, FakeClock
+from services.table.application.runner import Table
 from services.table.main import make_setup
-from services.table.runner import Table
 from tests.fixtures import as_identity, free_port, running_service, service_channel, until
 
 GRANT_METADATA = (("x-paiju-grant-key", "dev-grant-key"),)

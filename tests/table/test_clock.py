@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from services.table.clock import FakeClock
-from services.table.outgoing import ms, ms_at_or_after
+from services.table.application.clock import FakeClock
+from services.table.domain.outgoing import ms, ms_at_or_after
 
 
 async def test_fake_clock_fires_in_deadline_order_and_only_when_advanced() -> None:

@@ -22,8 +22,8 @@ from typing import Any
 from paiju.games.daa import Daa
 from paiju.rules.cards import deck
 from paiju.table.v1 import table_pb2
-from services.table.game import Outgoing, RunningGame, Seat
-from services.table.options import TableOptions
+from services.table.domain.game import Outgoing, RunningGame, Seat
+from services.table.domain.options import TableOptions
 from tests.table.conftest import Harness
 
 T0 = 1_700_000_000.0

@@ -4,8 +4,8 @@ return the turn goes on with the time it had left, never less than 10 s)."""
 
 from __future__ import annotations
 
-from services.table.holds import Holds
-from services.table.turns import TurnClock
+from services.table.domain.holds import Holds
+from services.table.domain.turns import TurnClock
 
 T = 1_700_000_000.0
 

@@ -1,4 +1,4 @@
-"""Renewing many leases at once (services/table/lease.py ``renew_all``): every
+"""Renewing many leases at once (services/table/adapters/lease.py ``renew_all``): every
 held lease is renewed (its revision moves on), a lease another instance took
 is reported lost and dropped, with several updates in flight at a time. On a
 real NATS server (JetStream key-value)."""
@@ -9,7 +9,7 @@ import uuid
 
 import nats
 
-from services.table.lease import RENEW_CONCURRENCY, Leases
+from services.table.adapters.lease import RENEW_CONCURRENCY, Leases
 
 
 async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: str) -> None:

@@ -1,4 +1,4 @@
-"""After the table's NATS connection came back (services/table/outage.py):
+"""After the table's NATS connection came back (services/table/application/outage.py):
 every seat gets its whole view, but only once each gateway holding a seated
 player's session has been heard from again, so that the views are not lost
 on a gateway whose subscriptions are not back yet; a gateway that stays
@@ -15,7 +15,7 @@ from typing import Any
 
 from paiju.presence import PresenceWatcher
 from paiju.presence_publisher import PresencePublisher
-from services.table.outage import level_after_outage, unheard
+from services.table.application.outage import level_after_outage, unheard
 from tests.table.conftest import harness_running
 
 

@@ -156,7 +156,7 @@ async def test_settlement_retried_until_the_ledger_answers(
         ps = ["rt0", "rt1", "rt2"]
         await h.open(ps)
         # Point the table at a ledger that is not there yet.
-        from services.table.remote import Ledger
+        from services.table.adapters.remote import Ledger
         real = h.table.ledger
         h.table.ledger = Ledger(f"127.0.0.1:{port}", as_identity("table"), timeout=1)
         room, gid = await h.create("doudizhu", ps)

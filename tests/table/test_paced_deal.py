@@ -1,5 +1,5 @@
-"""The paced deal of :class:`services.table.game.RunningGame` (pure logic, no I/O;
-:mod:`services.table.paced` keeps its state).
+"""The paced deal of :class:`services.table.domain.game.RunningGame` (pure logic, no I/O;
+:mod:`services.table.domain.paced` keeps its state).
 
 What the table sends while it deals (docs/table.md "Behaviour", events.md
 ``dealing`` / ``hand`` / ``your_turn``): a round (a card to each seat) every
@@ -20,8 +20,8 @@ import pytest
 
 from paiju.rules import load
 from paiju.rules.cards import deck
-from services.table.game import Outgoing, RunningGame, Seat
-from services.table.options import TableOptions
+from services.table.domain.game import Outgoing, RunningGame, Seat
+from services.table.domain.options import TableOptions
 
 T0 = 1_700_000_000.0
 PLAYERS = [f"p{i}" for i in range(5)]

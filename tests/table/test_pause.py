@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grpc
 
-from services.table.outgoing import ms
+from services.table.domain.outgoing import ms
 from tests.fixtures import NatsServer
 from tests.table.conftest import harness_running
 
@@ -44,7 +44,8 @@ async def test_game_pauses_while_the_log_cannot_be_written(nats_process: NatsSer
         finally:
             nats_process.start()
         await h.wait(lambda: runner.paused_at is None, "the game goes on", timeout=30)
-        # NATS back, the table sends every seat its view once more (services/table/outage.py)
+        # NATS back, the table sends every seat its view once more
+        # (services/table/application/outage.py)
         await h.wait(lambda: runner.entries[-1]["type"] == "level", "the level entry", timeout=30)
         assert [e["type"] for e in runner.entries[-2:]] == ["resume", "level"]
         after = await h.view(room, ps[0])

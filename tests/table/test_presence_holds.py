@@ -29,7 +29,7 @@ import pytest
 from paiju.presence_publisher import PresencePublisher
 from paiju.rules import load
 from paiju.table.v1 import table_pb2
-from services.table.clock import SystemClock
+from services.table.application.clock import SystemClock
 from tests.table.conftest import Harness, harness_running
 from tests.table.test_doudizhu_service import SPRING_DEAL
 

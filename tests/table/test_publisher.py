@@ -1,4 +1,4 @@
-"""The table's NATS publisher shares its flushes (services/table/publisher.py):
+"""The table's NATS publisher shares its flushes (services/table/adapters/publisher.py):
 many rooms flushing at once send one PING in flight at a time, and each
 flush still returns only after the events published before it reached the
 server. On a real NATS server."""
@@ -11,7 +11,7 @@ from typing import Any
 import nats
 
 from paiju.natsconn import decode
-from services.table.publisher import NatsPublisher, ping
+from services.table.adapters.publisher import NatsPublisher, ping
 
 
 async def test_concurrent_flushes_share_pings(nats_server: str) -> None:

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from paiju.rules import load
-from services.table.entries import Act, Created, Disconnected, Takeover, Timer, entry_of
-from services.table.options import TableOptions
-from services.table.outgoing import Seat, ms
-from services.table.sitting import Sitting, restore, spec_json
-from services.table.spec import GameSpec, Terms
+from services.table.domain.entries import Act, Created, Disconnected, Takeover, Timer, entry_of
+from services.table.domain.options import TableOptions
+from services.table.domain.outgoing import Seat, ms
+from services.table.domain.sitting import Sitting, restore, spec_json
+from services.table.domain.spec import GameSpec, Terms
 
 T0 = 1_700_000_000.0
 

@@ -99,7 +99,7 @@ class Whereabouts:
 
 def runs(running: list[str], game_id: str) -> bool:
     """Whether ``running`` (ListGames' game ids) holds ``game_id`` or one of its
-    redeals (``<game_id>.r<n>``, services/table/runner.py)."""
+    redeals (``<game_id>.r<n>``, services/table/application/runner.py)."""
     redeal = game_id + ".r"
     return any(g == game_id or g.startswith(redeal) for g in running)
 

@@ -5,7 +5,7 @@
 
 import { $, setHtml, esc } from "./dom.js";
 
-/** The quick chat phrases: id -> words (services/gateway/chat.py PHRASES). */
+/** The quick chat phrases: id -> words (services/gateway/application/commands/chat.py PHRASES). */
 export const PHRASES = {
   hello: "大家好",
   hurry: "快点吧，等到花儿都谢了",
@@ -19,7 +19,7 @@ export const PHRASES = {
 
 const FACE = `<circle cx="50" cy="50" r="44" fill="#ffd23f" stroke="#b98b00" stroke-width="5"/>`;
 const EYES = `<circle cx="35" cy="40" r="6" fill="#3a2500"/><circle cx="65" cy="40" r="6" fill="#3a2500"/>`;
-/** The emotes: id -> [label, SVG body] (services/gateway/chat.py EMOTES). */
+/** The emotes: id -> [label, SVG body] (services/gateway/application/commands/chat.py EMOTES). */
 export const EMOTES = {
   smile: ["微笑", `${FACE}${EYES}<path d="M30 60q20 18 40 0" fill="none" stroke="#3a2500" stroke-width="6" stroke-linecap="round"/>`],
   laugh: ["大笑", `${FACE}<path d="M28 42l10-6 10 6M52 42l10-6 10 6" fill="none" stroke="#3a2500" stroke-width="5" stroke-linecap="round"/><path d="M26 56h48q-4 26-24 26T26 56z" fill="#7a1f1f"/>`],

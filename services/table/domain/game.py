@@ -1,0 +1,560 @@
+"""A running game: the engine, its seats and players, and what moves it.
+No I/O, no clock of its own.
+
+Every method that moves the game takes ``now`` (unix seconds) and returns the
+events it caused as :class:`Outgoing` messages, numbered already
+(:mod:`services.table.domain.numbering`): public ones with the game's public ``seq``
+(1, 2, 3 …), private ones with that player's own ``seq`` (events.md "Names").
+The caller (:mod:`services.table.application.runner`) publishes them in order and calls
+:meth:`RunningGame.on_time` once :meth:`RunningGame.next_deadline` has passed.
+
+Timers (rulings.md "Shared by all games"): the turn clock
+(:mod:`services.table.domain.turns`): at a seat's deadline the table applies
+``timeout`` (the engine applies the default action and counts; its 4th in a
+row is an escape). Disconnect holds (:mod:`services.table.domain.holds`, a budget of
+``reconnect_seconds`` per seat per sitting, shared by a game and its redeals):
+while a seat is away the game waits at its turn and its turn clock stops; when
+its budget is spent the seat escapes. A paced deal
+(:mod:`services.table.domain.paced`) gives a round (a card to each seat) every
+seats × ``deal_interval_ms``; ``declare_grace_seconds`` after the last round
+the table applies ``end_declare``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from paiju.rules import Action, Event, Game, RulesError, new_game
+from paiju.rules.bounded import HINT_PLAYS
+from paiju.rules.cards import parse_cards
+from paiju.rules.engine import SYSTEM_ACTIONS
+from services.table.domain.dealing import DealPlan
+from services.table.domain.holds import Holds
+from services.table.domain.numbering import Numbering
+from services.table.domain.options import TableOptions
+from services.table.domain.outgoing import Answer, GameError, Outgoing, Seat, ms
+from services.table.domain.paced import PacedDeal
+from services.table.domain.shown import Shown
+from services.table.domain.turns import TurnClock
+
+__all__ = ["Answer", "GameError", "Outgoing", "RunningGame", "Seat"]
+
+
+
+class RunningGame:
+    """One game of one room, from the deal to its end (see the module docstring).
+
+    ``table_instance`` is the gRPC address the lobby placed the game at
+    (``game_started`` carries it; "" when not given). Raises ``RulesError``
+    (``bad_deal``, ``bad_options``) from the constructor where the engine
+    refuses the options or the deal, ``GameError(wrong_seats)`` for a wrong
+    number of seats. ``holds``: the sitting's disconnect budgets (a redeal
+    passes those of the game before it); a fresh sitting when None."""
+
+    def __init__(self, *, game_id: str, room: str, server: str, game: str,
+                 engine_options: Mapping[str, Any], table_options: TableOptions,
+                 seats: Sequence[Seat], deal: Mapping[str, Any], now: float,
+                 table_instance: str = "", holds: Holds | None = None) -> None:
+        self.game_id = game_id
+        self.table_instance = table_instance
+        self.room = room
+        self.server = server
+        self.name = game
+        self.engine_options = dict(engine_options)
+        self.topts = table_options
+        self.deal = dict(deal)
+        self.engine: Game = new_game(game, self.engine_options, self.deal)
+        if len(seats) != self.engine.seats:
+            raise GameError("wrong_seats", f"{game} has {self.engine.seats} seats, "
+                            f"not {len(seats)}", "INVALID_ARGUMENT")
+        self.seats = sorted(seats, key=lambda s: s.seat)
+        self.by_player = {s.player: s.seat for s in self.seats}
+        self.started_at = now
+        self.finished_at: float | None = None
+        self.actions: list[dict[str, Any]] = []
+        self.numbers = Numbering(s.player for s in self.seats)
+        self.turns = TurnClock(table_options.turn_seconds)
+        self.holds = holds if holds is not None else Holds(
+            self.engine.seats, table_options.reconnect_seconds, now)
+        self.paced = PacedDeal(DealPlan.of(self.deal, self.engine.seats,
+                                           self.engine.held_back_positions()), now,
+                               table_options.deal_interval_ms,
+                               table_options.declare_grace_seconds,
+                               self.engine.seats if table_options.deal_by_rounds else 1)
+        self.sent_hands: dict[int, list[str]] = {}
+        #: the engine's public roles as last sent (a ``roles`` event on change)
+        #: the roles and display last sent (services.table.domain.shown)
+        self.shown = Shown(self.engine)
+        self.timeouts = 0
+        self.reason: str | None = None
+        #: Set when an operator voided the game: ``{"by", "why", "at"}`` (ms).
+        self.voided: dict[str, Any] | None = None
+
+    # -- reading -------------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        """True once the engine says the game ended (normal, escape or redeal),
+        or an operator voided it."""
+        return self.engine.finished or self.voided is not None
+
+    @property
+    def plan(self) -> DealPlan:
+        """The order the deal's cards are given in."""
+        return self.paced.plan
+
+    @property
+    def dealt(self) -> int:
+        """Cards of a paced deal dealt so far."""
+        return self.paced.dealt
+
+    @property
+    def public_seq(self) -> int:
+        """The game's public seq so far."""
+        return self.numbers.public_seq
+
+    @property
+    def dealing(self) -> bool:
+        """True while a paced deal runs."""
+        return self.paced.running and not self.finished
+
+    @property
+    def phase(self) -> str:
+        """``dealing`` while a paced deal runs, else the engine's phase."""
+        return "dealing" if self.dealing else self.engine.phase
+
+    def seat_of(self, player: str) -> int:
+        """The seat of ``player``; ``GameError(not_seated)`` if it plays no seat here."""
+        seat = self.by_player.get(player)
+        if seat is None:
+            raise GameError("not_seated", f"{player!r} has no seat in game {self.game_id}")
+        return seat
+
+    def player_of(self, seat: int) -> str:
+        """The player at ``seat``."""
+        return self.seats[seat].player
+
+    def _hand(self, seat: int) -> list[str]:
+        if self.dealing:
+            return self.paced.hand(seat)
+        hand = self.engine.view(seat).get("hand")
+        return list(hand) if isinstance(hand, list) else []
+
+    def view(self, player: str, now: float) -> dict[str, Any]:
+        """The whole state ``player`` may see (:func:`player_view`)."""
+        return player_view(self, player, now)
+
+    def scores(self) -> dict[str, Any]:
+        """看分: each seat's captured points and the cards that made them, as far as
+        the game counts them (the engine's ``scores_view``)."""
+        return self.engine.scores_view()
+
+    def last_trick(self) -> dict[str, Any]:
+        """上一轮: the last finished trick and its winner (the engine's ``last_trick_view``)."""
+        return self.engine.last_trick_view()
+
+    def hints(self, player: str) -> list[Action]:
+        """``player``'s options now: every non-play action and at most
+        :data:`~paiju.rules.bounded.HINT_PLAYS` plays (the engine's bounded ``hints``); declares are
+        limited to the cards the seat holds so far during a paced deal."""
+        return self._legal_now(self.seat_of(player))
+
+    def _legal_now(self, seat: int) -> list[Action]:
+        if self.finished:
+            return []
+        declaring = self.paced.declaring_open
+        if seat not in self.engine.to_act() and not declaring:
+            return []
+        actions = self.engine.hints(seat, HINT_PLAYS)
+        if declaring:
+            actions = [a for a in actions if a.type != "declare"
+                       or self._holds_now(seat, a.cards)]
+        return actions
+
+    def _holds_now(self, seat: int, cards: Sequence[str]) -> bool:
+        held = self.paced.held(seat) if self.dealing else Counter(self._hand(seat))
+        return all(held[c] >= n for c, n in Counter(cards).items())
+
+    def check(self, player: str, type_: str, cards: Sequence[str]) -> Answer:
+        """Would this action be legal now? Nothing changes."""
+        seat = self.seat_of(player)
+        try:
+            action = self._action(seat, type_, cards)
+            copy.deepcopy(self.engine).apply(action)
+        except RulesError as e:
+            return Answer(False, e.code, e.message, self.public_seq)
+        return Answer(True, seq=self.public_seq)
+
+    def _action(self, seat: int, type_: str, cards: Sequence[str]) -> Action:
+        if type_ in SYSTEM_ACTIONS:
+            raise RulesError("unknown_action", f"{type_} is sent by the table, not a player")
+        if self.finished:
+            raise RulesError("game_over", "the game has finished")
+        parsed = tuple(parse_cards(list(cards)))
+        dealt = self.dealt if (type_ == "declare" and self.dealing) else None
+        return Action(seat, type_, parsed, dealt)
+
+    # -- moving --------------------------------------------------------------------
+
+    def start(self, now: float) -> list[Outgoing]:
+        """``game_started``, then the deal (at once, or its first cards)."""
+        out = [self.numbers.public("game_started", {
+            "game_id": self.game_id, "game": self.name, "options": self.engine_options,
+            "seats": [{"seat": s.seat, "player": s.player, "name": s.name} for s in self.seats],
+            "first": self.plan.first, "dealer": self.engine_options.get("dealer"),
+            "turn_seconds": self.topts.turn_seconds, "table_instance": self.table_instance,
+            "rules": self.engine.client_rules(), "display": self.shown.display,
+        })]
+        # A redeal goes on with the sitting: the seats away are still away.
+        out += [self._disconnected_event(seat, now) for seat in self.holds.away()]
+        if not self.plan.paced:
+            out.append(self.numbers.public("dealing", {
+                "cards_dealt_per_seat": [len(self._hand(s)) for s in range(self.engine.seats)],
+                "done": True}))
+        out += self._after(now, acted=None)
+        out += self.on_time(now)
+        return out
+
+    def act(self, player: str, type_: str, cards: Sequence[str], client_seq: int,
+            now: float) -> tuple[Answer, list[Outgoing]]:
+        """A player's action. A repeated ``(player, client_seq)`` (``client_seq`` > 0)
+        returns the first answer and changes nothing. An illegal action gets its
+        engine error code and changes nothing. Raises ``GameError(not_seated)``."""
+        seat = self.seat_of(player)
+        first = self.numbers.answered(player, client_seq)
+        if first is not None:
+            return first, []
+        out: list[Outgoing] = []
+        try:
+            action = self._action(seat, type_, cards)
+            out = self._apply(action, now)
+        except RulesError as e:
+            answer = Answer(False, e.code, e.message, self.public_seq)
+        else:
+            answer = Answer(True, seq=self.public_seq)
+        self.numbers.remember(player, client_seq, answer)
+        return answer, out
+
+    def disconnected(self, player: str, now: float, at: float | None = None
+                     ) -> list[Outgoing]:
+        """``player`` went away at ``at`` (default ``now``; never later than
+        ``now``): its seat is held, spending its budget from then, and its turn
+        clock stops. ``seat_disconnected`` carries ``hold_until`` (unix ms, when
+        the budget runs out) and ``budget_left_ms``. A repeat changes nothing.
+        After the end (before a redeal) only the sitting's budget is told."""
+        seat = self.seat_of(player)
+        at = now if at is None else min(at, now)
+        if not self.holds.leave(seat, at):
+            return []
+        if self.finished:
+            return []
+        self.turns.pause(seat, at)
+        return [self._disconnected_event(seat, at)]
+
+    def _disconnected_event(self, seat: int, now: float) -> Outgoing:
+        end = self.holds.end(seat)
+        assert end is not None
+        return self.numbers.public("seat_disconnected", {
+            "seat": seat, "hold_until": ms(end),
+            "budget_left_ms": ms(self.holds.left(seat, now))})
+
+    def reconnected(self, player: str, now: float) -> list[Outgoing]:
+        """``player`` is back: the time away is spent from its seat's budget
+        (``seat_reconnected`` with ``budget_left_ms``); its stopped turn goes
+        on with the time it had left, at least 10 s (:meth:`TurnClock.resume`).
+        It gets its whole ``view`` privately (its ``player_seq`` is the event's
+        own ``seq``)."""
+        seat = self.seat_of(player)
+        came_back = self.holds.back(seat, now)
+        if self.finished:
+            return []
+        out: list[Outgoing] = []
+        if came_back:
+            out.append(self.numbers.public("seat_reconnected", {
+                "seat": seat, "hold_until": None,
+                "budget_left_ms": ms(self.holds.left(seat, now))}))
+            if self.turns.resume(seat, now):
+                out += self._turn_events(seat)
+        view = self.view(player, now)
+        view["player_seq"] += 1
+        out.append(self.numbers.private(player, "view", view))
+        assert out[-1].seq == view["player_seq"]
+        return out
+
+    def leave(self, player: str, now: float) -> list[Outgoing]:
+        """``player`` leaves: its ``escape`` (the game ends)."""
+        seat = self.seat_of(player)
+        if self.finished:
+            return []
+        return self._apply(Action(seat, "escape"), now)
+
+    def _timer_times(self) -> list[float]:
+        """The holds' ends and the turn deadlines that can fire."""
+        return [*self.holds.times(),
+                *self.turns.due_times(self.engine.to_act(), self.holds)]
+
+    def next_deadline(self) -> float | None:
+        """The earliest time :meth:`on_time` has something to do, or None."""
+        if self.finished:
+            return None
+        times = self._timer_times()
+        deal = self.paced.next_time()
+        if deal is not None:
+            times.append(deal)
+        return min(times) if times else None
+
+    def on_time(self, now: float) -> list[Outgoing]:
+        """Do everything due by ``now``, each at its own deadline: deal cards,
+        close the declaring window, escape expired holds, time out turns."""
+        out: list[Outgoing] = []
+        while not self.finished:
+            t = self.next_deadline()
+            if t is None or t > now:
+                break
+            out += self._fire(t, now)
+        return out
+
+    # -- internals -----------------------------------------------------------------
+
+    def _fire(self, t: float, now: float) -> list[Outgoing]:
+        if self.paced.card_due(t):
+            # Every card due by now in one step (one dealing event, one hand per
+            # seat dealt to), but none past another timer due before them.
+            until = max(t, min([now, *self._timer_times()]))
+            data = self.paced.deal_until(until)
+            return [self.numbers.public("dealing", data), *self._after(until, acted=None)]
+        if self.paced.window_due(t):
+            self.paced.close()
+            return self._apply(Action(None, "end_declare"), t)
+        seat = self.holds.first_expired(t)
+        if seat is not None:
+            return self._apply(Action(seat, "escape"), t)
+        seat = self.turns.first_due(t, self.engine.to_act(), self.holds)
+        if seat is not None:
+            self.timeouts += 1
+            return self._apply(Action(seat, "timeout"), t)
+        return []
+
+    def _apply(self, action: Action, now: float) -> list[Outgoing]:
+        """Apply ``action`` to the engine (raises ``RulesError``, nothing changed)."""
+        events = self.engine.apply(action)
+        self.paced.engine_moved()
+        self.actions.append(action.to_json())
+        if action.type == "end_declare":
+            self.paced.close()
+        out = self._convert(events)
+        out += self._after(now, acted=action.seat)
+        self.shown.attach_display(self.engine, out)
+        return out
+
+    def _convert(self, events: Sequence[Event]) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        for e in events:
+            data = dict(e.data)
+            if e.to is None:
+                out.append(self.numbers.public(e.type, data))
+            else:
+                if e.type == "hand":
+                    data.setdefault("game_id", self.game_id)
+                    cards = data.get("cards")
+                    if isinstance(cards, list):
+                        self.sent_hands[e.to] = list(cards)
+                out.append(self.numbers.private(self.player_of(e.to), e.type, data))
+        return out
+
+    def _after(self, now: float, acted: int | None) -> list[Outgoing]:
+        """Hands that changed, the turn clock, declare options, the end."""
+        out: list[Outgoing] = []
+        # While dealing, a hand changes only by the cards dealt to it.
+        dirty = self.paced.take_dirty_hands()
+        seats: Sequence[int] = dirty if self.dealing else range(self.engine.seats)
+        for s in seats:
+            # Compared in order: a new trump re-sorts a hand without changing it.
+            hand = self._hand(s)
+            if self.sent_hands.get(s) != hand:
+                self.sent_hands[s] = hand
+                out.append(self.numbers.private(self.player_of(s), "hand",
+                                                {"game_id": self.game_id, "cards": hand}))
+        out += self.shown.roles_event(self.engine, self.numbers)
+        if self.finished:
+            self._ended(now)
+            scores = self.scores()
+            if scores:
+                out.append(self.numbers.public("scores", scores))
+            return out
+        for s in self.turns.follow(self.engine.to_act(), acted, now, self.holds):
+            out += self._turn_events(s)
+        if self.paced.declaring_open:
+            out += self._declare_events()
+        return out
+
+    def _ended(self, now: float) -> None:
+        self.turns.clear()
+        self.paced.close()
+        self.finished_at = now
+        self.reason = self.engine.result().kind
+
+    def void(self, now: float, by: str, why: str) -> list[Outgoing]:
+        """An operator ends the game without a result (reason ``void``): no
+        clock runs any more, nothing is settled; ``by`` and ``why`` go into
+        its record. No event: ``game_finished`` follows from the ending.
+        ``GameError(game_over)`` once the game finished."""
+        if self.finished:
+            raise GameError("game_over", f"game {self.game_id} has finished already",
+                            "FAILED_PRECONDITION")
+        self.voided = {"by": by, "why": why, "at": ms(now)}
+        self.turns.clear()
+        self.paced.close()
+        self.finished_at = now
+        self.reason = "void"
+        return []
+
+    def _turn_events(self, seat: int) -> list[Outgoing]:
+        legal = self.engine.non_play_actions(seat)
+        can_pass = any(a.type == "pass" for a in legal)
+        deadline = self.turns.deadline(seat)
+        assert deadline is not None
+        phase = self.engine.phase
+        return [
+            self.numbers.public("turn", {"seat": seat, "phase": phase, "deadline": ms(deadline),
+                                         "can_pass": can_pass}),
+            self.numbers.private(self.player_of(seat), "your_turn", {
+                "game_id": self.game_id, "seat": seat, "phase": phase,
+                "deadline": ms(deadline), "can_pass": can_pass,
+                "declare_options": [list(a.cards) for a in legal if a.type == "declare"],
+                "hints": hints_json(self._legal_now(seat)),
+            }),
+        ]
+
+    def _declare_events(self) -> list[Outgoing]:
+        """``your_turn`` (phase declaring) for each seat whose declare options
+        changed (:meth:`PacedDeal.declare_changes`)."""
+        window = self.paced.window_end()
+        deadline = ms(window) if window is not None else None
+        return [self.numbers.private(self.player_of(s), "your_turn", {
+                    "game_id": self.game_id, "seat": s, "phase": "declaring",
+                    "deadline": deadline, "can_pass": False, "declare_options": options,
+                    "hints": hints_json(self._legal_now(s))})
+                for s, options in self.paced.declare_changes(self.engine, self._holds_now)]
+
+    # -- the end -------------------------------------------------------------------
+
+    def record(self) -> dict[str, Any]:
+        """The game record (:func:`game_record`)."""
+        return game_record(self)
+
+    def finished_event(self, settlement: list[dict[str, Any]]) -> Outgoing:
+        """``game_finished`` with the reason, the result (None: voided) and the
+        settlement table (``lines``: the engine's result lines; none when voided)."""
+        result = None if self.voided else self.engine.result().to_json()
+        return self.numbers.public("game_finished", {
+            "game_id": self.game_id, "reason": self.reason, "result": result,
+            "settlement": settlement, "scores": self.scores(),
+            "lines": [] if self.voided else self.engine.result_lines(),
+        })
+
+
+# -- what a seat may see (its view, its options) ------------------------------
+
+def hints_json(actions: Sequence[Action]) -> list[dict[str, Any]]:
+    """``actions`` as the ``hints`` command answers them and ``your_turn.hints``
+    and ``view.hints`` carry them: ``[{type, cards?}]`` (``cards`` only when
+    the action has some; no seat), in order."""
+    return [{"type": a.type, "cards": list(a.cards)} if a.cards else {"type": a.type}
+            for a in actions]
+
+
+def seat_state(game: RunningGame, s: Seat, now: float) -> dict[str, Any]:
+    """Seat ``s`` in a view: seat, player, name, disconnected, hold_until (unix
+    ms while away, else None), budget_left_ms (its disconnect budget left)."""
+    end = game.holds.end(s.seat)
+    return {"seat": s.seat, "player": s.player, "name": s.name,
+            "disconnected": end is not None,
+            "hold_until": ms(end) if end is not None else None,
+            "budget_left_ms": ms(game.holds.left(s.seat, now))}
+
+
+def player_view(game: RunningGame, player: str, now: float) -> dict[str, Any]:
+    """The whole state ``player`` may see (its own hand only): the engine's
+    view plus game_id, seats (:func:`seat_state`), deadlines, ``time_left_ms``
+    of its turn, ``can_pass``, ``declare_options`` and ``hints`` (as
+    ``your_turn`` gives them; ``hints`` as the ``hints`` command answers), the
+    public ``seq`` (also as ``public_seq``: a ``view`` event's own ``seq`` is
+    the player's), ``player_seq`` and ``escape_points`` (the points ``player``
+    would get if it quit now: an escape, seed 000 例外, rulings.md "Escapes";
+    what the client's 退出 warning names). ``GameError(not_seated)`` for a
+    player not at the game."""
+    seat = game.seat_of(player)
+    v = copy.deepcopy(game.engine.view(seat))
+    if game.dealing:
+        v["hand"] = game.paced.hand(seat)
+        v["hand_counts"] = game.paced.counts()
+    left = game.turns.time_left(seat, now)
+    window = game.paced.window_end()
+    legal = game.hints(player)
+    v.update({
+        "game_id": game.game_id,
+        "room": game.room,
+        "game": game.name,
+        "phase": game.phase,
+        "seat": seat,
+        "seats": [seat_state(game, s, now) for s in game.seats],
+        "to_act": game.engine.to_act(),
+        "deadlines": {str(s): ms(t) for s, t in game.turns.deadlines.items()},
+        "time_left_ms": ms(left) if left is not None else None,
+        "can_pass": any(a.type == "pass" for a in legal),
+        "declare_options": [list(a.cards) for a in legal if a.type == "declare"],
+        "hints": hints_json(legal),
+        "dealing": game.paced.progress(),
+        "declaring_until": ms(window) if window is not None else None,
+        "seq": game.numbers.public_seq,
+        "public_seq": game.numbers.public_seq,
+        "player_seq": game.numbers.player_seq[player],
+        "escape_points": game.engine.escape_points(seat)[seat],
+        "roles": game.engine.public_roles(),
+        "rules": game.engine.client_rules(),
+        "display": game.engine.display(),
+    })
+    return v
+
+
+# -- the game record (records.md), as the table stores it ----------------------
+
+def game_record(game: RunningGame) -> dict[str, Any]:
+    """The record (records.md): game, options, deal, actions as applied (system
+    ones too), plus game_id, room, server, players, table_options, and once the
+    game finished reason, result, finished_at; started_at / finished_at in unix ms.
+    A game an operator voided has reason ``void``, no result, and ``void``:
+    ``{"by", "why", "at"}`` (who, why, when in unix ms; docs/table.md).
+    ``paiju replay`` plays ``options``, ``deal`` and ``actions`` again."""
+    topts = game.topts
+    rec: dict[str, Any] = {
+        "game": game.name,
+        "options": dict(game.engine_options),
+        "deal": dict(game.deal),
+        "actions": list(game.actions),
+        "game_id": game.game_id,
+        "room": game.room,
+        "server": game.server,
+        "players": [{"seat": s.seat, "player": s.player, "name": s.name}
+                    for s in game.seats],
+        "table_options": {
+            "turn_seconds": topts.turn_seconds,
+            "reconnect_seconds": topts.reconnect_seconds,
+            "declare_grace_seconds": topts.declare_grace_seconds,
+            "deal_interval_ms": topts.deal_interval_ms,
+        },
+        "started_at": ms(game.started_at),
+    }
+    if game.voided is not None:
+        rec["reason"] = "void"
+        rec["void"] = dict(game.voided)
+        rec["finished_at"] = ms(game.finished_at or game.started_at)
+    elif game.finished:
+        rec["reason"] = game.reason
+        rec["result"] = game.engine.result().to_json()
+        rec["finished_at"] = ms(game.finished_at or game.started_at)
+    return rec
