@@ -443,8 +443,9 @@ Global___GetRecordRequest: _TypeAlias = GetRecordRequest  # noqa: Y015
 
 @_typing.final
 class GetRecordResponse(_message.Message):
-    """The record as JSON (services/table/record.py: game, options, deal,
-    actions, game_id, room, server, players, reason, result, settlement, ...).
+    """The record as JSON (records.md; game_record in services/table/domain/game.py:
+    game, options, deal, actions, game_id, room, server, players, reason, result,
+    settlement, ...).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
