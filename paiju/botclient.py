@@ -23,9 +23,11 @@ BOT_RATE = 15.0
 class BotError(Exception):
     """A reply with ``ok: false`` (``code`` is its error code)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after_ms: int | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
+        #: The wait a ``busy`` refusal asks for (ms), if it gave one.
+        self.retry_after_ms = retry_after_ms
 
 
 class Client:
@@ -104,7 +106,9 @@ class Client:
             raise ConnectionError("connection closed") from e
         reply = await asyncio.wait_for(fut, timeout=60)
         if not reply.get("ok"):
-            raise BotError(str(reply.get("error")), str(reply.get("message")))
+            after = reply.get("retry_after_ms")
+            raise BotError(str(reply.get("error")), str(reply.get("message")),
+                           after if isinstance(after, int) else None)
         return reply
 
     async def close(self) -> None:

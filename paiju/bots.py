@@ -53,6 +53,8 @@ READY_AGAIN = 30.0
 
 #: Refusals that a moment later may go through (the bot tries again).
 TRANSIENT = frozenset({"unavailable", "rate_limited", "busy"})
+#: The longest wait between a bot's attempts after refusals (seconds).
+BACKOFF_CAP_SECONDS = 8.0
 
 
 @dataclass
@@ -64,6 +66,8 @@ class Stats:
     rtts: list[float] = field(default_factory=list)
     actions: int = 0
     reconnects: int = 0
+    #: sessions started again after a transient refusal (busy, unavailable …)
+    retries: int = 0
     #: table events of a game that came after a gap in its public ``seq``, or
     #: again (a ``seq`` not above the last one seen)
     seq_gaps: int = 0
@@ -83,7 +87,8 @@ class Stats:
         return {"games_finished": dict(self.games), "errors": dict(self.errors),
                 "actions": self.actions, "actions_per_second": round(self.actions / seconds, 2)
                 if seconds > 0 else 0, "rtt_ms": {"p50": pct(50), "p99": pct(99)},
-                "reconnects": self.reconnects, "seconds": round(seconds, 1),
+                "reconnects": self.reconnects, "retries": self.retries,
+                "seconds": round(seconds, 1),
                 "seq_gaps": self.seq_gaps, "seq_repeats": self.seq_repeats,
                 "longest_wait_s": round(self.longest_wait, 2)}
 
@@ -109,6 +114,8 @@ class Bot:
                  declare_p: float = 0.5) -> None:
         self.urls = [url] if isinstance(url, str) else list(url)
         self.url = self.urls[0]
+        #: Refusals (``busy``, ``unavailable`` …) in a row, for the backoff.
+        self.refusals = 0
         self.name, self.game, self.room, self.seat = name, game, room, seat
         self.games_left = games
         #: the games asked for, and the ids of this bot's games that finished
@@ -286,10 +293,21 @@ class Bot:
             except BotError as e:
                 if e.code not in TRANSIENT:
                     raise
-                # A service was busy (sign-in or sitting under load): start again.
+                # A service was busy (sign-in or sitting under load): start
+                # again, after the wait a ``busy`` asks for and a backoff.
                 await self.client.close()
-                await asyncio.sleep(0.5 + self.rng.random())
+                self.stats.retries += 1
+                await asyncio.sleep(self._backoff(e.retry_after_ms))
         await self.client.close()
+
+    def _backoff(self, retry_after_ms: int | None) -> float:
+        """Seconds to wait before starting again after the ``n``-th refusal in
+        a row: capped exponential backoff with full jitter (0.5 s doubling up
+        to :data:`BACKOFF_CAP_SECONDS`), at least the ``retry_after_ms`` a
+        ``busy`` asked for."""
+        self.refusals += 1
+        ceiling = min(BACKOFF_CAP_SECONDS, 0.5 * 2.0 ** (self.refusals - 1))
+        return max((retry_after_ms or 0) / 1000, self.rng.random() * ceiling)
 
     def _next_gateway(self) -> None:
         """Move to the next gateway of the list (after a dropped connection)."""
@@ -307,6 +325,7 @@ class Bot:
         server = self.room.rsplit("-", 1)[0] if "-" in self.room else ""
         await self._try("watch_server", server=server)
         await self._sit()
+        self.refusals = 0
         while not self.done.is_set():
             if self.client.closed.is_set():
                 raise ConnectionError("connection closed")

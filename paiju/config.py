@@ -267,6 +267,15 @@ class Settings(BaseSettings):
     gateway_max_queued_bytes: Annotated[int, Field(gt=0)] = Field(
         default=256 * 1024 * 1024, description="bytes waiting in all send queues of one gateway; "
         "the connection whose message would pass it is cut off", json_schema_extra=_doc("gateway"))
+    gateway_max_calls_in_flight: Annotated[int, Field(gt=0)] = Field(
+        default=256, description="calls of one gateway to the services not yet answered; "
+        "past it, commands that start new work (sign-in, sit, ready, quick start, watch, "
+        "lists, history) are refused with `busy`, a game's own commands never",
+        json_schema_extra=_doc("gateway"))
+    gateway_max_loop_lag_seconds: Positive = Field(
+        default=1.0, description="how late the gateway's event loop may run a timer (the "
+        "largest of the last second) before commands that start new work are refused "
+        "with `busy`", json_schema_extra=_doc("gateway"))
 
     presence_heartbeat_seconds: Positive = Field(
         default=2.0, description="seconds between a gateway's presence heartbeats (paiju.presence)",
@@ -430,6 +439,8 @@ class Config:
     gateway_max_connections_per_address: int = 256
     gateway_sessions_per_player_per_minute: int = 20
     gateway_max_queued_bytes: int = 256 * 1024 * 1024
+    gateway_max_calls_in_flight: int = 256
+    gateway_max_loop_lag_seconds: float = 1.0
     presence_heartbeat_seconds: float = 2.0
     presence_timeout_seconds: float = 6.0
     table_record_retry_seconds: float = 300.0

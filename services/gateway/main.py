@@ -7,6 +7,7 @@ Ready while NATS is connected.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from websockets.asyncio.server import serve
@@ -28,6 +29,7 @@ async def setup(ctx: Context) -> Sequence[str]:
     presence = PresencePublisher(nc, new_gateway_id(cfg.instance), cfg.presence_heartbeat_seconds)
     gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr, ctx.identity), presence)
     await presence.start()
+    ctx.tasks.append(asyncio.create_task(gateway.watch_loop_lag()))
     # The client's files, gzip and ETags: computed once, here.
     process_request = request_handler()
     await gateway.spectators.start()

@@ -32,7 +32,7 @@ from tests.deploy.prometheus import (
 ALERTS = {
     "PaijuGrpcErrorRate", "PaijuSettlementFailures", "PaijuSettlementRetries",
     "PaijuGameRecordsLost", "PaijuGamesVoided", "PaijuDependencyDown", "PaijuGamesStuck",
-    "PaijuSlowClientDisconnectsSurge",
+    "PaijuSlowClientDisconnectsSurge", "PaijuGatewayShedding",
     # docs/operations.md "Service level objectives"
     "PaijuActionLatencyBudgetBurn", "PaijuSignInBudgetBurn", "PaijuGameSettlementBudgetBurn",
 }

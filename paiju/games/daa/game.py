@@ -250,15 +250,7 @@ class Daa(DaaResults, DaaShown, Game):
         table = self.table
         if len(cards) > 1:
             cards = tuple(sort_cards(cards))
-            for c in cards:  # cards.remove, with dict's own pop (Counter's del is slow)
-                n = hand[c] - 1
-                if n:
-                    hand[c] = n
-                else:
-                    hand.pop(c)
-                table[c] = table.get(c, 0) + 1
-        else:
-            c = cards[0]
+        for c in cards:  # cards.remove, with dict's own pop (Counter's del is slow)
             n = hand[c] - 1
             if n:
                 hand[c] = n

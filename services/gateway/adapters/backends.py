@@ -12,6 +12,7 @@ from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
 from paiju.table.v1 import table_pb2_grpc
+from services.gateway import metrics
 from services.gateway.domain.protocol import ClientError
 
 #: Seconds a client command may wait for a service.
@@ -64,9 +65,28 @@ def client_error(e: grpc.aio.AioRpcError) -> ClientError:
     return ClientError("internal", details or e.code().name)
 
 
+class CallsInFlight:
+    """The gateway's calls to the services not yet answered (one gateway a
+    process; read by its admission control,
+    :mod:`services.gateway.domain.admission`)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+#: This process's calls in flight.
+IN_FLIGHT = CallsInFlight()
+
+
 async def call(method: Any, request: Any, **kwargs: Any) -> Any:
-    """Call a unary method, mapping a gRPC failure to :class:`ClientError`."""
+    """Call a unary method, mapping a gRPC failure to :class:`ClientError`
+    (counted in :data:`IN_FLIGHT` while it runs)."""
+    IN_FLIGHT.count += 1
+    metrics.CALLS_IN_FLIGHT.inc()
     try:
         return await method(request, timeout=CALL_TIMEOUT, **kwargs)
     except grpc.aio.AioRpcError as e:
         raise client_error(e) from e
+    finally:
+        IN_FLIGHT.count -= 1
+        metrics.CALLS_IN_FLIGHT.dec()

@@ -28,6 +28,7 @@ from services.gateway.adapters.backends import Backends
 from services.gateway.adapters.fanout import Fanout
 from services.gateway.application.routing import Router
 from services.gateway.application.subscriptions import OnEvent, Subscriptions
+from services.gateway.domain.admission import Admission
 from services.gateway.domain.limits import PlayerBuckets, QueueBudget, SessionRate
 from services.gateway.domain.protocol import TokenBucket
 
@@ -46,6 +47,7 @@ class Ports(Protocol):
     queue_budget: QueueBudget
     chat_rate: PlayerBuckets
     table_instances: Registry
+    admission: Admission
 
     @property
     def ping(self) -> tuple[float, float]:

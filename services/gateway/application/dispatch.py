@@ -12,6 +12,7 @@ from opentelemetry.trace import Span, SpanKind
 
 from paiju import tracing
 from services.gateway import metrics
+from services.gateway.adapters.backends import IN_FLIGHT
 from services.gateway.application.commands import COMMANDS, OPEN_COMMANDS, Handler
 from services.gateway.application.connection import Connection
 from services.gateway.domain.protocol import ClientError, CommandError, error, parse, reply, shown
@@ -23,7 +24,17 @@ log = logging.getLogger("paiju.gateway")
 def refuse(session: Connection, cid: str | int | None, e: ClientError) -> None:
     """Send the error reply of command ``cid`` (counted by code)."""
     metrics.ERRORS.labels(e.code).inc()
-    session.send(error(cid, e.code, e.message))
+    session.send(error(cid, e.code, e.message, e.retry_after_ms))
+
+
+def admitted(session: Connection, name: str) -> None:
+    """Refuse ``name`` with ``busy`` where the gateway is past its headroom
+    (:class:`~services.gateway.domain.admission.Admission`; counted in
+    ``paiju_gateway_shed_total``)."""
+    shed = session.gw.admission.check(name, time.monotonic(), IN_FLIGHT.count)
+    if shed is not None:
+        metrics.SHED.labels(shed.reason).inc()
+        raise ClientError("busy", "the server is busy; try again shortly", shed.retry_after_ms)
 
 
 async def handle_frame(session: Connection, frame: str | bytes) -> None:
@@ -69,6 +80,7 @@ async def _answer(session: Connection, cid: str | int | None, name: str, args: d
     try:
         if session.identity is None and name not in OPEN_COMMANDS:
             raise ClientError("unauthenticated", "sign in first (login or auth)")
+        admitted(session, name)
         if span is not None and session.identity is not None:
             span.set_attribute("paiju.player", session.player)
         session.send(reply(cid, **await handler(session, args | {"_id": cid})))

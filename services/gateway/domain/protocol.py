@@ -52,13 +52,16 @@ def good_id(cid: Any) -> bool:
 class ClientError(Exception):
     """A command refused with a stable ``code`` and a message for people."""
 
-    def __init__(self, code: str, message: str = "") -> None:
+    def __init__(self, code: str, message: str = "", retry_after_ms: int | None = None
+                 ) -> None:
         message = message or code
         if len(message) > MAX_MESSAGE:
             message = message[:MAX_MESSAGE - 1] + "…"
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        #: How long the client should wait before it tries again (``busy``), ms.
+        self.retry_after_ms = retry_after_ms
 
 
 @dataclass(frozen=True)
@@ -152,9 +155,14 @@ def reply(cid: str | int | None, **data: Any) -> dict[str, Any]:
     return {"id": cid, "type": "reply", "ok": True, **data}
 
 
-def error(cid: str | int | None, code: str, message: str) -> dict[str, Any]:
-    """A refusal of command ``cid`` with a stable ``code``."""
-    return {"id": cid, "type": "reply", "ok": False, "error": code, "message": message}
+def error(cid: str | int | None, code: str, message: str,
+          retry_after_ms: int | None = None) -> dict[str, Any]:
+    """A refusal of command ``cid`` with a stable ``code`` (and, for ``busy``,
+    the ``retry_after_ms`` to wait before trying again)."""
+    out = {"id": cid, "type": "reply", "ok": False, "error": code, "message": message}
+    if retry_after_ms is not None:
+        out["retry_after_ms"] = retry_after_ms
+    return out
 
 
 def field(args: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:

@@ -3,6 +3,7 @@ the WebSocket handler that gives each connection its :class:`Session`."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,11 +17,13 @@ from paiju.presence import wall_ms
 from paiju.presence_publisher import PresencePublisher
 from paiju.spectators import SpectatorWatcher
 from paiju.table_instances import Registry
+from services.gateway import metrics
 from services.gateway.adapters import auth
 from services.gateway.adapters.backends import Backends, call
 from services.gateway.adapters.fanout import Fanout
 from services.gateway.application.commands import chat
 from services.gateway.application.session import Session
+from services.gateway.domain.admission import Admission
 from services.gateway.domain.limits import (
     CLOSE_TRY_AGAIN_LATER,
     Connections,
@@ -28,6 +31,9 @@ from services.gateway.domain.limits import (
     QueueBudget,
     SessionRate,
 )
+
+#: Seconds between two measures of the event loop's lag.
+LAG_SAMPLE_SECONDS = 0.1
 
 
 @dataclass
@@ -51,6 +57,8 @@ class Gateway:
     chat_rate: PlayerBuckets = field(init=False)
     #: The spectator counts of every room, from all gateways' presence.
     spectators: SpectatorWatcher = field(init=False)
+    #: The gateway's headroom (services.gateway.domain.admission).
+    admission: Admission = field(init=False)
     #: The table instances that announced themselves (read when a record is
     #: looked for: any instance serves the record store they share).
     table_instances: Registry = field(init=False)
@@ -63,6 +71,8 @@ class Gateway:
                                        cfg.gateway_max_connections_per_address)
         self.session_rate = SessionRate(cfg.gateway_sessions_per_player_per_minute)
         self.queue_budget = QueueBudget(cfg.gateway_max_queued_bytes)
+        self.admission = Admission(cfg.gateway_max_calls_in_flight,
+                                   cfg.gateway_max_loop_lag_seconds)
         self.chat_rate = PlayerBuckets(1 / chat.CHAT_EVERY_SECONDS, chat.CHAT_BURST)
         self.table_instances = Registry(self.nats)
         self.spectators = SpectatorWatcher(
@@ -85,6 +95,19 @@ class Gateway:
                 self.presence.gateway_id, session) != room:
             count += 1
         return count
+
+    async def watch_loop_lag(self) -> None:
+        """Measure, every :data:`LAG_SAMPLE_SECONDS`, how late the event loop
+        runs a timer (seconds; ``paiju_gateway_loop_lag_seconds``), for the
+        admission control. Runs until cancelled."""
+        loop = asyncio.get_running_loop()
+        while True:
+            start = loop.time()
+            await asyncio.sleep(LAG_SAMPLE_SECONDS)
+            now = loop.time()
+            lag = max(0.0, now - start - LAG_SAMPLE_SECONDS)
+            self.admission.lag_seen(now, lag)
+            metrics.LOOP_LAG.set(lag)
 
     @property
     def ping(self) -> tuple[float, float]:

@@ -2,6 +2,8 @@
 // replies matched to them, events handed to onEvent, automatic reconnect.
 
 const PAGE = Math.random().toString(36).slice(2, 8);
+// How many times a command refused with ``busy`` is sent again.
+const BUSY_RETRIES = 3;
 
 export class Conn {
   /**
@@ -42,7 +44,9 @@ export class Conn {
       const again = !this.stopped && e.code !== 4001;
       this.hooks.onClose(e.code, again);
       if (again) {
-        const wait = Math.min(5000, 400 * 2 ** this.retry++);
+        // Capped exponential backoff with full jitter: a gateway that
+        // restarts is not met by all its clients at the same moment.
+        const wait = Math.random() * Math.min(5000, 400 * 2 ** this.retry++);
         setTimeout(() => { if (!this.stopped && !this.ws) this.connect(); }, wait);
       }
     };
@@ -53,8 +57,22 @@ export class Conn {
 
   get open() { return this.ws !== null && this.ws.readyState === WebSocket.OPEN; }
 
-  /** Send a command; resolves with its reply ({ok, ...} or {ok: false, error}). */
-  call(cmd, args = {}) {
+  /**
+   * Send a command; resolves with its reply ({ok, ...} or {ok: false, error}).
+   * A ``busy`` refusal (the gateway past its headroom) is tried again after
+   * its ``retry_after_ms``, with jitter, up to BUSY_RETRIES times.
+   */
+  async call(cmd, args = {}) {
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.once(cmd, args);
+      if (r.error !== "busy" || attempt >= BUSY_RETRIES || this.stopped) return r;
+      const wait = (r.retry_after_ms || 1000) * (0.5 + Math.random());
+      await new Promise((done) => setTimeout(done, wait));
+    }
+  }
+
+  /** Send a command once. */
+  once(cmd, args) {
     if (!this.open) return Promise.resolve({ ok: false, error: "disconnected" });
     // String ids, unique per page load: an ``act`` id is the table's
     // de-duplication key, so ids must not repeat after a reload.
