@@ -4,6 +4,8 @@ loopback with a tiny test servicer, a real NATS server."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from typing import Any
 
 import grpc
@@ -12,10 +14,12 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import REGISTRY
 
 from paiju.authz import RULES, Rule
+from paiju.identity import channel_options
 from paiju.natsconn import connect
 from paiju.service import Context, serve
 from tests.fixtures import (
     NatsServer,
+    as_identity,
     client_channel,
     health_status,
     service_config,
@@ -26,7 +30,7 @@ from tests.fixtures import running_service as running
 SERVICE = "paiju.test.v1.Probe"
 #: paiju's authorisation table plus the probe's methods, callable by the operator.
 PROBE_RULES = {**RULES, **{f"/{SERVICE}/{m}": Rule(frozenset({"operator"}))
-                           for m in ("Echo", "Reject", "Crash", "Hold")}}
+                           for m in ("Echo", "Reject", "Crash", "Hold", "Stall")}}
 
 
 def running_service(*args: Any, **kwargs: Any) -> Any:
@@ -37,14 +41,24 @@ def running_service(*args: Any, **kwargs: Any) -> Any:
 
 class Probe:
     """Raw-bytes RPCs: Echo (OK), Reject (abort INVALID_ARGUMENT), Crash
-    (ValueError), Hold (waits until ``release`` is set, then OK)."""
+    (ValueError), Hold (waits until ``release`` is set, then OK), Stall
+    (blocks the event loop for the request's number of ms, then OK)."""
 
     def __init__(self) -> None:
         self.entered = asyncio.Event()
         self.release = asyncio.Event()
+        self.echoes = 0
+        #: Set (from the server's loop) once Stall blocks it.
+        self.stalling = threading.Event()
 
     async def echo(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        self.echoes += 1
         return request
+
+    async def stall(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        self.stalling.set()
+        time.sleep(int(request) / 1000)  # the loop is busy: no other call starts
+        return b"stalled"
 
     async def reject(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "E_PROBE")
@@ -61,7 +75,7 @@ class Probe:
     async def setup(self, ctx: Context) -> list[str]:
         handlers = {name: grpc.unary_unary_rpc_method_handler(fn) for name, fn in {
             "Echo": self.echo, "Reject": self.reject, "Crash": self.crash,
-            "Hold": self.hold}.items()}
+            "Hold": self.hold, "Stall": self.stall}.items()}
         ctx.server.add_generic_rpc_handlers(
             (grpc.method_handlers_generic_handler(SERVICE, handlers),))
         return [SERVICE]
@@ -108,6 +122,40 @@ async def test_metrics_count_every_outcome_by_code() -> None:
     assert handled("Reject", "OK") == 0 and handled("Crash", "OK") == 0
     assert handling_count("Echo") - counts["Echo"] == 2
     assert handling_count("Reject") - counts["Reject"] == 1
+
+
+async def test_a_call_whose_deadline_passed_while_it_waited_does_not_run() -> None:
+    """A call that waited behind a busy event loop past its caller's deadline
+    is answered DEADLINE_EXCEEDED without running (grpc.aio's server does not
+    start its handler); a call with time left runs."""
+    probe = Probe()
+    async with running_service("ledger", probe.setup) as addr:
+        def channel() -> grpc.Channel:
+            """A blocking channel (run in a thread while the server's loop stalls)."""
+            return grpc.secure_channel(addr, as_identity("operator").channel_credentials(),
+                                       options=channel_options(None, (), addr))
+
+        def stall() -> bytes:
+            with channel() as ch:
+                reply: bytes = ch.unary_unary(f"/{SERVICE}/Stall")(b"1000", timeout=5)
+                return reply
+
+        def echo(timeout: float) -> grpc.StatusCode:
+            assert probe.stalling.wait(10)  # the server's loop is stalled now
+            with channel() as ch:
+                try:
+                    ch.unary_unary(f"/{SERVICE}/Echo")(b"late", timeout=timeout)
+                except grpc.RpcError as e:
+                    return e.code()
+                return grpc.StatusCode.OK
+
+        stalled, late, patient = await asyncio.gather(
+            asyncio.to_thread(stall), asyncio.to_thread(echo, 0.3),
+            asyncio.to_thread(echo, 5.0))
+        assert stalled == b"stalled"
+        assert late == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert patient == grpc.StatusCode.OK
+        assert probe.echoes == 1  # the patient one only
 
 
 async def test_health_and_reflection_list_the_services() -> None:
