@@ -31,9 +31,11 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 import nats.js.errors
+from nats.aio.client import Client as NATS
 
 from paiju import db, natsauth, natsconn, retries
 from paiju.health import watch_peer
@@ -80,26 +82,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
 
         nc = await connect(cfg.nats_url, ctx.health, f"table-{cfg.instance}",
                            auth=natsauth.client_options(cfg), on_reconnected=reconnected)
-        store = await RecordStore.open(cfg.database_url)
-        ledger = Ledger(cfg.ledger_addr, ctx.identity)
-        lobby = Lobby(cfg.lobby_addr, ctx.identity) if cfg.lobby_addr else None
-        fixed = cfg.table_allow_fixed_deal if allow_fixed_deal is None else allow_fixed_deal
-        lease_seconds = cfg.lease_seconds
-        address = cfg.table_address or f"{cfg.host}:{cfg.grpc_port}"
-        pool = pool_name(cfg.database_url, cfg.table_pool)
-        gamelog = GameLog(nc, pool, cfg.game_log_replicas)
-        leases = Leases(nc, cfg.instance, address, pool, lease_seconds, cfg.game_log_replicas)
-
-        async def ensure_streams() -> None:
-            await gamelog.ensure()
-            await leases.ensure()
-
-        # JetStream may not be ready yet (a NATS that just started): until it is
-        await retries.call("jetstream_setup", ensure_streams, jetstream_error, cap=2.0)
-        table = Table(instance=cfg.instance, clock=clock or SystemClock(),
-                      publisher=NatsPublisher(nc), ledger=ledger, lobby=lobby, store=store,
-                      log=gamelog, leases=leases, address=address, allow_fixed_deal=fixed,
-                      record_retry_seconds=cfg.table_record_retry_seconds)
+        table = await open_table(ctx, nc, clock or SystemClock(), allow_fixed_deal)
         if tables is not None:
             tables.append(table)
         table_clock = table.clock
@@ -107,76 +90,124 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                                    timeout_ms=int(cfg.presence_timeout_seconds * 1000),
                                    clock=lambda: int(table_clock.now() * 1000))
         await presence.start()
-
-        async def bring_level(since_ms: int) -> None:
-            await level_after_outage(table, presence, since_ms, cfg.presence_timeout_seconds)
-
-        def level_everyone() -> None:
-            task = asyncio.create_task(bring_level(presence.clock()))
-            table.background.add(task)
-            task.add_done_callback(table.background.discard)
-
-        back.append(level_everyone)
+        registration = Registration(nc, cfg.instance, table.address,
+                                    pool_name(cfg.database_url, cfg.table_pool),
+                                    cfg.lease_seconds / 3, cfg.game_log_replicas)
+        back.append(lambda: nats_back(table, presence, registration, cfg.presence_timeout_seconds))
         servicer = TableServicer(table, cfg.table_deal_interval_ms)
         table_pb2_grpc.add_TableServiceServicer_to_server(servicer, ctx.server)
-        ctx.tasks.append(asyncio.create_task(db.watch(store.engine, ctx.health)))
-        ctx.tasks.append(asyncio.create_task(watch_peer(ctx.health, "ledger", ledger.channel)))
-        ctx.tasks.append(asyncio.create_task(table.keep_leases()))
-        takeover = Takeover(table, min(1.0, lease_seconds / 4))
-        ctx.tasks.append(asyncio.create_task(takeover.run()))
-        registration = Registration(nc, cfg.instance, address, pool, lease_seconds / 3,
-                                    cfg.game_log_replicas)
-        ctx.tasks.append(asyncio.create_task(registration.run(
-            lambda: (len(table.rooms), table.accepting))))
-
-        async def ensure_again() -> None:
-            # a NATS that restarted without its store (or a cluster restarted
-            # whole) has lost the log stream and the buckets: make them again
-            try:
-                await retries.call("jetstream_setup", ensure_streams, jetstream_error,
-                                   cap=2.0, give_up_after=60.0)
-            except (*NATS_ERRORS, nats.js.errors.APIError) as e:
-                log.error("making the game log and lease buckets again failed: %s", e)
-
-        def streams_again() -> None:
-            registration.forget()
-            task = asyncio.create_task(ensure_again())
-            table.background.add(task)
-            task.add_done_callback(table.background.discard)
-
-        back.append(streams_again)
-
-        async def hand_over_then_stop() -> None:
-            table.drain()
-            with contextlib.suppress(*NATS_ERRORS, nats.js.errors.APIError):
-                await registration.put(len(table.rooms), False)
-            try:
-                await asyncio.wait_for(table.hand_over(), cfg.table_game_drain_seconds)
-            except TimeoutError:
-                log.error("handing the games over took longer than %.0fs; stopping",
-                          cfg.table_game_drain_seconds)
-            ctx.stopping.set()
-
-        def on_sigterm() -> None:
-            if table.accepting:
-                ctx.tasks.append(asyncio.create_task(hand_over_then_stop()))
-            else:
-                ctx.stopping.set()
-
+        start_background(ctx, table, registration)
         if signals:
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(sig, on_sigterm)
-
+            hand_over_on_signals(ctx, table, registration)
         # In order, each step on its own (one that fails does not skip the rest).
         ctx.on_stop += [table.hand_over, registration.remove, presence.stop,
-                        lambda: natsconn.close(nc, ctx.config.drain_seconds), ledger.close]
-        if lobby is not None:
-            ctx.on_stop.append(lobby.close)
-        ctx.on_stop.append(store.close)
+                        lambda: natsconn.close(nc, ctx.config.drain_seconds), table.ledger.close]
+        if table.lobby is not None:
+            ctx.on_stop.append(table.lobby.close)
+        ctx.on_stop.append(table.store.close)
         return [SERVICE_NAME]
 
     return setup
+
+
+async def open_table(ctx: Context, nc: NATS, clock: Clock,
+                     allow_fixed_deal: bool | None) -> Table:
+    """The instance's :class:`Table` over its adapters: the record store, the
+    ledger and lobby clients, the game log and the leases (their JetStream
+    stream and buckets made once JetStream answers: a NATS that just started
+    may not be ready yet)."""
+    cfg = ctx.config
+    address = cfg.table_address or f"{cfg.host}:{cfg.grpc_port}"
+    pool = pool_name(cfg.database_url, cfg.table_pool)
+    gamelog = GameLog(nc, pool, cfg.game_log_replicas)
+    leases = Leases(nc, cfg.instance, address, pool, cfg.lease_seconds, cfg.game_log_replicas)
+    await retries.call("jetstream_setup", lambda: ensure_streams(gamelog, leases),
+                       jetstream_error, cap=2.0)
+    return Table(
+        instance=cfg.instance, clock=clock, publisher=NatsPublisher(nc),
+        ledger=Ledger(cfg.ledger_addr, ctx.identity),
+        lobby=Lobby(cfg.lobby_addr, ctx.identity) if cfg.lobby_addr else None,
+        store=await RecordStore.open(cfg.database_url), log=gamelog, leases=leases,
+        address=address,
+        allow_fixed_deal=(cfg.table_allow_fixed_deal if allow_fixed_deal is None
+                          else allow_fixed_deal),
+        record_retry_seconds=cfg.table_record_retry_seconds)
+
+
+async def ensure_streams(gamelog: GameLog, leases: Leases) -> None:
+    """Make the game log's stream and the lease buckets (where they are missing)."""
+    await gamelog.ensure()
+    await leases.ensure()
+
+
+def start_background(ctx: Context, table: Table, registration: Registration) -> None:
+    """The instance's tasks beside its calls: the database and ledger
+    watches, lease renewal, looking for games to take over, and the
+    registration in the registry bucket."""
+    ctx.tasks.append(asyncio.create_task(db.watch(table.store.engine, ctx.health)))
+    ctx.tasks.append(asyncio.create_task(watch_peer(ctx.health, "ledger", table.ledger.channel)))
+    ctx.tasks.append(asyncio.create_task(table.keep_leases()))
+    takeover = Takeover(table, min(1.0, table.leases.seconds / 4))
+    ctx.tasks.append(asyncio.create_task(takeover.run()))
+    ctx.tasks.append(asyncio.create_task(registration.run(
+        lambda: (len(table.rooms), table.accepting))))
+
+
+def nats_back(table: Table, presence: PresenceWatcher, registration: Registration,
+              presence_timeout: float) -> None:
+    """The instance's NATS connection came back: bring every seat level once
+    the players' gateways are heard from (:mod:`services.table.application.outage`),
+    and make the log stream and buckets again (a NATS that restarted without
+    its store, or a cluster restarted whole, lost them)."""
+    async def level() -> None:
+        await level_after_outage(table, presence, presence.clock(), presence_timeout)
+
+    in_background(table, level())
+    registration.forget()
+    in_background(table, ensure_again(table))
+
+
+async def ensure_again(table: Table) -> None:
+    """:func:`ensure_streams` again, for at most a minute."""
+    try:
+        await retries.call("jetstream_setup", lambda: ensure_streams(table.log, table.leases),
+                           jetstream_error, cap=2.0, give_up_after=60.0)
+    except (*NATS_ERRORS, nats.js.errors.APIError) as e:
+        log.error("making the game log and lease buckets again failed: %s", e)
+
+
+def in_background(table: Table, work: Coroutine[Any, Any, None]) -> None:
+    """Run ``work`` as one of ``table``'s background tasks."""
+    task = asyncio.create_task(work)
+    table.background.add(task)
+    task.add_done_callback(table.background.discard)
+
+
+def hand_over_on_signals(ctx: Context, table: Table, registration: Registration) -> None:
+    """SIGTERM or SIGINT: stop taking games, say so in the registry, hand every
+    game over (for at most ``PAIJU_TABLE_GAME_DRAIN_SECONDS``), then stop; a
+    second signal stops at once."""
+    drain = ctx.config.table_game_drain_seconds
+
+    async def hand_over_then_stop() -> None:
+        table.drain()
+        with contextlib.suppress(*NATS_ERRORS, nats.js.errors.APIError):
+            await registration.put(len(table.rooms), False)
+        try:
+            await asyncio.wait_for(table.hand_over(), drain)
+        except TimeoutError:
+            log.error("handing the games over took longer than %.0fs; stopping", drain)
+        ctx.stopping.set()
+
+    def on_signal() -> None:
+        if table.accepting:
+            ctx.tasks.append(asyncio.create_task(hand_over_then_stop()))
+        else:
+            ctx.stopping.set()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal)
 
 
 setup = make_setup(signals=True)

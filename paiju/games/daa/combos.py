@@ -178,26 +178,31 @@ def classify(cards: Sequence[Card], big_a: Card) -> Combo | None:
     if n == 0:
         return None
     jokers = sum(1 for c in cards if c[1] == "J")
-    if jokers:
-        if jokers != n:
-            return None
-        if n == 1:
-            return (KIND_SINGLE, 1, POWER_BJ if cards[0] == BIG_JOKER else POWER_SJ)
-        return (JOKER_KIND[n], n, 0) if n in JOKER_KIND else None
-    if n == 1:
-        c = cards[0]
-        return (KIND_SINGLE, 1, KEY_BIG_A if c == big_a else POWER[c[0]])
+    if jokers:  # jokers go only with jokers
+        return (JOKER_KIND[n], n, 0) if jokers == n and n in JOKER_KIND else None
     counts: dict[str, int] = {}
     for c in cards:
         r = c[0]
         counts[r] = counts.get(r, 0) + 1
     if len(counts) == 1:
-        p = POWER[cards[0][0]]
-        if n == 2:
-            if cards[0] == big_a and cards[1] == big_a:
-                return (KIND_BIG_A_PAIR, 2, 0)
-            return (KIND_PAIR, 2, p)
-        return (SAME_KIND[n], n, p) if n in SAME_KIND else None
+        return _same_rank(cards, big_a)
+    return _chained(counts)
+
+
+def _same_rank(cards: Sequence[Card], big_a: Card) -> Combo | None:
+    """Two or more cards of one rank: a pair (or 双大A), 蛋子, 大蛋子, 真七, 真八."""
+    n = len(cards)
+    if n == 2:
+        if cards[0] == big_a and cards[1] == big_a:
+            return (KIND_BIG_A_PAIR, 2, 0)
+        return (KIND_PAIR, 2, POWER[cards[0][0]])
+    return (SAME_KIND[n], n, POWER[cards[0][0]]) if n in SAME_KIND else None
+
+
+def _chained(counts: dict[str, int]) -> Combo | None:
+    """Ranks in a run, as many cards of each (``counts``: rank → cards): 龙,
+    双龙, 连珠蛋 (3 to 7 trios) and the 假八 family (two ranks of 4 to 7 cards
+    each) (seed 003 牌套)."""
     per = set(counts.values())
     if len(per) != 1:
         return None

@@ -159,36 +159,16 @@ class HandInfo:
         self.counts = counts = [0, sizes[10], sizes[11], sizes[12], *sizes[:11]]
         self._streaks: dict[int, list[int]] = {}
         self._singles: list[tuple[int, tuple[Card]]] | None = None
-        high: list[tuple[Combo, int, tuple[Any, ...]]] = []
-        threes = 0
-        fours = 0
-        if max(sizes) >= 3:
-            for p, n_p in enumerate(sizes):
-                if n_p >= 3:
-                    threes += 1
-                    if n_p >= 4:
-                        fours += 1
-                    for n in range(3, n_p + 1):
-                        high.append(((SAME_KIND[n], n, p), n, (p,)))
+        most = max(sizes)  # (most hands hold no three of a rank: no more to look for)
+        high = _same_rank_plays(sizes) if most >= 3 else []
         if sizes[10] >= 2 and by_rank[10].count(big_a) == 2:
             high.append(((KIND_BIG_A_PAIR, 2, 0), 0, (big_a, big_a)))
         if len(jokers) >= 2:
-            for n in range(2, len(jokers) + 1):
-                for t in sub_multisets(jokers, n):
-                    high.append(((JOKER_KIND[n], n, 0), 0, t))
-        if threes >= 3:  # 连珠蛋: the segments of 3 or more positions holding 3 cards each
-            flags = bytes(counts).translate(_AT_LEAST[3])
-            for m in _SEGMENTS[3].finditer(flags):
-                s, e = m.span()
-                for hi in range(s + 2, e):
-                    for k in range(3, min(hi - s + 1, 7) + 1):
-                        high.append(((CHAIN_KIND[k], k, hi), 3, _SPANS[hi][k]))
-        if fours >= 2:  # 假八 family: two consecutive positions holding ``each`` cards
-            for each, kind in FAKE_KIND.items():
-                for m in _SEGMENTS[2].finditer(bytes(counts).translate(_AT_LEAST[each])):
-                    s, e = m.span()
-                    for hi in range(s + 1, e):
-                        high.append(((kind, 2, hi), each, _SPANS[hi][2]))
+            high += _joker_plays(jokers)
+        if most >= 3 and sum(n >= 3 for n in sizes) >= 3:
+            high += _trio_chains(counts)
+        if most >= 4 and sum(n >= 4 for n in sizes) >= 2:
+            high += _fake_eights(counts)
         self.high = high
 
     def singles(self) -> list[tuple[int, tuple[Card]]]:
@@ -339,45 +319,52 @@ def generate_split(info: HandInfo, standing: Combo | None,
     (which come first in its order). With ``limit``: only the first ``limit``
     plays of that order, the runs and sets built lazily up to it (the bounded
     hints)."""
-    by_rank = info.by_rank
-    big_a = info.big_a
-    lead = standing is None
-    sk, ssize, skey = standing if standing is not None else (-1, 0, -1)
+    if standing is None:
+        return _leads(info, limit)
+    sk, ssize, skey = standing
     out: list[tuple[Card, ...]] = []
-    if lead or sk == KIND_SINGLE:
+    if sk == KIND_SINGLE:
         _singles_above(out, info, skey)
     elif sk == KIND_PAIR:
-        for p in range(skey + 1, 13):
-            if len(by_rank[p]) >= 2:
-                out.extend(_pairs(by_rank[p], big_a))
-    elif sk == KIND_RUN:
-        out.extend(info.runs(1, range(ssize, ssize + 1), skey + 1, limit))
-    elif sk == KIND_PAIR_RUN:
-        out.extend(info.runs(2, range(ssize, ssize + 1), skey + 1, limit))
-    if lead:
-        for p in range(13):
-            if len(by_rank[p]) >= 2:
-                out.extend(_pairs(by_rank[p], big_a))
-        k = len(out)
-        if limit is not None:
-            return _bounded_rest(out, info, limit), min(k, limit)
-        out.extend(info.runs(1, range(3, 14), 0))
-        out.extend(info.runs(2, range(3, 12), 0))
-        for _, need, powers in info.high:
-            out.extend(info.cards_of(need, powers))
-        return out, k
-    assert standing is not None
+        _pairs_from(out, info, skey + 1)
+    elif sk in (KIND_RUN, KIND_PAIR_RUN):
+        out.extend(info.runs(1 if sk == KIND_RUN else 2, range(ssize, ssize + 1), skey + 1,
+                             limit))
     k = len(out) if sk <= KIND_PAIR else 0
     for combo, need, powers in info.high:
         if beats(combo, standing):
             out.extend(info.cards_of(need, powers, None if limit is None
                                      else max(limit - len(out), 0)))
     # 取回: n-1 fours answer a standing n-of-a-kind
-    if sk in TAKEABLE and len(by_rank[0]) >= ssize - 1:
-        out.extend(sub_multisets(by_rank[0], ssize - 1))
+    if sk in TAKEABLE and len(info.by_rank[0]) >= ssize - 1:
+        out.extend(sub_multisets(info.by_rank[0], ssize - 1))
     if limit is not None:
         return out[:limit], min(k, limit)
     return out, k
+
+
+def _leads(info: HandInfo, limit: int | None) -> tuple[list[tuple[Card, ...]], int]:
+    """:func:`generate_split` of a lead: singles, pairs, runs, pair runs, then
+    the high plays."""
+    out: list[tuple[Card, ...]] = []
+    _singles_above(out, info, -1)
+    _pairs_from(out, info, 0)
+    k = len(out)
+    if limit is not None:
+        return _bounded_rest(out, info, limit), min(k, limit)
+    out.extend(info.runs(1, range(3, 14), 0))
+    out.extend(info.runs(2, range(3, 12), 0))
+    for _, need, powers in info.high:
+        out.extend(info.cards_of(need, powers))
+    return out, k
+
+
+def _pairs_from(out: list[tuple[Card, ...]], info: HandInfo, low: int) -> None:
+    """Append every pair of rank position ``low`` or above to ``out``."""
+    by_rank = info.by_rank
+    for p in range(low, 13):
+        if len(by_rank[p]) >= 2:
+            out.extend(_pairs(by_rank[p], info.big_a))
 
 
 def _bounded_rest(out: list[tuple[Card, ...]], info: HandInfo,
@@ -391,4 +378,43 @@ def _bounded_rest(out: list[tuple[Card, ...]], info: HandInfo,
         if len(out) >= limit:
             break
         out.extend(info.cards_of(need, powers, limit - len(out)))
+    return out
+
+
+#: A high play as :attr:`high` lists it: its combination, how many cards of
+#: each position it takes, and its cards or positions.
+HighPlay = tuple[Combo, int, tuple[Any, ...]]
+
+
+def _same_rank_plays(sizes: list[int]) -> list[HighPlay]:
+    """Every n-of-a-kind (n ≥ 3) of each rank position holding n or more."""
+    return [((SAME_KIND[n], n, p), n, (p,))
+            for p, n_p in enumerate(sizes) if n_p >= 3 for n in range(3, n_p + 1)]
+
+
+def _joker_plays(jokers: tuple[Card, ...]) -> list[HighPlay]:
+    """Every set of two or more jokers (双王, 三条王, 四条王)."""
+    return [((JOKER_KIND[n], n, 0), 0, t)
+            for n in range(2, len(jokers) + 1) for t in sub_multisets(jokers, n)]
+
+
+def _trio_chains(counts: list[int]) -> list[HighPlay]:
+    """连珠蛋: the runs of 3 to 7 positions holding 3 cards each."""
+    out: list[HighPlay] = []
+    for m in _SEGMENTS[3].finditer(bytes(counts).translate(_AT_LEAST[3])):
+        s, e = m.span()
+        for hi in range(s + 2, e):
+            for k in range(3, min(hi - s + 1, 7) + 1):
+                out.append(((CHAIN_KIND[k], k, hi), 3, _SPANS[hi][k]))
+    return out
+
+
+def _fake_eights(counts: list[int]) -> list[HighPlay]:
+    """The 假八 family: two consecutive positions holding ``each`` (4 to 7) cards."""
+    out: list[HighPlay] = []
+    for each, kind in FAKE_KIND.items():
+        for m in _SEGMENTS[2].finditer(bytes(counts).translate(_AT_LEAST[each])):
+            s, e = m.span()
+            for hi in range(s + 1, e):
+                out.append(((kind, 2, hi), each, _SPANS[hi][2]))
     return out

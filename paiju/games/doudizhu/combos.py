@@ -97,6 +97,20 @@ def _run(ranks: Sequence[int]) -> bool:
     return ranks[-1] <= CHAIN_TOP and ranks[-1] - ranks[0] == len(ranks) - 1
 
 
+#: The fewest ranks a chain of each count per rank needs: 5 singles, 3 pairs,
+#: 2 trios (seed §牌型).
+MIN_CHAIN = {1: 5, 2: 3, 3: 2}
+
+
+def chain_count(pc: Sequence[int], nz: Sequence[int]) -> int:
+    """``k`` where every rank of ``nz`` (ascending, those ``pc`` holds) holds
+    ``k`` cards and they make a chain long enough (:data:`MIN_CHAIN`), else 0."""
+    k = pc[nz[0]]
+    if len(nz) < MIN_CHAIN.get(k, NRANKS) or not _run(nz):
+        return 0
+    return k if all(pc[r] == k for r in nz) else 0
+
+
 def readings(
     pc: Sequence[int], jokers_as_wings: bool = False, pair_as_two_singles: bool = True
 ) -> list[Reading]:
@@ -107,60 +121,82 @@ def readings(
     if not nz:
         return []
     n = sum(pc)
+    chained = chain_count(pc, nz)
+    only = _only_reading(pc, nz, n, chained)
+    if only is not None:
+        return [only]
+    # 333444555666 reads as an airplane and also with wings
+    out: list[Reading] = [(AIRPLANE, nz[-1])] if chained == 3 else []
+    if n in (6, 8):
+        out += _four_with_two(pc, nz, n, jokers_as_wings, pair_as_two_singles)
+    out += _airplanes_with_wings(pc, nz, n, jokers_as_wings)
+    return out
+
+
+def _only_reading(pc: Sequence[int], nz: Sequence[int], n: int, chained: int
+                  ) -> Reading | None:
+    """The reading of a set that has no other: one rank (single, pair, trio,
+    bomb), the rocket, a chain or pair chain, a trio with a single or a pair."""
     if len(nz) == 1:
-        k = pc[nz[0]]
-        return [((SINGLE, PAIR, TRIO, BOMB)[k - 1], nz[0])]
+        return ((SINGLE, PAIR, TRIO, BOMB)[pc[nz[0]] - 1], nz[0])
     if n == 2 and pc[SJ_RANK] and pc[BJ_RANK]:
-        return [(ROCKET, BJ_RANK)]
-    out: list[Reading] = []
-    ks = {pc[r] for r in nz}
-    if len(ks) == 1:  # chains: every rank the same count
-        k = ks.pop()
-        if _run(nz) and (
-            (k == 1 and len(nz) >= 5) or (k == 2 and len(nz) >= 3) or (k == 3 and len(nz) >= 2)
-        ):
-            if k < 3:
-                return [((CHAIN, PAIR_CHAIN)[k - 1], nz[-1])]
-            out.append((AIRPLANE, nz[-1]))  # 333444555666 may also read with wings
+        return (ROCKET, BJ_RANK)
+    if chained in (1, 2):
+        return ((CHAIN, PAIR_CHAIN)[chained - 1], nz[-1])
     if len(nz) == 2:
         a, b = nz
-        ca, cb = pc[a], pc[b]
-        if n == 4 and 3 in (ca, cb):
-            return [(TRIO_SINGLE, a if ca == 3 else b)]
-        if n == 5 and 3 in (ca, cb) and 2 in (ca, cb):
-            return [(TRIO_PAIR, a if ca == 3 else b)]
-    if n == 6:
-        for f in nz:
-            if pc[f] == 4:
-                rest = [r for r in nz if r != f]
-                if len(rest) == 1:  # a pair as two singles
-                    if pair_as_two_singles:
-                        out.append((FOUR_TWO_SINGLES, f))
-                elif jokers_as_wings or rest != [SJ_RANK, BJ_RANK]:
-                    out.append((FOUR_TWO_SINGLES, f))
-    elif n == 8:
-        for f in nz:
-            if pc[f] == 4 and all(pc[r] % 2 == 0 for r in nz):
+        counts = (pc[a], pc[b])
+        trio = a if pc[a] == 3 else b
+        if n == 4 and 3 in counts:
+            return (TRIO_SINGLE, trio)
+        if n == 5 and 3 in counts and 2 in counts:
+            return (TRIO_PAIR, trio)
+    return None
+
+
+def _four_with_two(pc: Sequence[int], nz: Sequence[int], n: int, jokers_as_wings: bool,
+                   pair_as_two_singles: bool) -> list[Reading]:
+    """Four of a rank with two singles (``n`` 6) or two pairs (``n`` 8)."""
+    out: list[Reading] = []
+    for f in nz:
+        if pc[f] != 4:
+            continue
+        if n == 8:
+            if all(pc[r] % 2 == 0 for r in nz):
                 out.append((FOUR_TWO_PAIRS, f))
-    # airplanes with wings: a chain of ranks holding exactly 3 cards
-    trios = [r for r in nz if pc[r] == 3 and r <= CHAIN_TOP]
-    if len(trios) >= 2:
-        if n % 4 == 0:
-            length = n // 4
-            jokers_ok = jokers_as_wings or not (pc[SJ_RANK] and pc[BJ_RANK])
-            if length >= 2 and jokers_ok:
-                for i in range(len(trios) - length + 1):
-                    if trios[i + length - 1] - trios[i] == length - 1:
-                        out.append((AIRPLANE_SINGLES, trios[i + length - 1]))
-        if n % 5 == 0:
-            length = n // 5
-            if length >= 2:
-                for i in range(len(trios) - length + 1):
-                    if trios[i + length - 1] - trios[i] == length - 1:
-                        lo, hi = trios[i], trios[i + length - 1]
-                        if all(pc[r] % 2 == 0 for r in nz if r < lo or r > hi):
-                            out.append((AIRPLANE_PAIRS, hi))
+            continue
+        rest = [r for r in nz if r != f]
+        if len(rest) == 1:  # a pair as two singles
+            if pair_as_two_singles:
+                out.append((FOUR_TWO_SINGLES, f))
+        elif jokers_as_wings or rest != [SJ_RANK, BJ_RANK]:
+            out.append((FOUR_TWO_SINGLES, f))
     return out
+
+
+def _airplanes_with_wings(pc: Sequence[int], nz: Sequence[int], n: int,
+                          jokers_as_wings: bool) -> list[Reading]:
+    """Airplanes with single wings (4 cards a trio) or pair wings (5 a trio):
+    a chain of ranks holding exactly 3 cards, the rest its wings."""
+    trios = [r for r in nz if pc[r] == 3 and r <= CHAIN_TOP]
+    if len(trios) < 2:
+        return []
+    out: list[Reading] = []
+    if n % 4 == 0 and (jokers_as_wings or not (pc[SJ_RANK] and pc[BJ_RANK])):
+        out += [(AIRPLANE_SINGLES, hi) for _, hi in _trio_chains(trios, n // 4)]
+    if n % 5 == 0:
+        out += [(AIRPLANE_PAIRS, hi) for lo, hi in _trio_chains(trios, n // 5)
+                if all(pc[r] % 2 == 0 for r in nz if r < lo or r > hi)]
+    return out
+
+
+def _trio_chains(trios: Sequence[int], length: int) -> list[tuple[int, int]]:
+    """``(lowest, highest)`` of each run of ``length`` >= 2 consecutive ranks in
+    ``trios`` (ascending)."""
+    if length < 2:
+        return []
+    return [(trios[i], trios[i + length - 1]) for i in range(len(trios) - length + 1)
+            if trios[i + length - 1] - trios[i] == length - 1]
 
 
 def chain_length(kind: str, n: int) -> int:

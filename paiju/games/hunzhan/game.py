@@ -255,18 +255,7 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
             raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
         o = self.ord
         play = tuple(sorted(cards, key=o.sort_key.__getitem__))
-        if not self.trick:
-            cl = classify(play, o)
-            if cl is None:
-                raise RulesError(
-                    "invalid_combination", "lead a single, a pair or a run of pairs"
-                )
-            kind = cl[0]
-        else:
-            if self._cache_version != self._version or play not in self._cache:
-                self._check_follow(seat, play)
-            cl = classify(play, o) if len(play) == self.led_len else None
-            kind = cl[0] if cl else "mixed"
+        cl, kind = self._combination(seat, play)
         # -- valid: mutate --
         self._version += 1
         sorted_hand = self.sorted_hands[seat]
@@ -278,6 +267,43 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
             else:
                 del hand[c]
         pts = sum(POINTS[c] for c in play)
+        self._standing(seat, play, cl)
+        self.trick.append((seat, play))
+        self.trick_points += pts
+        events = [
+            Event("played", {"seat": seat, "cards": list(play), "combination": kind,
+                             "trick": self.tricks_played + 1}),
+            Event("hand", {"cards": list(sorted_hand)}, to=seat),
+        ]
+        if len(self.trick) < SEATS:
+            self.turn = (seat + 1) % SEATS
+            return events
+        return events + self._finish_trick()
+
+    def _combination(self, seat: int, play: tuple[Card, ...]
+                     ) -> tuple[tuple[str, str, int] | None, str]:
+        """The classification of ``play`` (sorted) by ``seat`` and the name of
+        its combination, once it is checked legal: a lead must be a single, a
+        pair or a run of pairs; a follow as :meth:`_check_follow` says (a
+        ``mixed`` one where it is no combination of the lead's size)."""
+        o = self.ord
+        if not self.trick:
+            cl = classify(play, o)
+            if cl is None:
+                raise RulesError(
+                    "invalid_combination", "lead a single, a pair or a run of pairs"
+                )
+            return cl, cl[0]
+        if self._cache_version != self._version or play not in self._cache:
+            self._check_follow(seat, play)
+        cl = classify(play, o) if len(play) == self.led_len else None
+        return cl, cl[0] if cl else "mixed"
+
+    def _standing(self, seat: int, play: tuple[Card, ...],
+                  cl: tuple[str, str, int] | None) -> None:
+        """The trick's winner so far after ``seat`` played ``play``
+        (classified ``cl``): a lead stands; a follow that beats it takes over."""
+        o = self.ord
         if not self.trick:
             assert cl is not None
             self.led_len = len(play)
@@ -291,17 +317,6 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
                 self.win_group, self.win_level = o.group[c0], o.level[c0]
             else:
                 self.win_group, self.win_level = cl[1], cl[2]
-        self.trick.append((seat, play))
-        self.trick_points += pts
-        events = [
-            Event("played", {"seat": seat, "cards": list(play), "combination": kind,
-                             "trick": self.tricks_played + 1}),
-            Event("hand", {"cards": list(sorted_hand)}, to=seat),
-        ]
-        if len(self.trick) < SEATS:
-            self.turn = (seat + 1) % SEATS
-            return events
-        return events + self._finish_trick()
 
     def _finish_trick(self) -> list[Event]:
         w = self.win_seat

@@ -12,6 +12,8 @@ checked and applied inline; plays are shared actions,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from paiju.games.shengji.actions import LEADS, SINGLES, event, play_actions
 from paiju.games.shengji.cards import POINTS, SEATS, SHAPE_NAMES, TRUMP, card_points, group_size
 from paiju.games.shengji.display import ShengjiShown
@@ -56,79 +58,16 @@ class ShengjiPlay(ShengjiShown):
         if seat != (self.leader + len(trick)) % SEATS:
             raise RulesError("not_your_turn", f"seat {seat} is not to play")
         cards = a.cards
-        hand = self._hands[seat]
-        cls = self.cls
-        listed = self._hand_lists[seat]
-        distinct = self._distinct[seat]
         if trick and len(cards) == 1 == len(trick[0][1]):
-            # a single on a single lead (the most common play): inline
-            card = cards[0]
-            k = hand.get(card, 0)
-            if k < 1:
-                raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
-            led = cls[trick[0][1][0]]
-            c_cls = cls[card]
-            if c_cls != led and self._classes(seat).get(led):
-                raise RulesError(
-                    "must_follow_suit", "play as many cards of the led suit as you can"
-                )
-            split = self._by_class[seat]  # (after the checks, which may make it)
-            if k > 1:
-                hand[card] = k - 1
-            else:
-                hand.pop(card)
-                if distinct is not None:
-                    distinct.remove(card)
-            if listed is not None:
-                listed.remove(card)
-            if split is not None:
-                part = split[c_cls]
-                k = part[card] - 1
-                if k:
-                    part[card] = k
-                else:
-                    del part[card]
-            combo = "single"
-            strength = self._strength
-            if c_cls in (led, TRUMP) and strength[card] > strength[trick[self.best][1][0]]:
-                self.best = len(trick)
+            combo = self._single_on_single(seat, cards[0])  # the most common play
         else:
             self._check_play(seat, cards)
-            split = self._by_class[seat]  # (after the checks, which may make it)
-            # the hand, its sorted lists and its classes, in step (cards.remove)
-            for c in cards:
-                k = hand[c] - 1
-                if k:
-                    hand[c] = k
-                else:
-                    hand.pop(c)
-                    if distinct is not None:
-                        distinct.remove(c)
-                if listed is not None:
-                    listed.remove(c)
-                if split is not None:
-                    part = split[cls[c]]
-                    k = part[c] - 1
-                    if k:
-                        part[c] = k
-                    else:
-                        del part[c]
-            if trick:
-                lead = trick[0][1]
-                size = len(lead)  # == len(cards) (_check_play)
-                first = cards[0]
-                if cards.count(first) == size:  # the lead's shape (group_size)
-                    combo = SHAPE_NAMES[size]
-                    if self._beats(first, trick[self.best][1][0], cls[lead[0]]):
-                        self.best = len(trick)
-                else:
-                    combo = "follow"
-            else:
-                self.best = 0
-                combo = SHAPE_NAMES[len(cards)]
+            self._take(seat, cards)
+            combo = self._placed(cards)
         trick.append((seat, cards))
+        listed = self._hand_lists[seat]
         if listed is None:
-            listed = self._hand_lists[seat] = self.hand_in_order(hand.elements())
+            listed = self._hand_lists[seat] = self.hand_in_order(self._hands[seat].elements())
         events = [
             event("played", {"seat": seat, "cards": list(cards), "combination": combo,
                              "trick": self.trick_no}, None),
@@ -137,6 +76,67 @@ class ShengjiPlay(ShengjiShown):
         if len(trick) == SEATS:
             events.extend(self._finish_trick())
         return events
+
+    def _single_on_single(self, seat: int, card: Card) -> str:
+        """``seat`` plays ``card`` on a single lead: checked (held; the led
+        suit followed while the seat has it), taken from the hand, the trick's
+        best updated. Returns the combination's name."""
+        if self._hands[seat].get(card, 0) < 1:
+            raise RulesError("cards_not_in_hand", "the seat does not hold these cards")
+        cls = self.cls
+        trick = self.trick
+        led = cls[trick[0][1][0]]
+        c_cls = cls[card]
+        if c_cls != led and self._classes(seat).get(led):
+            raise RulesError("must_follow_suit", "play as many cards of the led suit as you can")
+        self._take(seat, (card,))
+        strength = self._strength
+        if c_cls in (led, TRUMP) and strength[card] > strength[trick[self.best][1][0]]:
+            self.best = len(trick)
+        return "single"
+
+    def _take(self, seat: int, cards: Sequence[Card]) -> None:
+        """Take ``cards`` (checked held) from ``seat``'s hand, and from its
+        sorted lists and its cards by class, in step (``cards.remove``)."""
+        hand = self._hands[seat]
+        listed = self._hand_lists[seat]
+        distinct = self._distinct[seat]
+        split = self._by_class[seat]  # (after the checks, which may make it)
+        cls = self.cls
+        for c in cards:
+            k = hand[c] - 1
+            if k:
+                hand[c] = k
+            else:
+                hand.pop(c)
+                if distinct is not None:
+                    distinct.remove(c)
+            if listed is not None:
+                listed.remove(c)
+            if split is not None:
+                part = split[cls[c]]
+                k = part[c] - 1
+                if k:
+                    part[c] = k
+                else:
+                    del part[c]
+
+    def _placed(self, cards: Sequence[Card]) -> str:
+        """The name of the combination ``cards`` make in the current trick
+        (checked legal), the trick's best updated: a lead, a group of the
+        lead's shape, or a mere follow."""
+        trick = self.trick
+        if not trick:
+            self.best = 0
+            return SHAPE_NAMES[len(cards)]
+        lead = trick[0][1]
+        size = len(lead)  # == len(cards) (_check_play)
+        first = cards[0]
+        if cards.count(first) != size:  # not the lead's shape (group_size)
+            return "follow"
+        if self._beats(first, trick[self.best][1][0], self.cls[lead[0]]):
+            self.best = len(trick)
+        return SHAPE_NAMES[size]
 
     def _beats(self, card: Card, best: Card, led: str) -> bool:
         """A group led by ``card`` (exact lead shape) beats the standing ``best``."""
