@@ -93,6 +93,8 @@ def ramp_lines(r: dict[str, Any]) -> list[str]:
     m = r.get("metrics") or {}
     if m.get("calls_failed"):
         lines.append(f"  gRPC calls not OK (whole run): {m['calls_failed']}")
+    if m.get("gateway_shed"):
+        lines.append(f"  turned away busy by the gateways (whole run): {m['gateway_shed']}")
     if m.get("slow"):
         lines.append("  slow (whole run; > 1 s, > 5 s, of n): " + ", ".join(
             f"{k} {v[0]}/{v[1]}/{v[2]}" for k, v in sorted(m["slow"].items())))

@@ -114,11 +114,13 @@ def summarise(pages: Mapping[str, str]) -> dict[str, Any]:
     calls that did not end ``OK`` or ``NOT_FOUND`` (an answer: sits nowhere,
     no last result) (``calls_failed``: ``"service side method
     code"`` -> count, side ``client`` or ``server``), the gateway's refusals
-    by code (``gateway_errors``) and, per gateway command and per gRPC method
+    by code (``gateway_errors``), the commands it turned away ``busy`` by
+    reason (``gateway_shed``) and, per gateway command and per gRPC method
     served, how many took over 1 s and over 5 s (``slow``: name -> [n > 1 s,
     n > 5 s, n])."""
     failed: Counter[str] = Counter()
     errors: Counter[str] = Counter()
+    shed: Counter[str] = Counter()
     slow: dict[str, list[int]] = {}
     for service, text in pages.items():
         buckets: dict[str, dict[float, float]] = {}
@@ -130,6 +132,8 @@ def summarise(pages: Mapping[str, str]) -> dict[str, Any]:
                        f"{labels.get('grpc_code')}"] += int(value)
             elif name == "paiju_gateway_errors_total" and value:
                 errors[labels.get("code", "?")] += int(value)
+            elif name == "paiju_gateway_shed_total" and value:
+                shed[labels.get("reason", "?")] += int(value)
             elif name in ("paiju_gateway_command_duration_seconds_bucket",
                           "grpc_server_handling_seconds_bucket"):
                 key = f"{service} {labels.get('cmd') or labels.get('grpc_method')}"
@@ -144,7 +148,8 @@ def summarise(pages: Mapping[str, str]) -> dict[str, Any]:
                 return int(total - below)
             if over(1.0):
                 slow[key] = [over(1.0), over(5.0), int(total)]
-    return {"calls_failed": dict(failed), "gateway_errors": dict(errors), "slow": slow}
+    return {"calls_failed": dict(failed), "gateway_errors": dict(errors),
+            "gateway_shed": dict(shed), "slow": slow}
 
 
 def scrape(host: str, ports: Mapping[str, int], folder: Path | None) -> dict[str, Any]:

@@ -111,6 +111,8 @@ def test_metrics_summary_names_refused_and_slow_calls() -> None:
         'grpc_client_handled_total{grpc_code="NOT_FOUND",grpc_method="WhereIs",'
         'grpc_service="s",grpc_type="unary"} 2000.0',
         'paiju_gateway_errors_total{code="unavailable"} 10.0',
+        'paiju_gateway_errors_total{code="busy"} 7.0',
+        'paiju_gateway_shed_total{reason="calls_in_flight"} 7.0',
         'paiju_gateway_command_duration_seconds_bucket{cmd="sit",le="0.5"} 1900.0',
         'paiju_gateway_command_duration_seconds_bucket{cmd="sit",le="1.0"} 1950.0',
         'paiju_gateway_command_duration_seconds_bucket{cmd="sit",le="5.0"} 1990.0',
@@ -122,7 +124,8 @@ def test_metrics_summary_names_refused_and_slow_calls() -> None:
              'grpc_type="unary"} 2000.0\n')
     summary = load_store.summarise({"gateway": gateway, "lobby": lobby})
     assert summary == {"calls_failed": {"gateway client Sit DEADLINE_EXCEEDED": 10},
-                       "gateway_errors": {"unavailable": 10},
+                       "gateway_errors": {"unavailable": 10, "busy": 7},
+                       "gateway_shed": {"calls_in_flight": 7},
                        "slow": {"gateway sit": [50, 10, 2000]}}
 
 
