@@ -19,12 +19,11 @@ docs/configuration.md`` rewrites them there and a test fails when they differ.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from paiju.config_checks import (
     LOG_LEVELS,
@@ -138,7 +137,7 @@ class Settings(BaseSettings):
         "`PAIJU_LEDGER_ADDR` takes it",
         json_schema_extra=_doc("all"))
     table_addrs: Addresses = Field(
-        default="", description="table instances the lobby places games on (and the "
+        default=(), description="table instances the lobby places games on (and the "
         "gateway asks for records) besides those that announce themselves in the registry "
         "(comma separated; optional)",
         json_schema_extra=_doc("lobby", "none"))
@@ -385,67 +384,30 @@ def _explain(e: ValidationError) -> str:
     return "; ".join(lines)
 
 
-@dataclass(frozen=True)
-class Config:
-    """The settings of one service process (:class:`Settings` with the
-    per-service defaults filled in)."""
+class Config(Settings):
+    """The settings of one service process: :class:`Settings` (every field as
+    declared there) with ``service`` and the per-service defaults filled in
+    (:func:`load`): the ports, the database URL and the instance name."""
+
+    model_config = SettingsConfigDict(frozen=True, extra="ignore", validate_default=False)
 
     service: str
-    host: str = "127.0.0.1"
     grpc_port: int = 0
     metrics_port: int = 0
     health_port: int = 0
-    tls_dir: Path | None = None
-    nats_url: str = "nats://127.0.0.1:4222"
-    nats_nkey_seed_file: str = ""
-    nats_tls_ca: str = ""
-    nats_tls_cert: str = ""
-    nats_tls_key: str = ""
     database_url: str = ""
-    data_dir: Path = Path(".paiju")
-    ledger_addr: str = "127.0.0.1:50053"
-    lobby_addr: str = "127.0.0.1:50051"
-    table_addrs: tuple[str, ...] = ()
     instance: str = ""
-    gateway_port: int = 8080
-    token_secret: str = DEV_TOKEN_SECRET
-    token_ttl_seconds: int = 86400
-    dev_mode: bool = False
-    dev_start_coins: int = 100000
-    grant_key: str = DEV_GRANT_KEY
-    rooms_file: str = ""
-    drain_seconds: float = 10.0
-    log_level: str = "INFO"
-    event_loop: str = "uvloop"
-    lobby_reconcile_seconds: float = 5.0
-    ledger_rankings_max_age_seconds: float = 30.0
-    lobby_start_grace_seconds: float = 30.0
-    lobby_table_lost_seconds: float = 60.0
-    table_deal_interval_ms: float = 150.0
-    table_game_drain_seconds: float = 600.0
-    table_allow_fixed_deal: bool = False
-    game_log_replicas: int = 1
-    lease_seconds: float = 5.0
-    table_address: str = ""
-    table_pool: str = ""
-    gateway_ping_interval_seconds: float = 5.0
-    gateway_ping_timeout_seconds: float = 5.0
-    token_max_lifetime_seconds: int = 7 * 86400
-    token_jwks_url: str = ""
-    token_jwks_refresh_seconds: float = 30.0
-    token_issuer: str = ""
-    token_audience: str = ""
-    gateway_max_connections: int = 20000
-    gateway_max_connections_per_address: int = 256
-    gateway_sessions_per_player_per_minute: int = 20
-    gateway_max_queued_bytes: int = 256 * 1024 * 1024
-    gateway_max_calls_in_flight: int = 256
-    gateway_max_loop_lag_seconds: float = 1.0
-    presence_heartbeat_seconds: float = 2.0
-    presence_timeout_seconds: float = 6.0
-    table_record_retry_seconds: float = 300.0
-    tracing_otlp_endpoint: str = ""
-    tracing_sample_ratio: float = 1.0
+
+    @classmethod
+    def settings_customise_sources(
+            cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Made from values read already (:func:`load`), never from the
+        environment: the constructor's own arguments only."""
+        return (init_settings,)
 
 
 def presence_seconds() -> tuple[float, float]:
@@ -462,33 +424,16 @@ def load(service: str, environ: Mapping[str, str] | None = None) -> Config:
     naming the variable for a bad value."""
     s = settings(environ)
     grpc_port = GRPC_PORTS.get(service, 0) if s.grpc_port is None else s.grpc_port
-    fields = s.model_dump(exclude={"games", "grpc_port", "metrics_port", "health_port",
-                                   "database_url", "instance", "table_addrs", "rooms_file",
-                                   "table_address", "table_pool", "token_jwks_url", "token_issuer",
-                                   "token_audience", "nats_nkey_seed_file",
-                                   "nats_tls_ca", "nats_tls_cert", "nats_tls_key",
-                                   "tracing_otlp_endpoint", "up_nats_port", "up_port_base",
-                                   "up_timeout"})
-    return Config(
-        service=service,
-        grpc_port=grpc_port,
-        metrics_port=METRICS_PORTS.get(service, 0) if s.metrics_port is None else s.metrics_port,
-        health_port=HEALTH_PORTS.get(service, 0) if s.health_port is None else s.health_port,
-        database_url=s.database_url or f"sqlite:///{s.data_dir / (service + '.db')}",
-        instance=s.instance or f"{service}-{grpc_port}",
-        table_addrs=tuple(a.strip() for a in s.table_addrs.split(",") if a.strip()),
-        rooms_file=str(s.rooms_file or ""),
-        table_address=s.table_address or "",
-        table_pool=s.table_pool or "",
-        token_jwks_url=s.token_jwks_url or "",
-        token_issuer=s.token_issuer or "",
-        token_audience=s.token_audience or "",
-        nats_nkey_seed_file=str(s.nats_nkey_seed_file or ""),
-        nats_tls_ca=str(s.nats_tls_ca or ""), nats_tls_cert=str(s.nats_tls_cert or ""),
-        nats_tls_key=str(s.nats_tls_key or ""),
-        tracing_otlp_endpoint=s.tracing_otlp_endpoint or "",
-        **fields,
-    )
+    return Config.model_validate({
+        **dict(s),
+        "service": service,
+        "grpc_port": grpc_port,
+        "metrics_port": METRICS_PORTS.get(service, 0) if s.metrics_port is None
+        else s.metrics_port,
+        "health_port": HEALTH_PORTS.get(service, 0) if s.health_port is None else s.health_port,
+        "database_url": s.database_url or f"sqlite:///{s.data_dir / (service + '.db')}",
+        "instance": s.instance or f"{service}-{grpc_port}",
+    })
 
 
 BEGIN = ("<!-- generated by `python -m paiju.config_docs docs/configuration.md` "

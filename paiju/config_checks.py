@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic_settings import NoDecode
 from sqlalchemy.engine import make_url
 
 from paiju.nkey_seeds import read_seed
@@ -153,12 +154,16 @@ Replicas = Annotated[str, AfterValidator(pattern_check(_ADDRESS, "a host:port ad
                      AfterValidator(_replicas)]
 
 
-def _optional_addresses(value: str) -> str:
-    return pattern_check(_ADDRESS, "a host:port address")(value) if value.strip() else ""
+def _address_list(value: Any) -> Any:
+    """A comma-separated list of host:port addresses as a tuple (blanks dropped)."""
+    if not isinstance(value, str):
+        return value
+    check = pattern_check(_ADDRESS, "a host:port address")
+    return tuple(check(a.strip()) for a in value.split(",") if a.strip())
 
 
-#: A comma-separated list of addresses, or nothing.
-Addresses = Annotated[str, AfterValidator(_optional_addresses)]
+#: A comma-separated list of addresses (read as a tuple), or nothing.
+Addresses = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_address_list)]
 
 
 #: The event loops a service process can run on (``PAIJU_EVENT_LOOP``).

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import functools
 import gc
 import logging
@@ -146,8 +145,8 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
         instance = config.instance
         if not instance or instance == f"{config.service}-{config.grpc_port}":
             instance = f"{config.service}-{port}"
-        config = dataclasses.replace(config, grpc_port=port, instance=instance)
-    config = dataclasses.replace(config, health_port=health_port)
+        config = config.model_copy(update={"grpc_port": port, "instance": instance})
+    config = config.model_copy(update={"health_port": health_port})
     ctx = Context(config, Health([]), server, log, stop or asyncio.Event(), identity=identity)
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
@@ -318,7 +317,7 @@ def run(service: str, setup: Setup) -> None:
         raise SystemExit(2) from None
     log = logsetup.setup(service, config.log_level)
     try:
-        tracing.setup(service, config.instance, config.tracing_otlp_endpoint,
+        tracing.setup(service, config.instance, config.tracing_otlp_endpoint or "",
                       config.tracing_sample_ratio)
         serve_metrics(config.metrics_port, config.host)
         with asyncio.Runner(loop_factory=loop_factory(config.event_loop)) as runner:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import os
 import secrets
@@ -374,11 +373,11 @@ def service_config(service: str, **overrides: Any) -> Config:
     port 0 (likewise), no metrics port, the test certificates (:func:`tls_dir`),
     and ``overrides`` (any :class:`~paiju.config.Config` field, e.g.
     ``nats_url=...``, ``database_url=...``)."""
-    config = dataclasses.replace(load(service), grpc_port=0, metrics_port=0, health_port=0,
-                                 tls_dir=tls_dir(), drain_seconds=2.0)
-    config = dataclasses.replace(config, **overrides)
+    config = load(service).model_copy(update={
+        "grpc_port": 0, "metrics_port": 0, "health_port": 0, "tls_dir": tls_dir(),
+        "drain_seconds": 2.0, **overrides})
     if "instance" not in overrides:  # serve() names it after the bound port
-        config = dataclasses.replace(config, instance=f"{service}-{config.grpc_port}")
+        config = config.model_copy(update={"instance": f"{service}-{config.grpc_port}"})
     return config
 
 

@@ -53,7 +53,7 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
 
     async def setup(ctx: Context) -> list[str]:
         settings = reconcile or ReconcileSettings.from_config(ctx.config)
-        config = coin_servers.load(ctx.config.rooms_file)
+        config = coin_servers.load(ctx.config.rooms_file or "")
         url = ctx.config.database_url
         await asyncio.to_thread(db.migrate, url, MIGRATIONS)
         # warm connections only: the seating of a ramp came in bursts above

@@ -91,7 +91,7 @@ def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                                    clock=lambda: int(table_clock.now() * 1000))
         await presence.start()
         registration = Registration(nc, cfg.instance, table.address,
-                                    pool_name(cfg.database_url, cfg.table_pool),
+                                    pool_name(cfg.database_url, cfg.table_pool or ""),
                                     cfg.lease_seconds / 3, cfg.game_log_replicas)
         back.append(lambda: nats_back(table, presence, registration, cfg.presence_timeout_seconds))
         servicer = TableServicer(table, cfg.table_deal_interval_ms)
@@ -118,7 +118,7 @@ async def open_table(ctx: Context, nc: NATS, clock: Clock,
     may not be ready yet)."""
     cfg = ctx.config
     address = cfg.table_address or f"{cfg.host}:{cfg.grpc_port}"
-    pool = pool_name(cfg.database_url, cfg.table_pool)
+    pool = pool_name(cfg.database_url, cfg.table_pool or "")
     gamelog = GameLog(nc, pool, cfg.game_log_replicas)
     leases = Leases(nc, cfg.instance, address, pool, cfg.lease_seconds, cfg.game_log_replicas)
     await retries.call("jetstream_setup", lambda: ensure_streams(gamelog, leases),

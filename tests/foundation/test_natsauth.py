@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 import shutil
 import stat
@@ -104,8 +103,8 @@ class Errors:
 
 async def as_service(server: NatsServer, service: str, errors: Errors | None = None) -> NATS:
     """A connection with ``service``'s credentials, as the service makes it."""
-    config = dataclasses.replace(load(service), nats_nkey_seed_file=str(server.seed_file(service)),
-                                 instance=service)  # a gateway's NATS user is its instance
+    config = load(service).model_copy(update={  # a gateway's NATS user is its instance
+        "nats_nkey_seed_file": server.seed_file(service), "instance": service})
     options = natsauth.client_options(config)
     return await nats.connect(server.address, allow_reconnect=False, connect_timeout=3,
                               error_cb=(errors or Errors()).on_error, **options)
@@ -439,16 +438,15 @@ async def test_a_service_reaches_nats_over_mutual_tls(tmp_path: Path) -> None:
                    f'ca_file: "{tmp_path / "ca.pem"}", verify: true}}\n')
     server.start()
     try:
-        config = dataclasses.replace(
-            load("ledger"), nats_nkey_seed_file=str(server.seed_file("ledger")),
-            nats_tls_ca=str(tmp_path / "ca.pem"), nats_tls_cert=str(tmp_path / "client.pem"),
-            nats_tls_key=str(tmp_path / "client.key"))
+        config = load("ledger").model_copy(update={
+            "nats_nkey_seed_file": server.seed_file("ledger"), "nats_tls_ca": tmp_path / "ca.pem",
+            "nats_tls_cert": tmp_path / "client.pem", "nats_tls_key": tmp_path / "client.key"})
         url = f"tls://127.0.0.1:{server.port}"
         nc = await natsconn.connect(url, None, "test-ledger", 10,
                                     auth=natsauth.client_options(config))
         assert nc.is_connected
         await nc.close()
-        without_cert = dataclasses.replace(config, nats_tls_cert="", nats_tls_key="")
+        without_cert = config.model_copy(update={"nats_tls_cert": None, "nats_tls_key": None})
         with pytest.raises((nats.errors.Error, OSError, TimeoutError)):
             await nats.connect(url, allow_reconnect=False, connect_timeout=3,
                                **natsauth.client_options(without_cert))

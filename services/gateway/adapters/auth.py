@@ -107,8 +107,9 @@ class Verifier:
         secret = cfg.token_secret
         if not cfg.dev_mode:
             secret = ",".join(k for k in secret.split(",") if k != DEV_TOKEN_SECRET)
-        return cls(secret, cfg.token_max_lifetime_seconds, cfg.token_jwks_url,
-                   cfg.token_issuer, cfg.token_audience, cfg.token_jwks_refresh_seconds)
+        return cls(secret, cfg.token_max_lifetime_seconds, cfg.token_jwks_url or "",
+                   cfg.token_issuer or "", cfg.token_audience or "",
+                   cfg.token_jwks_refresh_seconds)
 
     async def verify_async(self, token: object) -> Identity:
         """:meth:`verify` off the event loop where it may fetch the JWKS."""
