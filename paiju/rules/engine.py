@@ -170,6 +170,42 @@ class Result:
         return {"points": list(self.points), "detail": dict(self.detail)}
 
 
+@dataclass(frozen=True)
+class Policy:
+    """How a game's results are paid and carried from one game to the next."""
+
+    #: Points per coin unit: a room's ``unit`` where its server sets none
+    #: (rulings.md "Settlement").
+    points_unit: int = 1
+    #: Redeals in a row after which every seated player pays the room's
+    #: ``no_call_fee`` (the streak then starts from zero); 0: never.
+    redeal_fee_after: int = 0
+    #: The options :meth:`Game.carry_over` may set; a game that never
+    #: finished (voided) passes on the values it was started with.
+    carried_options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """Words and flags a client draws a game with, without knowing the game
+    (:meth:`Game.client_rules`)."""
+
+    #: The game's display name, as players read it (records.md "Games").
+    title: str = ""
+    #: Words for the game's phases where they are its own (the client has
+    #: common words for ``dealing``, ``declaring``, ``bidding``, ``play`` …).
+    phase_labels: Mapping[str, str] = field(default_factory=dict)
+    #: What a ``declare`` is called (the declare area, the log).
+    declare_label: str = "叫主"
+    #: True where a declare may be of jokers only (no trump suit, 无主).
+    no_trump_declare: bool = True
+    #: True where the seat that took a kitty sees it (what it buried) aside.
+    own_kitty_shown: bool = False
+    #: True where some seats play together (partners: 斗地主's farmers, 升级's
+    #: 对家, 大A's sides); False where every seat plays for itself.
+    partners: bool = False
+
+
 class Game(ABC):
     """Base of every rules engine.
 
@@ -385,34 +421,15 @@ class Game(ABC):
     # The table, the lobby and the web client know a game only through these:
     # none of them names a game.
 
-    #: The game's display name, as players read it (records.md "Games").
-    title: ClassVar[str] = ""
-    #: Points per coin unit: a room's ``unit`` where its server sets none
-    #: (rulings.md "Settlement").
-    points_unit: ClassVar[int] = 1
-    #: Redeals in a row after which every seated player pays the room's
-    #: ``no_call_fee`` (the streak then starts from zero); 0: never.
-    redeal_fee_after: ClassVar[int] = 0
-    #: The options :meth:`carry_over` may set; a game that never finished
-    #: (voided) passes on the values it was started with.
-    carried_options: ClassVar[tuple[str, ...]] = ()
+    #: How the game's results are paid and carried (:class:`Policy`).
+    policy: ClassVar[Policy] = Policy()
+    #: How clients draw the game without knowing it (:class:`Presentation`).
+    presentation: ClassVar[Presentation] = Presentation()
     #: The phase a game is in once its cards are all dealt (``declaring``: a
     #: window where trump is declared during and after a paced deal).
     phase_after_deal: ClassVar[str] = "play"
     #: The phase after the declaring window (unused without one).
     phase_after_declaring: ClassVar[str] = "play"
-    #: Words for the game's phases where they are its own (the client has
-    #: common words for ``dealing``, ``declaring``, ``bidding``, ``play`` …).
-    phase_labels: ClassVar[Mapping[str, str]] = {}
-    #: What a ``declare`` is called (the declare area, the log).
-    declare_label: ClassVar[str] = "叫主"
-    #: True where a declare may be of jokers only (no trump suit, 无主).
-    no_trump_declare: ClassVar[bool] = True
-    #: True where the seat that took a kitty sees it (what it buried) aside.
-    own_kitty_shown: ClassVar[bool] = False
-    #: True where some seats play together (partners: 斗地主's farmers, 升级's
-    #: 对家, 大A's sides); False where every seat plays for itself.
-    partners: ClassVar[bool] = False
 
     @classmethod
     def client_rules(cls) -> dict[str, Any]:
@@ -421,14 +438,15 @@ class Game(ABC):
         ``{"title", "seats", "declaring": bool, "phase_after_deal",
         "phase_after_declaring", "phase_labels": {phase: words},
         "declare_label", "no_trump_declare", "own_kitty_shown", "partners"}``."""
+        p = cls.presentation
         return {
-            "title": cls.title or cls.name, "seats": cls.seats,
+            "title": p.title or cls.name, "seats": cls.seats,
             "declaring": cls.phase_after_deal == "declaring",
             "phase_after_deal": cls.phase_after_deal,
             "phase_after_declaring": cls.phase_after_declaring,
-            "phase_labels": dict(cls.phase_labels), "declare_label": cls.declare_label,
-            "no_trump_declare": cls.no_trump_declare, "own_kitty_shown": cls.own_kitty_shown,
-            "partners": cls.partners,
+            "phase_labels": dict(p.phase_labels), "declare_label": p.declare_label,
+            "no_trump_declare": p.no_trump_declare, "own_kitty_shown": p.own_kitty_shown,
+            "partners": p.partners,
         }
 
     @classmethod

@@ -17,7 +17,14 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from paiju.rules.cards import parse_cards
-from paiju.rules.engine import Action, Event, Game, Result, check_room_options
+from paiju.rules.engine import (
+    Action,
+    Event,
+    Game,
+    Presentation,
+    Result,
+    check_room_options,
+)
 from paiju.rules.errors import RulesError
 
 RANKS = "9TJQKA"
@@ -34,8 +41,8 @@ class Duel(Game):
 
     name: ClassVar[str] = "duel"
     seats: ClassVar[int] = 2
-    title: ClassVar[str] = "对决"
-    phase_labels: ClassVar[Mapping[str, str]] = {"play": "比大小"}
+    presentation: ClassVar[Presentation] = Presentation(
+        title="对决", phase_labels={"play": "比大小"})
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         super().__init__(options, deal)

@@ -120,9 +120,9 @@ def test_own_options_checked_without_a_deal() -> None:
 def test_points_unit_and_redeal_fee() -> None:
     """rulings.md "Settlement": hunzhan counts points in units of 5, the others
     1; doudizhu's fee after two no-call deals in a row, nobody else's."""
-    assert {n: load(n).points_unit for n in BUILT_IN} == {
+    assert {n: load(n).policy.points_unit for n in BUILT_IN} == {
         "doudizhu": 1, "hunzhan": 5, "shengji": 1, "daa": 1}
-    assert {n: load(n).redeal_fee_after for n in BUILT_IN} == {
+    assert {n: load(n).policy.redeal_fee_after for n in BUILT_IN} == {
         "doudizhu": 2, "hunzhan": 0, "shengji": 0, "daa": 0}
 
 

@@ -13,17 +13,16 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from paiju.games.daa.deal import SEATS, parse_options
+from paiju.rules.engine import Presentation
 
 
 class DaaShown:
     """The display part of the daa engine (a mixin)."""
 
-    title: ClassVar[str] = "大A"
+    presentation: ClassVar[Presentation] = Presentation(
+        title="大A", phase_labels={"declaring": "亮大A"}, declare_label="亮大A",
+        no_trump_declare=False, partners=True)
     phase_after_deal: ClassVar[str] = "declaring"
-    phase_labels: ClassVar[Mapping[str, str]] = {"declaring": "亮大A"}
-    declare_label: ClassVar[str] = "亮大A"
-    partners: ClassVar[bool] = True
-    no_trump_declare: ClassVar[bool] = False
 
     declared_suit: str | None
     counter_suit: str | None

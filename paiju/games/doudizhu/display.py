@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from paiju.games.doudizhu.deal import SEATS, parse_options
+from paiju.rules.engine import Policy, Presentation
 
 
 def _entry(play: tuple[int, tuple[str, ...], str]) -> dict[str, Any]:
@@ -26,10 +27,9 @@ def _entry(play: tuple[int, tuple[str, ...], str]) -> dict[str, Any]:
 class DoudizhuShown:
     """The display part of the doudizhu engine (a mixin)."""
 
-    title: ClassVar[str] = "斗地主"
-    redeal_fee_after: ClassVar[int] = 2
+    presentation: ClassVar[Presentation] = Presentation(title="斗地主", partners=True)
+    policy: ClassVar[Policy] = Policy(redeal_fee_after=2)
     phase_after_deal: ClassVar[str] = "bidding"
-    partners: ClassVar[bool] = True
 
     landlord: int | None
     bottom: list[str]

@@ -15,13 +15,14 @@ from typing import Any, ClassVar
 from paiju.games.hunzhan.cards import declared_trump
 from paiju.games.hunzhan.deal import SEATS, parse_options
 from paiju.rules.cards import Card
+from paiju.rules.engine import Policy, Presentation
 
 
 class HunzhanShown:
     """The display part of the hunzhan engine (a mixin)."""
 
-    title: ClassVar[str] = "混战"
-    points_unit: ClassVar[int] = 5
+    presentation: ClassVar[Presentation] = Presentation(title="混战")
+    policy: ClassVar[Policy] = Policy(points_unit=5)
     phase_after_deal: ClassVar[str] = "declaring"
 
     _phase: str

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from paiju.games.shengji.deal import parse_options
 from paiju.games.shengji.state import ShengjiState
+from paiju.rules.engine import Policy, Presentation
 
 SUITS = "SHCD"
 
@@ -22,12 +23,11 @@ SUITS = "SHCD"
 class ShengjiShown(ShengjiState):
     """The display part of the shengji engine."""
 
-    title: ClassVar[str] = "升级"
-    carried_options: ClassVar[tuple[str, ...]] = ("dealer",)
+    presentation: ClassVar[Presentation] = Presentation(
+        title="升级", own_kitty_shown=True, partners=True)
+    policy: ClassVar[Policy] = Policy(carried_options=("dealer",))
     phase_after_deal: ClassVar[str] = "declaring"
     phase_after_declaring: ClassVar[str] = "burying"
-    own_kitty_shown: ClassVar[bool] = True
-    partners: ClassVar[bool] = True
 
     @classmethod
     def check_options(cls, options: Mapping[str, Any]) -> None:

@@ -16,7 +16,7 @@ from services.gateway.domain.protocol import ClientError, field
 def game_title(game: str) -> str:
     """The display name of ``game`` (its engine's ``title``), or the id for a
     game this gateway does not know."""
-    return load_engine(game).title or game if game in ENGINES else game
+    return load_engine(game).presentation.title or game if game in ENGINES else game
 
 
 def room(r: lobby_pb2.Room) -> dict[str, Any]:

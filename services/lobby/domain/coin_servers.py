@@ -128,7 +128,7 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
     spectators = merged.get("spectators", True)
     if not isinstance(spectators, bool):
         raise RoomsConfigError(f"{where}: spectators must be true or false, got {spectators!r}")
-    merged.setdefault("unit", engine.points_unit)
+    merged.setdefault("unit", engine.policy.points_unit)
     merged.setdefault("ready_seconds", 20)
     merged.setdefault("idle_disconnect_seconds", 30)
     merged.setdefault("rooms", 6)

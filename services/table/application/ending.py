@@ -83,11 +83,11 @@ def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
     and the redeal streak (``no_call_streak``)."""
     if game.voided is None:
         return game.engine.carry_over()
-    kept = {k: game.engine_options[k] for k in game.engine.carried_options
+    kept = {k: game.engine_options[k] for k in game.engine.policy.carried_options
             if game.engine_options.get(k) is not None}
     if game.topts.first is not None:
         kept["first"] = game.topts.first
-    if game.engine.redeal_fee_after:
+    if game.engine.policy.redeal_fee_after:
         kept["no_call_streak"] = no_call_streak
     return kept
 

@@ -175,7 +175,7 @@ class Sitting:
         if entry.settlement_error:
             event.data["settlement_error"] = entry.settlement_error
         self.finished_logged = True
-        after = game.engine.redeal_fee_after
+        after = game.engine.policy.redeal_fee_after
         if after:
             if game.reason == "redeal":
                 self.no_call_streak += 1

@@ -41,7 +41,7 @@ def _partners(game: str) -> bool:
     """Whether ``game`` seats partners together (its rules' ``partners``;
     False for a game this gateway does not know)."""
     try:
-        return load_game(game).partners
+        return load_game(game).presentation.partners
     except KeyError:
         return False
 
