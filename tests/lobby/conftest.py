@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+import warnings
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,7 +157,39 @@ async def lobby_stack(nats_server: str, tmp_path: Path, rooms_file: Path, *,
     """The ``stack`` with a given lobby ``clock`` (default a FakeClock, which
     ``Stack.clock`` then is), background pass ``interval`` (seconds) and
     presence timeout (also its warm-up); ``table_config``: more settings of
-    both table instances (:class:`paiju.config.Config` fields)."""
+    both table instances (:class:`paiju.config.Config` fields). The lobby's
+    port is chosen before the tables start (they must know it), so another
+    socket may take it in between (an outgoing connection's ephemeral port):
+    such a start is tried again on a new port, with new databases."""
+    for attempt in range(1, STACK_ATTEMPTS + 1):
+        async with contextlib.AsyncExitStack() as es:
+            try:
+                made = await start_stack(es, nats_server, tmp_path, rooms_file, clock=clock,
+                                         interval=interval,
+                                         presence_timeout_seconds=presence_timeout_seconds,
+                                         table_config=table_config)
+            except RuntimeError as e:
+                if "cannot bind" not in str(e) or attempt == STACK_ATTEMPTS:
+                    raise
+                warnings.warn(f"lobby stack start {attempt} lost a port race ({e}); trying "
+                              "again on a new port", stacklevel=1)
+            else:
+                yield made
+                return
+        for db_file in tmp_path.glob("*.db*"):
+            db_file.unlink()
+
+
+#: Starts of a lobby stack tried before a port race is a failure.
+STACK_ATTEMPTS = 3
+
+
+async def start_stack(es: contextlib.AsyncExitStack, nats_server: str, tmp_path: Path,
+                      rooms_file: Path, *, clock: Clock | None, interval: float,
+                      presence_timeout_seconds: float,
+                      table_config: dict[str, Any] | None) -> Stack:
+    """Start a :func:`lobby_stack` (stopped by ``es``). ``RuntimeError``
+    (``cannot bind``) where the lobby's port was taken."""
     lobby_port = free_port()
     lobby_addr = f"127.0.0.1:{lobby_port}"
     table_clock = TableClock()
@@ -165,39 +198,38 @@ async def lobby_stack(nats_server: str, tmp_path: Path, rooms_file: Path, *,
     lobbies: list[Lobby] = []
     presences: list[SeatPresence] = []
     events = Events()
-    async with contextlib.AsyncExitStack() as es:
-        ledger_addr = await es.enter_async_context(ledger_service(nats_server, tmp_path))
-        table_addrs = []
-        for i in range(2):
-            addr = await es.enter_async_context(running_service(
-                "table", table_main.make_setup(clock=table_clock, tables=tables), {
-                    "nats_url": nats_server, "ledger_addr": ledger_addr,
-                    "lobby_addr": lobby_addr,
-                    "database_url": f"sqlite:///{tmp_path / f'table{i}.db'}",
-                    **(table_config or {})}))
-            table_addrs.append(addr)
-        database_url = f"sqlite:///{tmp_path / 'lobby.db'}"
-        await es.enter_async_context(running_service(
-            "lobby", lobby_main.make_setup(clock=clock or fake, interval=interval,
-                                           lobbies=lobbies, reconcile=NO_RECONCILE,
-                                           presences=presences), {
-                "grpc_port": lobby_port, "nats_url": nats_server, "ledger_addr": ledger_addr,
-                "table_addrs": tuple(table_addrs), "database_url": database_url,
-                "rooms_file": str(rooms_file), "instance": "lobby-test",
-                "presence_timeout_seconds": presence_timeout_seconds}))
-        nc = await nats.connect(nats_server)
-        es.push_async_callback(nc.close)
+    ledger_addr = await es.enter_async_context(ledger_service(nats_server, tmp_path))
+    table_addrs = []
+    for i in range(2):
+        addr = await es.enter_async_context(running_service(
+            "table", table_main.make_setup(clock=table_clock, tables=tables), {
+                "nats_url": nats_server, "ledger_addr": ledger_addr,
+                "lobby_addr": lobby_addr,
+                "database_url": f"sqlite:///{tmp_path / f'table{i}.db'}",
+                **(table_config or {})}))
+        table_addrs.append(addr)
+    database_url = f"sqlite:///{tmp_path / 'lobby.db'}"
+    await es.enter_async_context(running_service(
+        "lobby", lobby_main.make_setup(clock=clock or fake, interval=interval,
+                                       lobbies=lobbies, reconcile=NO_RECONCILE,
+                                       presences=presences), {
+            "grpc_port": lobby_port, "nats_url": nats_server, "ledger_addr": ledger_addr,
+            "table_addrs": tuple(table_addrs), "database_url": database_url,
+            "rooms_file": str(rooms_file), "instance": "lobby-test",
+            "presence_timeout_seconds": presence_timeout_seconds}))
+    nc = await nats.connect(nats_server)
+    es.push_async_callback(nc.close)
 
-        async def on_event(msg: Any) -> None:
-            events.items.append(natsconn.decode(msg.data))
-            events.arrived.set()
+    async def on_event(msg: Any) -> None:
+        events.items.append(natsconn.decode(msg.data))
+        events.arrived.set()
 
-        await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
-        await nc.flush()
-        channel = service_channel(lobby_addr)
-        es.push_async_callback(channel.close)
-        bank = Bank(ledger_addr)
-        es.push_async_callback(bank.channel.close)
-        yield Stack(lobby_addr, lobbies[0], fake, lobby_pb2_grpc.LobbyServiceStub(channel),
-                    bank, table_addrs, tables, table_clock, events, nats_server,
-                    database_url, presences[0])
+    await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
+    await nc.flush()
+    channel = service_channel(lobby_addr)
+    es.push_async_callback(channel.close)
+    bank = Bank(ledger_addr)
+    es.push_async_callback(bank.channel.close)
+    return Stack(lobby_addr, lobbies[0], fake, lobby_pb2_grpc.LobbyServiceStub(channel),
+                 bank, table_addrs, tables, table_clock, events, nats_server,
+                 database_url, presences[0])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import warnings
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -107,49 +108,76 @@ class World:
         return next(i for i in self.instances if i.addr != addr)
 
 
+#: Starts of a world tried before a port race is a failure.
+ATTEMPTS = 3
+
+
 @pytest.fixture
 async def world(nats_server: str, tmp_path: Path, rooms_file: Path) -> AsyncIterator[World]:
+    """The lobby, its reconciler, the ledger and two table instances. The
+    ports are chosen before the services start (the tables must know the
+    lobby's address and the lobby the tables'), so another socket may take
+    one in between (an outgoing connection's ephemeral port): such a start is
+    tried again on new ports."""
+    for attempt in range(1, ATTEMPTS + 1):
+        async with contextlib.AsyncExitStack() as es:
+            try:
+                made = await make_world(es, nats_server, tmp_path / f"start-{attempt}", rooms_file)
+            except RuntimeError as e:
+                if "cannot bind" not in str(e) or attempt == ATTEMPTS:
+                    raise
+                warnings.warn(f"reconcile world start {attempt} lost a port race ({e}); "
+                              "trying again on new ports", stacklevel=1)
+                continue
+            yield made
+            return
+
+
+async def make_world(es: contextlib.AsyncExitStack, nats_server: str, folder: Path,
+                     rooms_file: Path) -> World:
+    """Start a world's services on new ports (stopped by ``es``); their files
+    in ``folder``. ``RuntimeError`` (``cannot bind``) where a port was taken."""
+    folder.mkdir(parents=True, exist_ok=True)
     lobby_addr = f"127.0.0.1:{free_port()}"
     clock = FakeClock()
     table_clock = TableClock()
     lobbies: list[Lobby] = []
     reconcilers: list[Reconciler] = []
     events = Events()
-    async with contextlib.AsyncExitStack() as es:
-        ledger_addr = await es.enter_async_context(ledger_service(nats_server, tmp_path))
-        instances = []
-        for i in range(2):
-            inst = TableInstance(free_port(), {
-                "nats_url": nats_server, "ledger_addr": ledger_addr, "lobby_addr": lobby_addr,
-                "database_url": f"sqlite:///{tmp_path / f'table{i}.db'}"}, table_clock)
-            await inst.start()
-            es.push_async_callback(inst.stop)
-            instances.append(inst)
-        database_url = f"sqlite:///{tmp_path / 'lobby.db'}"
-        await es.enter_async_context(running_service(
-            "lobby", lobby_main.make_setup(clock=clock, interval=3600, lobbies=lobbies,
-                                           reconcile=SETTINGS, reconcilers=reconcilers), {
-                "grpc_port": int(lobby_addr.rsplit(":", 1)[1]), "nats_url": nats_server,
-                "ledger_addr": ledger_addr,
-                "table_addrs": tuple(i.addr for i in instances),
-                "database_url": database_url, "rooms_file": str(rooms_file),
-                "instance": "lobby-reconcile-test",
-                "presence_timeout_seconds": 3600}))  # no gateway: all present
-        nc = await nats.connect(nats_server)
-        es.push_async_callback(nc.close)
+    ledger_addr = await es.enter_async_context(ledger_service(nats_server, folder))
+    instances = []
+    for i in range(2):
+        inst = TableInstance(free_port(), {
+            "nats_url": nats_server, "ledger_addr": ledger_addr, "lobby_addr": lobby_addr,
+            "database_url": f"sqlite:///{folder / f'table{i}.db'}"}, table_clock)
+        await inst.start()
+        es.push_async_callback(inst.stop)
+        instances.append(inst)
+    database_url = f"sqlite:///{folder / 'lobby.db'}"
+    await es.enter_async_context(running_service(
+        "lobby", lobby_main.make_setup(clock=clock, interval=3600, lobbies=lobbies,
+                                       reconcile=SETTINGS, reconcilers=reconcilers), {
+            "grpc_port": int(lobby_addr.rsplit(":", 1)[1]), "nats_url": nats_server,
+            "ledger_addr": ledger_addr,
+            "table_addrs": tuple(i.addr for i in instances),
+            "database_url": database_url, "rooms_file": str(rooms_file),
+            "instance": "lobby-reconcile-test",
+            "presence_timeout_seconds": 3600}))  # no gateway: all present
+    nc = await nats.connect(nats_server)
+    es.push_async_callback(nc.close)
 
-        async def on_event(msg: Any) -> None:
-            events.items.append(natsconn.decode(msg.data))
-            events.arrived.set()
+    async def on_event(msg: Any) -> None:
+        events.items.append(natsconn.decode(msg.data))
+        events.arrived.set()
 
-        await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
-        await nc.flush()
-        channel = service_channel(lobby_addr)
-        es.push_async_callback(channel.close)
-        bank = Bank(ledger_addr)
-        es.push_async_callback(bank.channel.close)
-        yield World(lobbies[0], reconcilers[0], clock, lobby_pb2_grpc.LobbyServiceStub(channel),
-                    bank, instances, events, database_url, nats_server)
+    await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
+    await nc.flush()
+    channel = service_channel(lobby_addr)
+    es.push_async_callback(channel.close)
+    bank = Bank(ledger_addr)
+    es.push_async_callback(bank.channel.close)
+    return World(lobbies[0], reconcilers[0], clock, lobby_pb2_grpc.LobbyServiceStub(channel),
+                 bank, instances, events, database_url, nats_server)
 
 
 # -- helpers -------------------------------------------------------------------

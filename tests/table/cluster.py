@@ -290,9 +290,8 @@ async def cluster_running(nats_server: NatsServer, tmp: Path, lease_seconds: flo
     recorder = LobbyRecorder()  # type: ignore[abstract]
     lobby_server = grpc.aio.server()
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(recorder, lobby_server)
-    lobby_port = free_port()
-    lobby_server.add_secure_port(f"127.0.0.1:{lobby_port}",
-                                 as_identity("lobby").server_credentials())
+    lobby_port = lobby_server.add_secure_port("127.0.0.1:0",  # a free port, no race
+                                              as_identity("lobby").server_credentials())
     await lobby_server.start()
     nc = await nats.connect(nats_server.url)
     by_subject: dict[str, list[dict[str, Any]]] = {}

@@ -29,7 +29,7 @@ from services.ledger.main import setup as ledger_setup
 from services.table.application.clock import Clock, FakeClock
 from services.table.application.runner import Table
 from services.table.main import make_setup
-from tests.fixtures import as_identity, free_port, running_service, service_channel, until
+from tests.fixtures import as_identity, running_service, service_channel, until
 
 GRANT_METADATA = (("x-paiju-grant-key", "dev-grant-key"),)
 
@@ -155,9 +155,8 @@ async def harness_running(nats_url: str, tmp: Path, *, lobby_addr: str | None = 
     recorder = LobbyRecorder()  # type: ignore[abstract]
     lobby_server = grpc.aio.server()
     lobby_pb2_grpc.add_LobbyServiceServicer_to_server(recorder, lobby_server)
-    lobby_port = free_port()
-    lobby_server.add_secure_port(f"127.0.0.1:{lobby_port}",
-                                 as_identity("lobby").server_credentials())
+    lobby_port = lobby_server.add_secure_port("127.0.0.1:0",  # a free port, no race
+                                              as_identity("lobby").server_credentials())
     await lobby_server.start()
     clock = FakeClock()
     tables: list[Table] = []
