@@ -56,9 +56,10 @@ REPLAYS_REFUSED = Counter("paiju_gateway_replays_refused_total",
 HISTORY_PAGES = Counter("paiju_gateway_history_pages_total", "History (战绩) pages served.")
 RANKINGS_VIEWED = Counter("paiju_gateway_rankings_viewed_total", "Rankings served.")
 CALLS_IN_FLIGHT = Gauge("paiju_gateway_calls_in_flight",
-                        "Calls of this gateway to the services not yet answered.")
+                        "Calls of this gateway to the services not yet answered "
+                        "(sampled every 0.1 s).")
 LOOP_LAG = Gauge("paiju_gateway_loop_lag_seconds",
-                 "How late the gateway's event loop last ran a timer.")
+                 "How late the gateway's event loop last ran a timer (sampled every 0.1 s).")
 SHED = Counter("paiju_gateway_shed_total",
                "Commands refused with busy past the gateway's headroom, by reason "
                "(calls_in_flight, loop_lag).", ["reason"])

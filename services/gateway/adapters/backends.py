@@ -12,7 +12,6 @@ from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
 from paiju.table.v1 import table_pb2_grpc
-from services.gateway import metrics
 from services.gateway.domain.protocol import ClientError
 
 #: Seconds a client command may wait for a service.
@@ -82,11 +81,9 @@ async def call(method: Any, request: Any, **kwargs: Any) -> Any:
     """Call a unary method, mapping a gRPC failure to :class:`ClientError`
     (counted in :data:`IN_FLIGHT` while it runs)."""
     IN_FLIGHT.count += 1
-    metrics.CALLS_IN_FLIGHT.inc()
     try:
         return await method(request, timeout=CALL_TIMEOUT, **kwargs)
     except grpc.aio.AioRpcError as e:
         raise client_error(e) from e
     finally:
         IN_FLIGHT.count -= 1
-        metrics.CALLS_IN_FLIGHT.dec()

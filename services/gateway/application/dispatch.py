@@ -20,7 +20,6 @@ from services.gateway.domain.protocol import ClientError, CommandError, error, p
 log = logging.getLogger("paiju.gateway")
 
 
-
 def refuse(session: Connection, cid: str | int | None, e: ClientError) -> None:
     """Send the error reply of command ``cid`` (counted by code)."""
     metrics.ERRORS.labels(e.code).inc()
@@ -57,7 +56,8 @@ async def dispatch(session: Connection, cid: str | int | None, name: str,
                    args: dict[str, Any]) -> None:
     """Run command ``name`` with ``args`` and send its reply (or refusal):
     ``unknown_command``, ``unauthenticated`` before sign-in outside
-    :data:`OPEN_COMMANDS`, the handler's :class:`ClientError`, or ``internal``
+    :data:`OPEN_COMMANDS`, ``busy`` past the gateway's headroom
+    (:func:`admitted`), the handler's :class:`ClientError`, or ``internal``
     where the handler failed."""
     handler = COMMANDS.get(name)
     if handler is None:

@@ -19,7 +19,7 @@ from paiju.spectators import SpectatorWatcher
 from paiju.table_instances import Registry
 from services.gateway import metrics
 from services.gateway.adapters import auth
-from services.gateway.adapters.backends import Backends, call
+from services.gateway.adapters.backends import IN_FLIGHT, Backends, call
 from services.gateway.adapters.fanout import Fanout
 from services.gateway.application.commands import chat
 from services.gateway.application.session import Session
@@ -99,7 +99,8 @@ class Gateway:
     async def watch_loop_lag(self) -> None:
         """Measure, every :data:`LAG_SAMPLE_SECONDS`, how late the event loop
         runs a timer (seconds; ``paiju_gateway_loop_lag_seconds``), for the
-        admission control. Runs until cancelled."""
+        admission control, and show the calls in flight
+        (``paiju_gateway_calls_in_flight``). Runs until cancelled."""
         loop = asyncio.get_running_loop()
         while True:
             start = loop.time()
@@ -108,6 +109,7 @@ class Gateway:
             lag = max(0.0, now - start - LAG_SAMPLE_SECONDS)
             self.admission.lag_seen(now, lag)
             metrics.LOOP_LAG.set(lag)
+            metrics.CALLS_IN_FLIGHT.set(IN_FLIGHT.count)
 
     @property
     def ping(self) -> tuple[float, float]:
