@@ -39,6 +39,10 @@ TAKEOVER_SECONDS = Histogram(
 LEASE_LOSSES = Counter(
     "paiju_table_lease_losses_total",
     "Games this instance stopped because another instance owns them now.")
+LOG_APPEND_RETRIES = Counter(
+    "paiju_table_log_append_retries_total",
+    "Game log appends sent again after JetStream did not answer (an election, a lost "
+    "acknowledgement); each try carries the same message id, so it is written once.")
 LOG_APPEND_SECONDS = Histogram(
     "paiju_table_log_append_seconds",
     "Time to append one entry to the game log (until JetStream acknowledged it).",

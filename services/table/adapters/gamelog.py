@@ -16,8 +16,12 @@ yet), so an instance that is not the last to have appended cannot append:
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import itertools
 import json
 import logging
+import random
 import time
 from typing import Any
 
@@ -38,6 +42,8 @@ MAX_AGE_SECONDS = 7 * 24 * 3600.0
 NOT_CLUSTERED = 10074
 #: JetStream's error code for a wrong expected last (subject) sequence.
 WRONG_LAST_SEQUENCE = (10071, 10164)
+#: The first bound and the cap of the backoff between tries of an append (seconds).
+RETRY_FIRST_SECONDS, RETRY_CAP_SECONDS = 0.05, 0.5
 
 
 class Fenced(Exception):
@@ -53,8 +59,11 @@ class GameLog:
     """The game log of table pool ``pool`` (:func:`services.table.adapters.lease.pool_name`)
     on a nats-py connection (``replicas`` for the stream)."""
 
-    def __init__(self, nc: NATS, pool: str, replicas: int = 1, timeout: float = 2.0) -> None:
+    def __init__(self, nc: NATS, pool: str, replicas: int = 1, timeout: float = 2.0,
+                 retry_seconds: float = 5.0) -> None:
         self.nc = nc
+        #: How long an unanswered append is sent again (seconds, from its first try).
+        self.retry_seconds = retry_seconds
         self.stream = STREAM_PREFIX + pool
         self.prefix = f"{SUBJECT_PREFIX}{pool}."
         self.js = nc.jetstream(timeout=timeout)
@@ -90,26 +99,79 @@ class GameLog:
         stream sequence. Raises :class:`Fenced` or :class:`LogUnavailable`
         (at once while NATS is not connected; after a timeout the entry may
         still have been appended: the caller reads the log again before it
-        goes on, see :meth:`services.table.application.room.RoomRunner`); the time taken
-        is observed in paiju_table_log_append_seconds."""
+        goes on, see :meth:`services.table.application.room.RoomRunner`); the
+        time taken is observed in paiju_table_log_append_seconds.
+
+        An append JetStream did not answer (no responders while a stream
+        leader is elected, a lost acknowledgement, JetStream temporarily
+        unavailable) is sent again, with jittered backoff, for at most
+        :attr:`retry_seconds`. Each try carries the same ``Nats-Msg-Id`` (the
+        sitting, ``expect`` and a hash of the entry); where a try is refused
+        for the last sequence because an earlier try landed, the log's last
+        entry carries that id and its sequence is returned: the entry is
+        written once, and fenced only by another writer's entry."""
         if not self.nc.is_connected:
             # Not even sent (nats-py would send it on reconnecting, late).
             raise LogUnavailable(f"log of {game_id}: NATS not connected")
         data = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+        msg_id = f"{game_id}:{expect}:{hashlib.blake2b(data, digest_size=8).hexdigest()}"
+        headers = {"Nats-Expected-Last-Subject-Sequence": str(expect), "Nats-Msg-Id": msg_id}
         started = time.perf_counter()
         try:
-            ack = await self.js.publish(
-                self.subject(game_id), data, timeout=self.timeout,
-                headers={"Nats-Expected-Last-Subject-Sequence": str(expect)})
+            for attempt in itertools.count(1):
+                try:
+                    outcome = await self._try_append(game_id, data, headers)
+                except Fenced:
+                    landed = await self._landed(game_id, msg_id) if attempt > 1 else None
+                    if landed is None:
+                        raise
+                    return landed
+                if isinstance(outcome, int):
+                    return outcome
+                wait = random.uniform(0, min(RETRY_CAP_SECONDS,
+                                             RETRY_FIRST_SECONDS * 2 ** attempt))
+                if (not self.nc.is_connected
+                        or time.perf_counter() + wait - started > self.retry_seconds):
+                    raise LogUnavailable(f"log of {game_id}: {type(outcome).__name__} "
+                                         f"{outcome}") from outcome
+                metrics.LOG_APPEND_RETRIES.inc()
+                await asyncio.sleep(wait)
+            raise AssertionError("unreachable")
+        finally:
+            metrics.LOG_APPEND_SECONDS.observe(time.perf_counter() - started)
+
+    async def _landed(self, game_id: str, msg_id: str) -> int | None:
+        """The sequence of the sitting's last entry where it carries
+        ``msg_id`` (an earlier try of this append landed), else None.
+        :class:`LogUnavailable` where the log cannot be read."""
+        try:
+            last = await self.js.get_last_msg(self.stream, self.subject(game_id))
+        except (nats.errors.Error, TimeoutError, OSError) as e:
+            raise LogUnavailable(f"log of {game_id}: {type(e).__name__} {e}") from e
+        if (last.headers or {}).get("Nats-Msg-Id") == msg_id and last.seq is not None:
+            return int(last.seq)
+        return None
+
+    async def _try_append(self, game_id: str, data: bytes, headers: dict[str, str]
+                          ) -> int | Exception:
+        """One try of :meth:`append`: the entry's stream sequence, or the
+        failure worth another try (JetStream did not answer). Raises
+        :class:`Fenced` or :class:`LogUnavailable` for the others."""
+        try:
+            ack = await self.js.publish(self.subject(game_id), data, timeout=self.timeout,
+                                        headers=headers)
+            return int(ack.seq)
         except nats.js.errors.APIError as e:
             if e.err_code in WRONG_LAST_SEQUENCE:
                 raise Fenced(f"log of {game_id}: {e.description}") from e
+            if isinstance(e, nats.js.errors.ServiceUnavailableError):
+                return e
             raise LogUnavailable(f"log of {game_id}: {e}") from e
-        except (nats.errors.Error, TimeoutError, OSError) as e:
+        except (nats.js.errors.NoStreamResponseError, nats.errors.TimeoutError,
+                TimeoutError) as e:
+            return e
+        except (nats.errors.Error, OSError) as e:
             raise LogUnavailable(f"log of {game_id}: {type(e).__name__} {e}") from e
-        finally:
-            metrics.LOG_APPEND_SECONDS.observe(time.perf_counter() - started)
-        return int(ack.seq)
 
     async def last_seq(self, game_id: str) -> int:
         """The stream sequence of the sitting's last entry (0 when none)."""
