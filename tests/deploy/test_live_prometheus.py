@@ -80,7 +80,7 @@ PANELS: dict[str, list[dict[str, str]] | None] = {
 #: Metrics the rules name that only appear once something went wrong (a
 #: labelled counter whose labels come with the fault); each must be declared
 #: in the services' code.
-ON_FAULT_ONLY = {"paiju_ledger_retries_total"}
+ON_FAULT_ONLY = {"paiju_ledger_retries_total", "paiju_gateway_shed_total"}
 
 
 @dataclass
