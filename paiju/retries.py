@@ -14,11 +14,12 @@ and raises its last error.
 
 Retries also spend a budget (:class:`RetryBudget`, one per process): a
 token bucket that every first try fills by a tenth of a token (and time by
-one token a second), and every retry empties by one. With the bucket empty a
-retry waits for its token, so that after an outage the retries of many
-operations add at most about a tenth to the calls they make anyway, instead
-of multiplying them (Google SRE, "Handling Overload"; gRPC's retry
-throttling). Waits for the budget are counted in
+ten tokens a second), every retry empties by one, and a retry that is
+answered refills by one (the peer is back: the backlog drains at its pace).
+With the bucket empty a retry waits for its token, so that while a peer
+fails the retries of many operations add about a tenth to the calls they
+make anyway, instead of multiplying them (Google SRE, "Handling Overload";
+gRPC's retry throttling). Waits for the budget are counted in
 ``paiju_retry_budget_waits_total{operation}``.
 """
 
@@ -62,10 +63,11 @@ FIRST, CAP = 0.1, 5.0
 
 class RetryBudget:
     """A token bucket of retries: each first try adds ``ratio`` tokens, the
-    clock adds ``per_second``, up to ``burst``; each retry takes one token,
-    waiting for it where the bucket is empty. ``clock``: monotonic seconds."""
+    clock adds ``per_second``, an answered retry gives its token back, up to
+    ``burst``; each retry takes one token, waiting for it where the bucket is
+    empty. ``clock``: monotonic seconds."""
 
-    def __init__(self, ratio: float = 0.1, per_second: float = 1.0, burst: float = 10.0,
+    def __init__(self, ratio: float = 0.1, per_second: float = 10.0, burst: float = 100.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.ratio, self.per_second, self.burst = ratio, per_second, burst
         self.clock = clock
@@ -81,6 +83,11 @@ class RetryBudget:
         """A first try was made: the budget grows by ``ratio``."""
         self._refill()
         self.tokens = min(self.burst, self.tokens + self.ratio)
+
+    def answered_after_retry(self) -> None:
+        """A retried call was answered: its token comes back."""
+        self._refill()
+        self.tokens = min(self.burst, self.tokens + 1.0)
 
     def wait_for_token(self) -> float:
         """Take a token: 0 where one is there, else the seconds until one
@@ -139,8 +146,15 @@ async def call(operation: str, fn: Callable[[], Awaitable[T]],
                budget: RetryBudget = BUDGET) -> T:
     """``await fn()`` under :func:`policy` (same arguments); returns its
     result. ``fn`` may be any callable returning an awaitable (a lambda too)."""
+    tries = 0
+
     async def attempt() -> T:
-        return await fn()
+        nonlocal tries
+        tries += 1
+        answer = await fn()
+        if tries > 1:
+            budget.answered_after_retry()
+        return answer
 
     budget.tried()
     result: T = await policy(operation, retry_on, give_up_after=give_up_after, first=first,

@@ -117,3 +117,6 @@ async def test_retries_past_the_budget_wait_for_their_token() -> None:
     after = REGISTRY.get_sample_value("paiju_retry_budget_waits_total",
                                       {"operation": "test_budget"})
     assert after == before + 2
+    # The last retry was answered: its token came back (from -2 to -1 and
+    # what the clock gave meanwhile: none here).
+    assert budget.tokens == pytest.approx(-1.0)
