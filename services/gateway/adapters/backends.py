@@ -3,7 +3,9 @@ mapping of their errors to client error codes."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -77,13 +79,22 @@ class CallsInFlight:
 IN_FLIGHT = CallsInFlight()
 
 
-async def call(method: Any, request: Any, **kwargs: Any) -> Any:
-    """Call a unary method, mapping a gRPC failure to :class:`ClientError`
-    (counted in :data:`IN_FLIGHT` while it runs)."""
+@contextlib.contextmanager
+def counted() -> Iterator[None]:
+    """Count a call to a service in :data:`IN_FLIGHT` while it runs (every
+    call the gateway makes: :func:`call` does)."""
     IN_FLIGHT.count += 1
     try:
-        return await method(request, timeout=CALL_TIMEOUT, **kwargs)
-    except grpc.aio.AioRpcError as e:
-        raise client_error(e) from e
+        yield
     finally:
         IN_FLIGHT.count -= 1
+
+
+async def call(method: Any, request: Any, **kwargs: Any) -> Any:
+    """Call a unary method, mapping a gRPC failure to :class:`ClientError`
+    (:func:`counted` while it runs)."""
+    with counted():
+        try:
+            return await method(request, timeout=CALL_TIMEOUT, **kwargs)
+        except grpc.aio.AioRpcError as e:
+            raise client_error(e) from e

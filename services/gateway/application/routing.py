@@ -29,7 +29,7 @@ import grpc
 
 from paiju import subjects
 from paiju.lobby.v1 import lobby_pb2
-from services.gateway.adapters.backends import Backends, call
+from services.gateway.adapters.backends import Backends, call, counted
 from services.gateway.application.subscriptions import Subscriptions
 from services.gateway.domain.protocol import ClientError
 
@@ -79,8 +79,9 @@ class Router:
         """The player's room as the lobby has it, or ``None`` where it sits
         nowhere (or the lobby does not answer)."""
         try:
-            room: lobby_pb2.Room = await self.backends.lobby.WhereIs(
-                lobby_pb2.PlayerRequest(player=self.player()), timeout=WHERE_IS_TIMEOUT)
+            with counted():
+                room: lobby_pb2.Room = await self.backends.lobby.WhereIs(
+                    lobby_pb2.PlayerRequest(player=self.player()), timeout=WHERE_IS_TIMEOUT)
         except grpc.aio.AioRpcError:
             return None
         return room

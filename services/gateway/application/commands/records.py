@@ -24,7 +24,7 @@ from paiju.table.v1 import table_pb2
 from paiju.table_instances import NATS_ERRORS
 from services.gateway import metrics
 from services.gateway.adapters import replay_links
-from services.gateway.adapters.backends import CALL_TIMEOUT, call, client_error
+from services.gateway.adapters.backends import CALL_TIMEOUT, call, client_error, counted
 from services.gateway.application.commands.lobby import SERVER_ID
 from services.gateway.application.connection import Connection
 from services.gateway.domain.protocol import ClientError, field, shown
@@ -123,8 +123,9 @@ async def fetch_record(s: Connection, game_id: str) -> dict[str, Any]:
     unreachable: ClientError | None = None
     for address in await record_sources(s):
         try:
-            resp = await s.gw.backends.table(address).GetRecord(
-                table_pb2.GetRecordRequest(game_id=game_id), timeout=CALL_TIMEOUT)
+            with counted():
+                resp = await s.gw.backends.table(address).GetRecord(
+                    table_pb2.GetRecordRequest(game_id=game_id), timeout=CALL_TIMEOUT)
         except grpc.aio.AioRpcError as e:
             if e.code() == grpc.StatusCode.NOT_FOUND:
                 continue
