@@ -180,6 +180,28 @@ async def lobby_stack(nats_server: str, tmp_path: Path, rooms_file: Path, *,
             db_file.unlink()
 
 
+async def clients(es: contextlib.AsyncExitStack, nats_server: str, lobby_addr: str,
+                  ledger_addr: str) -> tuple[Events, lobby_pb2_grpc.LobbyServiceStub, Bank]:
+    """What a test talks to the lobby and the ledger with (closed by ``es``):
+    the ``room_changed`` events of server dz as they arrive, a lobby stub and
+    the bank's ledger client."""
+    events = Events()
+    nc = await nats.connect(nats_server)
+    es.push_async_callback(nc.close)
+
+    async def on_event(msg: Any) -> None:
+        events.items.append(natsconn.decode(msg.data))
+        events.arrived.set()
+
+    await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
+    await nc.flush()
+    channel = service_channel(lobby_addr)
+    es.push_async_callback(channel.close)
+    bank = Bank(ledger_addr)
+    es.push_async_callback(bank.channel.close)
+    return events, lobby_pb2_grpc.LobbyServiceStub(channel), bank
+
+
 #: Starts of a lobby stack tried before a port race is a failure.
 STACK_ATTEMPTS = 3
 
@@ -197,7 +219,6 @@ async def start_stack(es: contextlib.AsyncExitStack, nats_server: str, tmp_path:
     tables: list[Table] = []
     lobbies: list[Lobby] = []
     presences: list[SeatPresence] = []
-    events = Events()
     ledger_addr = await es.enter_async_context(ledger_service(nats_server, tmp_path))
     table_addrs = []
     for i in range(2):
@@ -217,19 +238,7 @@ async def start_stack(es: contextlib.AsyncExitStack, nats_server: str, tmp_path:
             "table_addrs": tuple(table_addrs), "database_url": database_url,
             "rooms_file": str(rooms_file), "instance": "lobby-test",
             "presence_timeout_seconds": presence_timeout_seconds}))
-    nc = await nats.connect(nats_server)
-    es.push_async_callback(nc.close)
-
-    async def on_event(msg: Any) -> None:
-        events.items.append(natsconn.decode(msg.data))
-        events.arrived.set()
-
-    await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
-    await nc.flush()
-    channel = service_channel(lobby_addr)
-    es.push_async_callback(channel.close)
-    bank = Bank(ledger_addr)
-    es.push_async_callback(bank.channel.close)
-    return Stack(lobby_addr, lobbies[0], fake, lobby_pb2_grpc.LobbyServiceStub(channel),
+    events, stub, bank = await clients(es, nats_server, lobby_addr, ledger_addr)
+    return Stack(lobby_addr, lobbies[0], fake, stub,
                  bank, table_addrs, tables, table_clock, events, nats_server,
                  database_url, presences[0])

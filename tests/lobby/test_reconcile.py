@@ -25,7 +25,7 @@ import grpc
 import nats
 import pytest
 
-from paiju import db, natsconn
+from paiju import db
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.table.v1 import table_pb2, table_pb2_grpc
@@ -49,7 +49,7 @@ from services.table.adapters.lease import pool_name
 from services.table.application.clock import FakeClock as TableClock
 from services.table.application.runner import Table
 from tests.fixtures import as_identity, free_port, running_service, service_channel, until
-from tests.lobby.conftest import Bank, Events, ledger_service
+from tests.lobby.conftest import Bank, Events, clients, ledger_service
 from tests.lobby.helpers import sample
 
 SETTINGS = ReconcileSettings(interval_seconds=3600, grace_seconds=30, lost_after_seconds=60)
@@ -143,7 +143,6 @@ async def make_world(es: contextlib.AsyncExitStack, nats_server: str, folder: Pa
     table_clock = TableClock()
     lobbies: list[Lobby] = []
     reconcilers: list[Reconciler] = []
-    events = Events()
     ledger_addr = await es.enter_async_context(ledger_service(nats_server, folder))
     instances = []
     for i in range(2):
@@ -163,21 +162,9 @@ async def make_world(es: contextlib.AsyncExitStack, nats_server: str, folder: Pa
             "database_url": database_url, "rooms_file": str(rooms_file),
             "instance": "lobby-reconcile-test",
             "presence_timeout_seconds": 3600}))  # no gateway: all present
-    nc = await nats.connect(nats_server)
-    es.push_async_callback(nc.close)
-
-    async def on_event(msg: Any) -> None:
-        events.items.append(natsconn.decode(msg.data))
-        events.arrived.set()
-
-    await nc.subscribe("paiju.lobby.dz.rooms", cb=on_event)
-    await nc.flush()
-    channel = service_channel(lobby_addr)
-    es.push_async_callback(channel.close)
-    bank = Bank(ledger_addr)
-    es.push_async_callback(bank.channel.close)
-    return World(lobbies[0], reconcilers[0], clock, lobby_pb2_grpc.LobbyServiceStub(channel),
-                 bank, instances, events, database_url, nats_server)
+    events, stub, bank = await clients(es, nats_server, lobby_addr, ledger_addr)
+    return World(lobbies[0], reconcilers[0], clock, stub, bank, instances, events,
+                 database_url, nats_server)
 
 
 # -- helpers -------------------------------------------------------------------
