@@ -497,3 +497,15 @@ def stop_process(proc: subprocess.Popen[Any], timeout: float = 15.0) -> int:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
     return proc.wait(timeout=timeout)
+
+
+def sigstop(pid: int, timeout: float = 10.0) -> None:
+    """SIGSTOP ``pid`` and return once it is stopped (state ``T`` in
+    /proc/<pid>/stat): a signal takes effect when the process next runs, and
+    until then it still answers."""
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + timeout
+    while Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"process {pid} did not stop")
+        time.sleep(0.01)

@@ -23,7 +23,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from paiju.bots import BotError
-from tests.fixtures import until
+from tests.fixtures import sigstop, until
 from tests.gateway.test_guarantees import Capture, a_turn, my_turn, seat_three
 from tests.platform_procs import Platform, running_platform
 
@@ -71,7 +71,7 @@ async def test_a_stopped_lobby_gets_no_retry_storm_and_the_game_goes_on(
     crowd = [Capture(platform.gateway_url) for _ in range(CROWD)]
     lobby = platform.procs["lobby"]
     try:
-        holder = players[await a_turn(players)]
+        await a_turn(players)  # the game runs
         for i, c in enumerate(crowd):
             await c.__aenter__()
             await c.login(f"ovl-crowd-{i}")
@@ -79,7 +79,7 @@ async def test_a_stopped_lobby_gets_no_retry_storm_and_the_game_goes_on(
         shed_before = metric(platform, "gateway", "paiju_gateway_shed_total",
                              reason="calls_in_flight")
 
-        os.kill(lobby.pid, signal.SIGSTOP)
+        sigstop(lobby.pid)
         stopped = time.monotonic()
         try:
             # The crowd asks the lobby for its rooms, all at once: MAX_CALLS
@@ -90,17 +90,17 @@ async def test_a_stopped_lobby_gets_no_retry_storm_and_the_game_goes_on(
                         "the refusals", timeout=2)
             quick = [t.result() for t in asked if t.done()]
             assert all(code == "busy" for code, _, _ in quick), quick
-            assert all(seconds < 0.5 and after == 2000 for _, seconds, after in quick), quick
+            assert all(seconds < 1.0 and after == 2000 for _, seconds, after in quick), quick
             # A newcomer is turned away too, at once.
             code, seconds, after = await fresh_sign_in(platform, "ovl-late")
-            assert (code, after) == ("busy", 2000) and seconds < 0.5
+            assert (code, after) == ("busy", 2000) and seconds < 1.0
             # The game goes on: its views and the turn holder's play.
             assert (await answer(players[0], "view"))[0] == "ok"
+            holder = players[await a_turn(players)]  # whose turn it is now
             turn = my_turn(holder)
             assert turn is not None
-            hint = turn["hints"][0]
-            code, seconds, _ = await answer(holder, "act", action=hint)
-            assert code == "ok" and seconds < 1.0
+            code, seconds, _ = await answer(holder, "act", action=turn["hints"][0])
+            assert code == "ok" and seconds < 2.0, (code, seconds)
             await asyncio.sleep(max(0.0, 5.0 - (time.monotonic() - stopped)))
         finally:
             os.kill(lobby.pid, signal.SIGCONT)

@@ -14,7 +14,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from services.table.adapters.gamelog import Fenced, GameLog
-from tests.fixtures import NatsServer
+from tests.fixtures import NatsServer, sigstop
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -48,7 +48,7 @@ async def test_an_append_sent_again_is_written_once(server: NatsServer) -> None:
         first = await log.append("g1", created, 0)
         before = retries()
         assert server.proc is not None
-        os.kill(server.proc.pid, signal.SIGSTOP)
+        sigstop(server.proc.pid)
         act = {"type": "act", "at": 2, "player": "p1"}
         pending = asyncio.create_task(log.append("g1", act, first))
         await asyncio.sleep(1.5)  # several tries of 0.3 s went unanswered
