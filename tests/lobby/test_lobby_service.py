@@ -86,7 +86,7 @@ async def test_full_cycle_idle_waiting_started_waiting(stack: Stack) -> None:
     assert runner.spec.table_options.turn_seconds == 20
     # The address the lobby placed it at goes with it (repeated in game_started).
     assert runner.spec.table_instance == started.table_instance
-    assert runner.game.table_instance == started.table_instance
+    assert runner.sitting.table_instance == started.table_instance
 
     # p2 leaves the game at the table: an escape. The table settles with the
     # ledger and reports the game over; the lobby returns the room to waiting

@@ -22,8 +22,11 @@ from typing import Any
 from paiju.games.daa import Daa
 from paiju.rules.cards import deck
 from paiju.table.v1 import table_pb2
-from services.table.domain.game import Outgoing, RunningGame, Seat
+from services.table.domain.entries import Created
 from services.table.domain.options import TableOptions
+from services.table.domain.outgoing import Outgoing, Seat, ms
+from services.table.domain.sitting import Sitting, spec_json
+from services.table.domain.spec import GameSpec, Terms
 from tests.table.conftest import Harness
 
 T0 = 1_700_000_000.0
@@ -58,11 +61,11 @@ def test_the_deal_is_as_described() -> None:
     assert Daa({}, deal).held_back_positions() == frozenset(HELD_AT.values())
 
 
-def _game(deal: dict[str, Any]) -> RunningGame:
-    return RunningGame(
-        game_id="g1", room="r1", server="s", game="daa", engine_options={},
-        table_options=TableOptions(deal_interval_ms=100, declare_grace_seconds=5),
-        seats=[Seat(i, f"p{i}") for i in range(5)], deal=deal, now=T0)
+def _game(deal: dict[str, Any]) -> Sitting:
+    spec = GameSpec("g1", "r1", "s", "daa", {},
+                    TableOptions(deal_interval_ms=100, declare_grace_seconds=5),
+                    tuple(Seat(i, f"p{i}") for i in range(5)), Terms())
+    return Sitting(Created(ms(T0), spec_json(spec), deal))
 
 
 def test_running_game_never_sends_the_held_back_card_before_it_is_given() -> None:

@@ -1,4 +1,4 @@
-"""The paced deal of :class:`services.table.domain.game.RunningGame` (pure logic, no I/O;
+"""The paced deal of a :class:`services.table.domain.sitting.Sitting` (pure logic, no I/O;
 :mod:`services.table.domain.paced` keeps its state).
 
 What the table sends while it deals (docs/table.md "Behaviour", events.md
@@ -20,8 +20,11 @@ import pytest
 
 from paiju.rules import load
 from paiju.rules.cards import deck
-from services.table.domain.game import Outgoing, RunningGame, Seat
+from services.table.domain.entries import Created
 from services.table.domain.options import TableOptions
+from services.table.domain.outgoing import Outgoing, Seat, ms
+from services.table.domain.sitting import Sitting, spec_json
+from services.table.domain.spec import GameSpec, Terms
 
 T0 = 1_700_000_000.0
 PLAYERS = [f"p{i}" for i in range(5)]
@@ -43,15 +46,14 @@ def daa_deal() -> dict[str, Any]:
 
 
 def new(game: str, deal: dict[str, Any], reconnect_seconds: float = 90,
-        rounds: bool = False) -> RunningGame:
+        rounds: bool = False) -> Sitting:
     n = load(game).seats
-    return RunningGame(
-        game_id="g1", room="r1", server="s", game=game, engine_options={},
-        table_options=TableOptions(deal_interval_ms=100, declare_grace_seconds=5,
-                                   reconnect_seconds=reconnect_seconds,
-                                   deal_by_rounds=rounds),
-        seats=[Seat(i, PLAYERS[i]) for i in range(n)], deal=deal, now=T0,
-        table_instance="127.0.0.1:50052")
+    spec = GameSpec("g1", "r1", "s", game, {},
+                    TableOptions(deal_interval_ms=100, declare_grace_seconds=5,
+                                 reconnect_seconds=reconnect_seconds, deal_by_rounds=rounds),
+                    tuple(Seat(i, PLAYERS[i]) for i in range(n)), Terms(),
+                    table_instance="127.0.0.1:50052")
+    return Sitting(Created(ms(T0), spec_json(spec), deal))
 
 
 def of(out: list[Outgoing], type_: str) -> list[Outgoing]:
@@ -163,7 +165,7 @@ def test_a_lagging_timer_does_not_deal_past_an_earlier_hold() -> None:
     assert g.finished and g.reason == "escape"
 
 
-def _declare_options_oracle(g: RunningGame, seat: int) -> list[list[str]]:
+def _declare_options_oracle(g: Sitting, seat: int) -> list[list[str]]:
     """A seat's declare options by their definition: the engine's, for the cards
     dealt to the seat so far (straight from the deal's order)."""
     assert g.plan.order is not None

@@ -40,7 +40,7 @@ async def test_game_pauses_while_the_log_cannot_be_written(nats_process: NatsSer
             during = await h.view(room, ps[0])
             assert during["public_seq"] == before["public_seq"]
             assert during["to_act"] == [seat] and during["phase"] == "bidding"
-            assert runner.game.timeouts == 0 and not runner.game.actions
+            assert runner.sitting.timeouts == 0 and not runner.sitting.actions
         finally:
             nats_process.start()
         await h.wait(lambda: runner.paused_at is None, "the game goes on", timeout=30)

@@ -63,14 +63,14 @@ class Gateway:
         """``player``'s session closes; returns once the table holds its seat."""
         await self.pub.disconnect(player, f"s-{player}")
         runner = self.h.table.rooms[room]
-        seat = runner.game.seat_of(player)
+        seat = runner.sitting.seat_of(player)
         await self.h.wait(lambda: seat in runner.holds, f"{player} held")
 
     async def back(self, room: str, player: str) -> None:
         """``player`` signs in again; returns once the table ended its hold."""
         await self.pub.connect(player, f"s-{player}")
         runner = self.h.table.rooms[room]
-        seat = runner.game.seat_of(player)
+        seat = runner.sitting.seat_of(player)
         await self.h.wait(lambda: seat not in runner.holds, f"{player} back")
 
 
@@ -81,7 +81,7 @@ def quiet(h: Harness, room: str) -> bool:
         return True
     if h.table.background or r.ending is not None:
         return False
-    d = r.game.next_deadline()
+    d = r.sitting.next_deadline()
     return d is None or d > h.clock.now()
 
 
@@ -143,7 +143,7 @@ async def test_budget_is_spent_across_disconnects_and_the_turn_goes_on_with_its_
     ev = await h.wait_event(room, "seat_disconnected", 4)
     assert ev["hold_until"] == ms(t0 + 60 + 49)
     await advance(h, room, 48.9)
-    assert room in h.table.rooms and not h.table.rooms[room].game.finished
+    assert room in h.table.rooms and not h.table.rooms[room].sitting.finished
     assert not of(h, room, "timed_out")
     await advance(h, room, 0.1)
     fin = await h.wait_event(room, "game_finished")
@@ -177,7 +177,7 @@ async def test_a_redeal_goes_on_with_the_away_seat_and_its_budget(ph: Harness) -
     # The others' turns time out (no_call); seat 0's turn waits for it.
     await advance(h, room, 89.9)
     runner = h.table.rooms[room]
-    assert runner.game.game_id == r1 and not runner.game.finished
+    assert runner.sitting.game_id == r1 and not runner.sitting.finished
     await advance(h, room, 0.1)
     fin = await h.wait_event(room, "game_finished", 2)
     assert fin["game_id"] == r1 and fin["reason"] == "escape"
@@ -250,7 +250,7 @@ async def test_the_reconnect_view_has_declare_options_and_both_seqs(ph: Harness)
     # A round (a card to each seat) every 0.4 s: the ten's round is r.
     r = i // 4
     await advance(h, room, 0.4 * r + 0.05, step=0.1)
-    assert h.table.rooms[room].game.dealt == 4 * (r + 1)
+    assert h.table.rooms[room].sitting.dealt == 4 * (r + 1)
     await gw.leave(room, ps[seat])
     await gw.back(room, ps[seat])
     reconnected = await h.wait_event(room, "seat_reconnected")
@@ -366,17 +366,17 @@ async def at_each_deadline(h: Harness, room: str, until: float) -> None:
     deadline is later)."""
     runner = h.table.rooms[room]
     while True:
-        d = runner.game.next_deadline()
+        d = runner.sitting.next_deadline()
         if d is None or d > until:
             break
         h.clock.advance(max(0.0, d - h.clock.now()))
 
         def acted(d: float = d) -> bool:
             return h.table.rooms.get(room) is not runner or (
-                not h.table.background and (runner.game.next_deadline() or math.inf) > d)
+                not h.table.background and (runner.sitting.next_deadline() or math.inf) > d)
 
         await h.wait(acted, f"the table to act at its deadline {d!r} (now {h.clock.now()!r})")
-        if h.table.rooms.get(room) is not runner or runner.game.finished:
+        if h.table.rooms.get(room) is not runner or runner.sitting.finished:
             break
 
 
@@ -399,16 +399,16 @@ async def test_a_seat_away_during_the_paced_deal_does_not_stop_it(ph: Harness) -
     room, gid = await h.create("hunzhan", ps, deal=deal, options={
         "deal_interval_ms": 60, "declare_grace_seconds": 5})
     runner = h.table.rooms[room]
-    t0 = runner.game.paced.started_at
+    t0 = runner.sitting.paced.started_at
     total = len(deal["order"])
     await at_each_deadline(h, room, t0 + 0.24 * 2)
-    assert runner.game.dealt == 12
+    assert runner.sitting.dealt == 12
     await gw.leave(room, ps[2])
     await at_each_deadline(h, room, t0 + 0.24 * 12)
-    assert runner.game.dealt == 52
+    assert runner.sitting.dealt == 52
     await gw.back(room, ps[2])
     await at_each_deadline(h, room, t0 + 0.24 * (total // 4 - 1))
-    assert runner.game.dealt == total
+    assert runner.sitting.dealt == total
     dealing = of(h, room, "dealing", gid)
     assert dealing[-1]["done"] is True and dealing[-1]["dealt"] == total
     for p in ps:  # the first seat that can declare does (no redeal)
@@ -421,4 +421,4 @@ async def test_a_seat_away_during_the_paced_deal_does_not_stop_it(ph: Harness) -
     await at_each_deadline(h, room, h.clock.now() + 5)
     closed = await h.wait_event(room, "declaring_closed")
     assert closed["game_id"] == gid and not closed.get("redeal")
-    assert runner.game.phase == "play"
+    assert runner.sitting.phase == "play"

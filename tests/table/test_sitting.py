@@ -39,9 +39,9 @@ def test_a_restored_sitting_has_the_same_state_seqs_and_answers() -> None:
     at = T0
     for seq in range(1, 7):
         at += 1.5
-        seat = live.game.engine.to_act()[0]
-        player = live.game.player_of(seat)
-        action = live.game.hints(player)[0]
+        seat = live.engine.to_act()[0]
+        player = live.player_of(seat)
+        action = live.hints(player)[0]
         entry = Act(ms(at), player, action.type, tuple(action.cards), seq)
         applied = live.apply(entry)
         assert applied.answer.ok and applied.events
@@ -51,13 +51,13 @@ def test_a_restored_sitting_has_the_same_state_seqs_and_answers() -> None:
     again = restore(entries)
     now = at + 2
     for p in ("s0", "s1", "s2"):
-        assert again.game.view(p, now) == live.game.view(p, now)
-    assert again.game.actions == live.game.actions
-    assert again.game.numbers.player_seq == live.game.numbers.player_seq
+        assert again.view(p, now) == live.view(p, now)
+    assert again.actions == live.actions
+    assert again.numbers.player_seq == live.numbers.player_seq
     # An action sent again after the rebuild gets the answer it got, and no event.
     repeat = again.apply(entry_of(entries[6]))
     assert repeat.answer.ok and not repeat.events
-    assert again.game.public_seq == live.game.public_seq
+    assert again.public_seq == live.public_seq
 
 
 def test_a_logged_entry_reads_back_as_the_entry_it_was() -> None:
@@ -77,8 +77,8 @@ def test_a_logged_entry_reads_back_as_the_entry_it_was() -> None:
 def test_a_replay_that_numbers_otherwise_is_refused() -> None:
     first = created()
     live, entries = started(first)
-    seat = live.game.engine.to_act()[0]
-    entry = Act(ms(T0 + 1), live.game.player_of(seat), "call", (), 1)
+    seat = live.engine.to_act()[0]
+    entry = Act(ms(T0 + 1), live.player_of(seat), "call", (), 1)
     logged = live.apply(entry).logged(entry)
     logged["seq"] += 1
     with pytest.raises(ValueError, match="replays to seq"):
@@ -86,8 +86,8 @@ def test_a_replay_that_numbers_otherwise_is_refused() -> None:
 
 
 def turn_deadline(s: Sitting) -> float:
-    seat = s.game.engine.to_act()[0]
-    deadline = s.game.turns.deadline(seat)
+    seat = s.engine.to_act()[0]
+    deadline = s.turns.deadline(seat)
     assert deadline is not None
     return deadline
 
@@ -106,22 +106,22 @@ def test_takeover_goes_on_with_the_time_left_at_least_10_s() -> None:
         assert out[-1].data["deadline"] == ms(now + expected)
         # Numbered on from the log: no gap, no repeat.
         public = [o.seq for o in out if o.player is None]
-        assert public == [s.game.public_seq - 1, s.game.public_seq]
+        assert public == [s.public_seq - 1, s.public_seq]
 
 
 def test_the_time_away_counts_across_a_takeover() -> None:
     s, _ = started(created())
-    seat = s.game.engine.to_act()[0]
-    player = s.game.player_of(seat)
+    seat = s.engine.to_act()[0]
+    player = s.player_of(seat)
     # Away from T0 + 1 (budget 90 s); the owner died; taken over 100 s later.
     s.apply(Disconnected(ms(T0 + 1), player, ms(T0 + 1)))
     now = T0 + 101
     s.apply(Takeover(ms(now), ms(T0 + 2), "tb", "b"))
     # The budget ran out at T0 + 91: the seat escapes at once, at that time.
-    assert s.game.next_deadline() == T0 + 91
+    assert s.next_deadline() == T0 + 91
     s.apply(Timer(ms(now)))
-    assert s.game.finished and s.game.reason == "escape"
-    assert s.game.engine.escaped == seat
+    assert s.finished and s.reason == "escape"
+    assert s.engine.escaped == seat
 
 
 def test_a_voided_sitting_stays_voided_when_rebuilt_and_takes_no_more_moves() -> None:
@@ -131,7 +131,7 @@ def test_a_voided_sitting_stays_voided_when_rebuilt_and_takes_no_more_moves() ->
     entries = [created().json(),
                {"type": "void", "at": ms(T0 + 5), "by": "ops-ann", "why": "stuck"}]
     again = restore(entries)
-    game = again.game
+    game = again
     assert game.finished and game.reason == "void" and game.next_deadline() is None
     record = game.record()
     assert record["reason"] == "void" and "result" not in record
@@ -156,12 +156,12 @@ def test_a_log_written_before_rounds_replays_card_by_card() -> None:
     del options["deal_by_rounds"]
     old = Created(ms(T0), {**spec_json(spec), "table_options": options}, deal, [])
     live, entries = started(old)
-    assert live.game.dealt == 1
+    assert live.dealt == 1
     for k in range(1, 6):  # card k at T0 + 0.1 k: one timer entry each
         tick = Timer(ms(T0 + 0.1 * k))
         entries.append(live.apply(tick).logged(tick))
-    assert live.game.dealt == 6
+    assert live.dealt == 6
     again = restore(entries)  # raises where the replay numbers otherwise
-    assert again.game.dealt == 6 and again.game.public_seq == live.game.public_seq
+    assert again.dealt == 6 and again.public_seq == live.public_seq
     new, _ = started(Created(ms(T0), spec_json(spec), deal, []))
-    assert new.game.dealt == 4  # a round: a card to each of the 4 seats
+    assert new.dealt == 4  # a round: a card to each of the 4 seats

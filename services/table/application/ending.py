@@ -32,14 +32,14 @@ from services.table import metrics
 from services.table.adapters.remote import Ledger, Refused, settlement_rows
 from services.table.application.room import RoomRunner
 from services.table.domain.entries import Finished
-from services.table.domain.game import RunningGame
 from services.table.domain.outgoing import ms
+from services.table.domain.sitting import Sitting
 from services.table.domain.spec import Terms
 
 log = logging.getLogger("paiju.table")
 
 
-async def settle(ledger: Ledger, game: RunningGame, terms: Terms
+async def settle(ledger: Ledger, game: Sitting, terms: Terms
                  ) -> tuple[list[dict[str, Any]], str]:
     """Ledger ``Settle`` of a finished game: ``(rows, error)``, the 结算表
     (events.md) and "" where the ledger settled it, ``([], reason)`` where it
@@ -61,7 +61,7 @@ async def settle(ledger: Ledger, game: RunningGame, terms: Terms
     return settlement_rows(list(reply.rows)), ""
 
 
-async def charge_no_call_fee(ledger: Ledger, game: RunningGame, fee: int) -> None:
+async def charge_no_call_fee(ledger: Ledger, game: Sitting, fee: int) -> None:
     """Every seated player of ``game`` pays ``fee`` coins (ChargeFee, charge id
     ``<game_id>:no_call_fee``); a refusal is logged."""
     if fee <= 0:
@@ -74,7 +74,7 @@ async def charge_no_call_fee(ledger: Ledger, game: RunningGame, fee: int) -> Non
         log.error("ledger refused the no-call fee of %s: %s", game.game_id, e)
 
 
-def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
+def carry(game: Sitting, no_call_streak: int) -> dict[str, Any]:
     """What the room's next game needs (lobby GameOver carry_json): the
     engine's :meth:`~paiju.rules.engine.Game.carry_over` (options of the next
     game, e.g. the next dealer or the seat dealt to first); a finished game
@@ -92,7 +92,7 @@ def carry(game: RunningGame, no_call_streak: int) -> dict[str, Any]:
     return kept
 
 
-def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]],
+def game_over_request(runner: RoomRunner, game: Sitting, rows: list[dict[str, Any]],
                       no_call_streak: int = 0) -> lobby_pb2.GameOverRequest:
     """The lobby's GameOver for ``game``: the room's game id (the first deal's),
     the escapees, the carry-over, and the room's last result: the settlement
@@ -108,7 +108,7 @@ def game_over_request(runner: RoomRunner, game: RunningGame, rows: list[dict[str
         record_id=game.game_id, lines=result_lines(game))
 
 
-def result_lines(game: RunningGame) -> list[lobby_pb2.ResultLine]:
+def result_lines(game: Sitting) -> list[lobby_pb2.ResultLine]:
     """The settlement screen's lines of ``game`` (as ``game_finished.lines``;
     none when voided) for the lobby's last result."""
     if game.voided:
@@ -118,7 +118,7 @@ def result_lines(game: RunningGame) -> list[lobby_pb2.ResultLine]:
             for x in game.engine.result_lines()]
 
 
-async def finish(runner: RoomRunner, game: RunningGame) -> None:
+async def finish(runner: RoomRunner, game: Sitting) -> None:
     """Settle, store, publish ``game_finished`` (its ``finished`` entry in the
     log), then redeal or tell the lobby (and retire the sitting). After a
     takeover the steps already logged are not done again; the others are
@@ -158,7 +158,7 @@ async def finish(runner: RoomRunner, game: RunningGame) -> None:
     await runner.retire()
 
 
-async def publish_finished(runner: RoomRunner, game: RunningGame, rows: list[dict[str, Any]],
+async def publish_finished(runner: RoomRunner, game: Sitting, rows: list[dict[str, Any]],
                            settlement_error: str) -> None:
     """Log and publish ``game_finished`` (under the room's lock, after every
     event before it; waits out a pause of the log)."""

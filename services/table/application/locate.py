@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from services.table.adapters.lease import NATS_ERRORS
 from services.table.application.runner import Table
-from services.table.domain.game import GameError
+from services.table.domain.outgoing import GameError
 from services.table.domain.sitting import restore
 
 log = logging.getLogger("paiju.table")
@@ -54,5 +54,5 @@ async def locate(table: Table, game_id: str) -> Located:
     except Exception as e:
         log.error("the log of %s cannot be replayed: %s", game_id, e)
         return Located(owner, UNREADABLE)
-    ended = sitting.finished_logged and sitting.game.reason != "redeal"
+    ended = sitting.finished_logged and sitting.reason != "redeal"
     return Located(owner, READABLE, ended)

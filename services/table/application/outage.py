@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING
 
 from paiju.presence import PresenceWatcher
-from services.table.domain.game import GameError
+from services.table.domain.outgoing import GameError
 
 if TYPE_CHECKING:
     from services.table.application.room import RoomRunner
@@ -39,7 +39,7 @@ def unheard(table: Table, presence: PresenceWatcher, since_ms: int) -> set[str]:
     ``table``'s games that were not heard from after ``since_ms``."""
     out: set[str] = set()
     for runner in list(table.rooms.values()):
-        for seat in runner.game.seats:
+        for seat in runner.sitting.seats:
             for session in presence.book.sessions(seat.player):
                 if presence.last_heard.get(session.gateway, 0) <= since_ms:
                     out.add(session.gateway)

@@ -14,7 +14,7 @@ action answered. Then:
   sitting is rebuilt from the entries logged so far), the game pauses (no
   timer runs, actions get ``unavailable``) and a task retries: once it holds
   the lease again and a ``resume`` entry is appended, every seat is brought
-  level (:mod:`services.table.domain.resync`) and the game goes on. Before that it
+  level (:meth:`services.table.domain.sitting.Sitting.apply`) and the game goes on. Before that it
   reads the log again: an append that timed out may have landed after all
   (its entry is taken in; an action answered ``unavailable`` then is answered
   ``ok`` when sent again with its ``client_seq``). If another instance took
@@ -56,9 +56,8 @@ from services.table.domain.entries import (
     Timer,
     Void,
 )
-from services.table.domain.game import Answer, GameError, Outgoing, RunningGame
 from services.table.domain.holds import Holds
-from services.table.domain.outgoing import ms, ms_at_or_after
+from services.table.domain.outgoing import Answer, GameError, Outgoing, ms, ms_at_or_after
 from services.table.domain.sitting import Applied, Sitting, restore
 from services.table.domain.spec import GameSpec
 
@@ -97,7 +96,7 @@ class RoomHost(Protocol):
         """Forget ``runner``'s room on this instance."""
         ...
 
-    async def emit(self, game: RunningGame, out: Sequence[Outgoing]) -> None:
+    async def emit(self, game: Sitting, out: Sequence[Outgoing]) -> None:
         """Publish ``out``, ``game``'s events, in order."""
         ...
 
@@ -105,7 +104,7 @@ class RoomHost(Protocol):
         """Store a game record (idempotent); False once given up."""
         ...
 
-    async def end(self, runner: RoomRunner, game: RunningGame) -> None:
+    async def end(self, runner: RoomRunner, game: Sitting) -> None:
         """The end of ``runner``'s finished ``game`` (settlement, record,
         ``game_finished``, then a redeal or the lobby)."""
         ...
@@ -146,11 +145,6 @@ class RoomRunner:
         return self.sitting.spec
 
     @property
-    def game(self) -> RunningGame:
-        """The current deal."""
-        return self.sitting.game
-
-    @property
     def holds(self) -> Holds:
         """The sitting's disconnect budgets."""
         return self.sitting.holds
@@ -163,12 +157,12 @@ class RoomRunner:
     @property
     def game_id(self) -> str:
         """The sitting's game id (its log subject, its lease key)."""
-        return self.sitting.game_id
+        return self.sitting.spec.game_id
 
     def summary(self) -> table_pb2.GameSummary:
         """The current game as ListGames lists it (kept between calls: only its
         phase and seq are set again)."""
-        g = self.game
+        g = self.sitting
         s = self._summary
         if s is None or s.game_id != g.game_id:
             s = self._summary = table_pb2.GameSummary(
@@ -181,7 +175,7 @@ class RoomRunner:
 
     def seated(self, player: str) -> bool:
         """Does ``player`` sit in this room's game?"""
-        return player in self.game.by_player
+        return player in self.sitting.by_player
 
     # -- steps ---------------------------------------------------------------------
 
@@ -228,10 +222,10 @@ class RoomRunner:
     async def publish(self, out: Sequence[Outgoing]) -> None:
         """Publish ``out`` in order (under the lock), re-arm the timer, and start
         the end once the game finished."""
-        await self.table.emit(self.game, out)
-        self.timer.arm(self.game.next_deadline())
-        if self.game.finished and self.ending is None:
-            self.ending = asyncio.get_running_loop().create_task(self._end(self.game))
+        await self.table.emit(self.sitting, out)
+        self.timer.arm(self.sitting.next_deadline())
+        if self.sitting.finished and self.ending is None:
+            self.ending = asyncio.get_running_loop().create_task(self._end(self.sitting))
 
     async def start(self, out: list[Outgoing]) -> None:
         """Publish the start (the ``created`` entry's events); arm the timer."""
@@ -240,11 +234,11 @@ class RoomRunner:
 
     async def act(self, player: str, type_: str, cards: Sequence[str],
                   client_seq: int) -> Answer:
-        """A player's action, one at a time (see RunningGame.act); answered
+        """A player's action, one at a time (see Sitting.act); answered
         once its entry is in the log."""
         started = time.perf_counter()
         async with self.lock:
-            self.game.seat_of(player)
+            self.sitting.seat_of(player)
             entry = Act(self._now(), player, type_, tuple(cards), client_seq)
             applied = await self._do(entry, lambda a: a.answer.ok and bool(a.events))
             answer = applied.answer
@@ -256,22 +250,22 @@ class RoomRunner:
     async def disconnected(self, player: str, at: float | None = None) -> None:
         """Hold the player's seat from ``at`` (unix s; default now)."""
         async with self.lock:
-            self.game.seat_of(player)
+            self.sitting.seat_of(player)
             now = self._now()
             await self._do(Disconnected(now, player, now if at is None else ms(at)))
 
     async def reconnected(self, player: str) -> dict[str, Any]:
         """End the hold; returns the player's full view."""
         async with self.lock:
-            self.game.seat_of(player)
+            self.sitting.seat_of(player)
             now = self._now()
             await self._do(Reconnected(now, player))
-            return self.game.view(player, now / 1000.0)
+            return self.sitting.view(player, now / 1000.0)
 
     async def leave(self, player: str) -> None:
         """The player's escape."""
         async with self.lock:
-            self.game.seat_of(player)
+            self.sitting.seat_of(player)
             await self._do(Leave(self._now(), player))
 
     async def void(self, by: str, why: str) -> str:
@@ -281,7 +275,7 @@ class RoomRunner:
         ``GameError``: ``game_over`` once it finished, ``game_moved``,
         ``unavailable``."""
         async with self.lock:
-            game = self.game
+            game = self.sitting
             if game.finished:
                 raise GameError("game_over", f"game {game.game_id} has finished already",
                                 "FAILED_PRECONDITION")
@@ -324,7 +318,7 @@ class RoomRunner:
         async with self.lock:
             if self.gone or self.paused_at is not None:
                 return
-            game = self.game
+            game = self.sitting
             before = game.timeouts
             at = self._now()
             due = game.next_deadline()
@@ -335,13 +329,13 @@ class RoomRunner:
             except GameError:
                 return
             if not applied.events:
-                due = self.game.next_deadline()
+                due = self.sitting.next_deadline()
                 if due is not None:
                     self.timer.arm(max(due, self.table.clock.now() + 0.001))
             if game.timeouts > before:
                 metrics.TIMEOUTS.labels(self.name).inc(game.timeouts - before)
 
-    async def _end(self, game: RunningGame) -> None:
+    async def _end(self, game: Sitting) -> None:
         try:
             await self.table.end(self, game)
         except GameError as e:

@@ -37,8 +37,7 @@ from services.table.application import ending
 from services.table.application.clock import Clock
 from services.table.application.room import RoomRunner, prepared_deal
 from services.table.domain.entries import Created
-from services.table.domain.game import GameError, Outgoing, RunningGame
-from services.table.domain.outgoing import ms
+from services.table.domain.outgoing import GameError, Outgoing, ms
 from services.table.domain.sitting import Sitting, spec_json
 from services.table.domain.spec import GameSpec, Terms
 
@@ -203,7 +202,7 @@ class Table:
         if not self.rooms:
             self.idle.set()
 
-    async def emit(self, game: RunningGame, out: Sequence[Outgoing]) -> None:
+    async def emit(self, game: Sitting, out: Sequence[Outgoing]) -> None:
         """Publish ``out`` in order: public ones on the room's subject, private
         ones on their player's subject; return once NATS has them (so that an
         action is answered only after its events left this process: a crash
@@ -216,7 +215,7 @@ class Table:
         if out:
             await self.publisher.flush()
 
-    async def end(self, runner: RoomRunner, game: RunningGame) -> None:
+    async def end(self, runner: RoomRunner, game: Sitting) -> None:
         """The end of ``runner``'s finished ``game``
         (:func:`services.table.application.ending.finish`)."""
         await ending.finish(runner, game)

@@ -12,7 +12,7 @@ faster, or NATS is away) it releases the lease and tries again next time.
 The game stood still from ``stopped_at``: the ``handover`` entry's time when
 its owner gave it up, else the later of its last entry and a lease's TTL ago
 (when the dead owner's lease was last renewed at the latest). The takeover
-entry brings every seat level (:mod:`services.table.domain.resync`: ``game_moved``
+entry brings every seat level (:mod:`services.table.domain.sitting`: ``game_moved``
 with this instance's address on the table's public subject, each player's
 ``view``, the turns with their deadlines), the lobby is told (``GameMoved``:
 the room's ``table_instance`` becomes this instance) and the game goes on here; a game
@@ -131,7 +131,7 @@ class Takeover:
         except Exception:
             log.exception("the log of %s cannot be replayed; left alone", gid)
             return False
-        if sitting.finished_logged and sitting.game.reason != "redeal":
+        if sitting.finished_logged and sitting.reason != "redeal":
             log.info("game %s had ended; unlisted", gid)
             await table.leases.remove_live(gid)
             return False

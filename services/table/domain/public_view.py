@@ -15,8 +15,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from services.table.domain.game import RunningGame, seat_state
 from services.table.domain.outgoing import ms
+from services.table.domain.sitting import Sitting, seat_state
 
 #: Engine view fields a spectator never gets, even where they look alike.
 PRIVATE_FIELDS = frozenset({"seat", "hand"})
@@ -32,11 +32,11 @@ def common_fields(views: list[dict[str, Any]]) -> dict[str, Any]:
             if k not in PRIVATE_FIELDS and all(k in w and w[k] == v for w in views[1:])}
 
 
-def public_view(game: RunningGame, now: float) -> dict[str, Any]:
+def public_view(game: Sitting, now: float) -> dict[str, Any]:
     """The spectator's view of ``game`` at ``now`` (unix s): the engine
     fields common to all seats (:func:`common_fields`), ``spectator: true``,
     ``seat: None``, ``hand: []``, and the table's ``game_id``, ``room``,
-    ``game``, ``phase``, ``seats`` (as :meth:`RunningGame.view` gives them),
+    ``game``, ``phase``, ``seats`` (as :meth:`Sitting.view` gives them),
     ``to_act``, ``deadlines`` (seat -> unix ms), ``hand_counts`` (the paced
     deal's while it runs), ``dealing``, ``declaring_until`` (unix ms or None),
     ``seq``, ``public_seq``, and as the seats' views have them ``roles``

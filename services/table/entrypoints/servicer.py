@@ -26,9 +26,10 @@ from paiju.rules import ENGINES, RulesError, load
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.application.locate import locate
 from services.table.application.runner import Table
-from services.table.domain.game import Answer, GameError, RunningGame, Seat
 from services.table.domain.options import DEFAULT_DEAL_INTERVAL_MS, OptionsError, split
+from services.table.domain.outgoing import Answer, GameError, Seat
 from services.table.domain.public_view import public_view
+from services.table.domain.sitting import Sitting
 from services.table.domain.spec import GameSpec, Terms
 
 METADATA_KEY = "paiju-error"
@@ -144,7 +145,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                     context: grpc.aio.ServicerContext) -> table_pb2.ActResponse:
         """Would this action be legal now? Nothing changes."""
         async def body() -> table_pb2.ActResponse:
-            game = self.table.room(request.room).game
+            game = self.table.room(request.room).sitting
             a = request.action
             return _answer(game.check(request.player, a.type, list(a.cards)))
         return await _guard(context, body)
@@ -153,7 +154,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                     context: grpc.aio.ServicerContext) -> table_pb2.HintsResponse:
         """The player's legal actions now (capped)."""
         async def body() -> table_pb2.HintsResponse:
-            game = self.table.room(request.room).game
+            game = self.table.room(request.room).sitting
             return table_pb2.HintsResponse(actions=[
                 common_pb2.Action(type=a.type, cards=list(a.cards))
                 for a in game.hints(request.player)])
@@ -163,7 +164,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                       context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
         """The player's full view as JSON."""
         async def body() -> table_pb2.ViewResponse:
-            game = self.table.room(request.room).game
+            game = self.table.room(request.room).sitting
             view = game.view(request.player, self.table.clock.now())
             return table_pb2.ViewResponse(json=json.dumps(view, ensure_ascii=False))
         return await _guard(context, body)
@@ -172,21 +173,21 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                             context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
         """A spectator's view as JSON (services/table/domain/public_view.py)."""
         async def body() -> table_pb2.ViewResponse:
-            game = self.table.room(request.room).game
+            game = self.table.room(request.room).sitting
             view = public_view(game, self.table.clock.now())
             return table_pb2.ViewResponse(json=json.dumps(view, ensure_ascii=False))
         return await _guard(context, body)
 
     async def _seated_json(self, request: table_pb2.ViewRequest,
                            context: grpc.aio.ServicerContext,
-                           read: Callable[[RunningGame], dict[str, Any]]
+                           read: Callable[[Sitting], dict[str, Any]]
                            ) -> table_pb2.ViewResponse:
         """``read(game)`` (public data, the same for every seat) as JSON for a
         player seated in the room's game, or for a spectator (旁观) when
         ``player`` is empty (the gateway asks so only for a session watching
         the room); ``no_game`` / ``not_seated`` otherwise."""
         async def body() -> table_pb2.ViewResponse:
-            game = self.table.room(request.room).game
+            game = self.table.room(request.room).sitting
             if request.player:
                 game.seat_of(request.player)
             return table_pb2.ViewResponse(json=json.dumps(read(game), ensure_ascii=False))
@@ -195,12 +196,12 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     async def GetScores(self, request: table_pb2.ViewRequest,
                         context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
         """看分 as JSON: each seat's captured points and their cards."""
-        return await self._seated_json(request, context, RunningGame.scores)
+        return await self._seated_json(request, context, Sitting.scores)
 
     async def GetLastTrick(self, request: table_pb2.ViewRequest,
                            context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
         """上一轮 as JSON: the last finished trick and its winner."""
-        return await self._seated_json(request, context, RunningGame.last_trick)
+        return await self._seated_json(request, context, Sitting.last_trick)
 
     async def PlayerDisconnected(self, request: table_pb2.PlayerRequest,
                                  context: grpc.aio.ServicerContext
