@@ -195,6 +195,10 @@ class Presentation:
     #: Words for the game's phases where they are its own (the client has
     #: common words for ``dealing``, ``declaring``, ``bidding``, ``play`` …).
     phase_labels: Mapping[str, str] = field(default_factory=dict)
+    #: Words for the game's own actions where the client shows them as buttons
+    #: and says them (斗地主's ``call``: 叫地主); the client has common words
+    #: for ``play``, ``pass``, ``declare`` … .
+    action_labels: Mapping[str, str] = field(default_factory=dict)
     #: What a ``declare`` is called (the declare area, the log).
     declare_label: str = "叫主"
     #: True where a declare may be of jokers only (no trump suit, 无主).
@@ -437,14 +441,16 @@ class Game(ABC):
         table sends it as ``rules`` in ``game_started`` and ``view``):
         ``{"title", "seats", "declaring": bool, "phase_after_deal",
         "phase_after_declaring", "phase_labels": {phase: words},
-        "declare_label", "no_trump_declare", "own_kitty_shown", "partners"}``."""
+        "action_labels": {action type: words}, "declare_label",
+        "no_trump_declare", "own_kitty_shown", "partners"}``."""
         p = cls.presentation
         return {
             "title": p.title or cls.name, "seats": cls.seats,
             "declaring": cls.phase_after_deal == "declaring",
             "phase_after_deal": cls.phase_after_deal,
             "phase_after_declaring": cls.phase_after_declaring,
-            "phase_labels": dict(p.phase_labels), "declare_label": p.declare_label,
+            "phase_labels": dict(p.phase_labels), "action_labels": dict(p.action_labels),
+            "declare_label": p.declare_label,
             "no_trump_declare": p.no_trump_declare, "own_kitty_shown": p.own_kitty_shown,
             "partners": p.partners,
         }

@@ -146,6 +146,18 @@ def test_phases_for_clients() -> None:
         "doudizhu": 3, "hunzhan": 4, "shengji": 4, "daa": 5}
 
 
+def test_a_game_names_its_own_actions_and_phases() -> None:
+    """The words for 斗地主's bids (叫地主 / 不叫 / 抢地主 / 不抢, seed 002) and
+    phases come with its rules, not from the client; the trick games' actions
+    (play, pass, declare, bury) use the client's common words."""
+    rules = {n: load(n).client_rules() for n in BUILT_IN}
+    assert rules["doudizhu"]["action_labels"] == {
+        "call": "叫地主", "no_call": "不叫", "rob": "抢地主", "no_rob": "不抢"}
+    assert rules["doudizhu"]["phase_labels"] == {"bidding": "叫地主", "robbing": "抢地主"}
+    assert {n: r["action_labels"] for n, r in rules.items() if n != "doudizhu"} == {
+        "hunzhan": {}, "shengji": {}, "daa": {}}
+
+
 def test_redeal_is_a_result_kind() -> None:
     """Nobody bids (doudizhu) or declares (hunzhan, shengji): a redeal, told by
     the result's kind; daa always has a big A (hearts by default): no redeal."""

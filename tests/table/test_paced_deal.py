@@ -1,5 +1,5 @@
 """The paced deal of a :class:`services.table.domain.sitting.Sitting` (pure logic, no I/O;
-:mod:`services.table.domain.paced` keeps its state).
+:mod:`paiju.rules.timed` keeps its state).
 
 What the table sends while it deals (docs/table.md "Behaviour", events.md
 ``dealing`` / ``hand`` / ``your_turn``): a round (a card to each seat) every
@@ -134,7 +134,7 @@ def test_a_new_game_is_dealt_a_round_at_a_time() -> None:
     last = of(g.on_time(T0 + 10.5), "dealing")
     assert [d.data for d in last] == [
         {"cards_dealt_per_seat": [22, 22, 22, 21, 21], "dealt": 108, "total": 108, "done": True}]
-    assert g.paced.window_end() == T0 + 10.5 + 5
+    assert g.steps.window_end() == T0 + 10.5 + 5
 
 
 def test_a_declaration_changes_every_seats_options() -> None:

@@ -399,7 +399,7 @@ async def test_a_seat_away_during_the_paced_deal_does_not_stop_it(ph: Harness) -
     room, gid = await h.create("hunzhan", ps, deal=deal, options={
         "deal_interval_ms": 60, "declare_grace_seconds": 5})
     runner = h.table.rooms[room]
-    t0 = runner.sitting.paced.started_at
+    t0 = runner.sitting.steps.started_at
     total = len(deal["order"])
     await at_each_deadline(h, room, t0 + 0.24 * 2)
     assert runner.sitting.dealt == 12

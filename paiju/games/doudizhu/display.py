@@ -27,7 +27,10 @@ def _entry(play: tuple[int, tuple[str, ...], str]) -> dict[str, Any]:
 class DoudizhuShown:
     """The display part of the doudizhu engine (a mixin)."""
 
-    presentation: ClassVar[Presentation] = Presentation(title="斗地主", partners=True)
+    presentation: ClassVar[Presentation] = Presentation(
+        title="斗地主", partners=True,
+        phase_labels={"bidding": "叫地主", "robbing": "抢地主"},
+        action_labels={"call": "叫地主", "no_call": "不叫", "rob": "抢地主", "no_rob": "不抢"})
     policy: ClassVar[Policy] = Policy(redeal_fee_after=2)
     phase_after_deal: ClassVar[str] = "bidding"
 

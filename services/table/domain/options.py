@@ -39,7 +39,7 @@ class TableOptions:
     so far (carried by the lobby); ``first`` the seat that is dealt first
     (hunzhan carry-over: the previous game's last trick winner), or None;
     ``deal_by_rounds``: a paced deal gives a round (a card to each seat) per
-    step (:mod:`services.table.domain.paced`). Not a room option: :func:`split`
+    step (:mod:`paiju.rules.timed`). Not a room option: :func:`split`
     sets it for every new game; False (a card per step) is how sittings
     logged before rounds replay, whose ``created`` entry lacks it.
     """

@@ -43,9 +43,8 @@ def public_view(game: Sitting, now: float) -> dict[str, Any]:
     (``public_roles``), ``rules`` (``client_rules``) and ``display``."""
     engine = game.engine
     v = common_fields([engine.view(s) for s in range(engine.seats)])
-    counts = game.paced.counts() if game.dealing else [
+    counts = game.steps.counts() if game.dealing else [
         len(engine.view(s).get("hand") or []) for s in range(engine.seats)]
-    window = game.paced.window_end()
     v.update({
         "spectator": True,
         "seat": None,
@@ -58,8 +57,7 @@ def public_view(game: Sitting, now: float) -> dict[str, Any]:
         "seats": [seat_state(game, s, now) for s in game.seats],
         "to_act": engine.to_act(),
         "deadlines": {str(s): ms(t) for s, t in game.turns.deadlines.items()},
-        "dealing": game.paced.progress(),
-        "declaring_until": ms(window) if window is not None else None,
+        **game.steps.view_fields(),
         "seq": game.public_seq,
         "public_seq": game.public_seq,
         # what the seats' views show beside the cards, all public: the roles

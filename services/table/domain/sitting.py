@@ -20,10 +20,9 @@ going on. Timers (rulings.md "Shared by all games"): the turn clock
 row is an escape). Disconnect holds (:mod:`services.table.domain.holds`, a
 budget of ``reconnect_seconds`` per seat per sitting): while a seat is away
 the game waits at its turn and its turn clock stops; when its budget is
-spent the seat escapes. A paced deal (:mod:`services.table.domain.paced`)
-gives a round (a card to each seat) every seats × ``deal_interval_ms``;
-``declare_grace_seconds`` after the last round the table applies
-``end_declare``.
+spent the seat escapes. The rules' own timed steps (:mod:`paiju.rules.timed`:
+a paced deal, the declaring window) come due like the clocks; the sitting
+asks when the next is due and applies what it gives.
 
 After the game stood still (its owner died until another instance took it
 over, or NATS was away: a pause) from ``stopped_at`` to ``now``
@@ -33,9 +32,8 @@ over, or NATS was away: a pause) from ``stopped_at`` to ``now``
   ``stopped_at``, at least :data:`~services.table.domain.turns.RESUME_FLOOR_SECONDS`
   (10 s; a whole turn where ``turn_seconds`` is shorter); a turn stopped
   because its seat is away stays stopped with its time;
-- the declaring window goes on the same way (the time it had left, at least
-  10 s, at most the whole grace); a paced deal goes on with the card it was
-  at, at its pace;
+- the rules' timed steps go on the same way
+  (:meth:`paiju.rules.timed.TimedSteps.went_on`);
 - disconnect holds are not moved: the time away counts (a spent budget
   escapes at once);
 - after a takeover the public ``game_moved`` (``game_id``, ``table_instance``:
@@ -51,7 +49,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,7 +57,7 @@ from paiju.rules import Action, Event, Game, RulesError, new_game
 from paiju.rules.bounded import HINT_PLAYS
 from paiju.rules.cards import parse_cards
 from paiju.rules.engine import SYSTEM_ACTIONS
-from services.table.domain.dealing import DealPlan
+from paiju.rules.timed import DealPlan, TimedSteps
 from services.table.domain.entries import (
     Act,
     Created,
@@ -82,7 +79,6 @@ from services.table.domain.holds import Holds
 from services.table.domain.numbering import Numbering
 from services.table.domain.options import TableOptions
 from services.table.domain.outgoing import Answer, GameError, Outgoing, Seat, ms
-from services.table.domain.paced import PacedDeal
 from services.table.domain.shown import Shown
 from services.table.domain.spec import GameSpec, Terms
 from services.table.domain.turns import RESUME_FLOOR_SECONDS, TurnClock
@@ -185,10 +181,10 @@ class Sitting:
         self.actions: list[dict[str, Any]] = []
         self.numbers = Numbering(s.player for s in self.seats)
         self.turns = TurnClock(topts.turn_seconds)
-        self.paced = PacedDeal(DealPlan.of(self.deal, self.engine.seats,
-                                           self.engine.held_back_positions()), now,
-                               topts.deal_interval_ms, topts.declare_grace_seconds,
-                               self.engine.seats if topts.deal_by_rounds else 1)
+        #: The rules' timed steps: the paced deal, the declaring window.
+        self.steps = TimedSteps(self.engine, self.deal, now, topts.deal_interval_ms,
+                                topts.declare_grace_seconds,
+                                self.engine.seats if topts.deal_by_rounds else 1)
         self.sent_hands: dict[int, list[str]] = {}
         #: The roles and display last sent (services.table.domain.shown).
         self.shown = Shown(self.engine)
@@ -291,14 +287,7 @@ class Sitting:
             if seat not in turns.paused:
                 turns.deadlines[seat] = now + _going_on(deadline - stopped_at,
                                                         turns.turn_seconds)
-        paced = self.paced
-        shift = max(0.0, now - stopped_at)
-        if paced.running:
-            paced.started_at += shift
-        else:
-            end = paced.window_end()
-            if end is not None:
-                paced.done_at = now + _going_on(end - stopped_at, paced.grace) - paced.grace
+        self.steps.went_on(stopped_at, now, RESUME_FLOOR_SECONDS)
         out += self.views(now)
         for seat in sorted(turns.deadlines):
             deadline = turns.deadlines[seat]
@@ -334,12 +323,12 @@ class Sitting:
     @property
     def plan(self) -> DealPlan:
         """The order the deal's cards are given in."""
-        return self.paced.plan
+        return self.steps.plan
 
     @property
     def dealt(self) -> int:
         """Cards of a paced deal dealt so far."""
-        return self.paced.dealt
+        return self.steps.dealt
 
     @property
     def public_seq(self) -> int:
@@ -349,7 +338,7 @@ class Sitting:
     @property
     def dealing(self) -> bool:
         """True while a paced deal runs."""
-        return self.paced.running and not self.finished
+        return self.steps.dealing and not self.finished
 
     @property
     def phase(self) -> str:
@@ -369,7 +358,7 @@ class Sitting:
 
     def _hand(self, seat: int) -> list[str]:
         if self.dealing:
-            return self.paced.hand(seat)
+            return self.steps.hand(seat)
         hand = self.engine.view(seat).get("hand")
         return list(hand) if isinstance(hand, list) else []
 
@@ -395,18 +384,9 @@ class Sitting:
     def _legal_now(self, seat: int) -> list[Action]:
         if self.finished:
             return []
-        declaring = self.paced.declaring_open
-        if seat not in self.engine.to_act() and not declaring:
+        if seat not in self.engine.to_act() and not self.steps.out_of_turn:
             return []
-        actions = self.engine.hints(seat, HINT_PLAYS)
-        if declaring:
-            actions = [a for a in actions if a.type != "declare"
-                       or self._holds_now(seat, a.cards)]
-        return actions
-
-    def _holds_now(self, seat: int, cards: Sequence[str]) -> bool:
-        held = self.paced.held(seat) if self.dealing else Counter(self._hand(seat))
-        return all(held[c] >= n for c, n in Counter(cards).items())
+        return self.steps.allowed(seat, self.engine.hints(seat, HINT_PLAYS))
 
     def check(self, player: str, type_: str, cards: Sequence[str]) -> Answer:
         """Would this action be legal now? Nothing changes."""
@@ -424,8 +404,7 @@ class Sitting:
         if self.finished:
             raise RulesError("game_over", "the game has finished")
         parsed = tuple(parse_cards(list(cards)))
-        dealt = self.dealt if (type_ == "declare" and self.dealing) else None
-        return Action(seat, type_, parsed, dealt)
+        return self.steps.stamped(Action(seat, type_, parsed))
 
     # -- moving --------------------------------------------------------------------
 
@@ -531,14 +510,14 @@ class Sitting:
         if self.finished:
             return None
         times = self._timer_times()
-        deal = self.paced.next_time()
-        if deal is not None:
-            times.append(deal)
+        step = self.steps.next_time()
+        if step is not None:
+            times.append(step)
         return min(times) if times else None
 
     def on_time(self, now: float) -> list[Outgoing]:
         """Do everything due by ``now``, each at its own deadline: deal cards,
-        close the declaring window, escape expired holds, time out turns."""
+        the rules' timed steps, escape expired holds, time out turns."""
         out: list[Outgoing] = []
         while not self.finished:
             t = self.next_deadline()
@@ -550,15 +529,16 @@ class Sitting:
     # -- internals -----------------------------------------------------------------
 
     def _fire(self, t: float, now: float) -> list[Outgoing]:
-        if self.paced.card_due(t):
+        due = self.steps.next_time()
+        if due is not None and due <= t:
             # Every card due by now in one step (one dealing event, one hand per
             # seat dealt to), but none past another timer due before them.
             until = max(t, min([now, *self._timer_times()]))
-            data = self.paced.deal_until(until)
-            return [self.numbers.public("dealing", data), *self._after(until, acted=None)]
-        if self.paced.window_due(t):
-            self.paced.close()
-            return self._apply(Action(None, "end_declare"), t)
+            step = self.steps.fire(t, until)
+            if step.action is not None:
+                return self._apply(step.action, t)
+            assert step.dealt is not None
+            return [self.numbers.public("dealing", step.dealt), *self._after(until, acted=None)]
         seat = self.holds.first_expired(t)
         if seat is not None:
             return self._apply(Action(seat, "escape"), t)
@@ -571,10 +551,8 @@ class Sitting:
     def _apply(self, action: Action, now: float) -> list[Outgoing]:
         """Apply ``action`` to the engine (raises ``RulesError``, nothing changed)."""
         events = self.engine.apply(action)
-        self.paced.engine_moved()
+        self.steps.moved(action)
         self.actions.append(action.to_json())
-        if action.type == "end_declare":
-            self.paced.close()
         out = self._convert(events)
         out += self._after(now, acted=action.seat)
         self.shown.attach_display(self.engine, out)
@@ -596,12 +574,13 @@ class Sitting:
         return out
 
     def _after(self, now: float, acted: int | None) -> list[Outgoing]:
-        """Hands that changed, the turn clock, declare options, the end."""
+        """Hands that changed, the turn clock, out-of-turn options, the end."""
         out: list[Outgoing] = []
+        finished = self.finished
+        if finished:
+            self._ended(now)
         # While dealing, a hand changes only by the cards dealt to it.
-        dirty = self.paced.take_dirty_hands()
-        seats: Sequence[int] = dirty if self.dealing else range(self.engine.seats)
-        for s in seats:
+        for s in self.steps.take_dirty_hands():
             # Compared in order: a new trump re-sorts a hand without changing it.
             hand = self._hand(s)
             if self.sent_hands.get(s) != hand:
@@ -609,21 +588,18 @@ class Sitting:
                 out.append(self.numbers.private(self.player_of(s), "hand",
                                                 {"game_id": self.game_id, "cards": hand}))
         out += self.shown.roles_event(self.engine, self.numbers)
-        if self.finished:
-            self._ended(now)
+        if finished:
             scores = self.scores()
             if scores:
                 out.append(self.numbers.public("scores", scores))
             return out
         for s in self.turns.follow(self.engine.to_act(), acted, now, self.holds):
             out += self._turn_events(s)
-        if self.paced.declaring_open:
-            out += self._declare_events()
-        return out
+        return out + self._window_turns()
 
     def _ended(self, now: float) -> None:
         self.turns.clear()
-        self.paced.close()
+        self.steps.close()
         self.finished_at = now
         self.reason = self.engine.result().kind
 
@@ -637,7 +613,7 @@ class Sitting:
                             "FAILED_PRECONDITION")
         self.voided = {"by": by, "why": why, "at": ms(now)}
         self.turns.clear()
-        self.paced.close()
+        self.steps.close()
         self.finished_at = now
         self.reason = "void"
         return []
@@ -659,16 +635,13 @@ class Sitting:
             }),
         ]
 
-    def _declare_events(self) -> list[Outgoing]:
-        """``your_turn`` (phase declaring) for each seat whose declare options
-        changed (:meth:`PacedDeal.declare_changes`)."""
-        window = self.paced.window_end()
-        deadline = ms(window) if window is not None else None
+    def _window_turns(self) -> list[Outgoing]:
+        """``your_turn`` for each seat whose out-of-turn options changed (the
+        declaring window's: :meth:`~paiju.rules.timed.TimedSteps.window_turns`)."""
         return [self.numbers.private(self.player_of(s), "your_turn", {
-                    "game_id": self.game_id, "seat": s, "phase": "declaring",
-                    "deadline": deadline, "can_pass": False, "declare_options": options,
+                    "game_id": self.game_id, "seat": s, **data,
                     "hints": hints_json(self._legal_now(s))})
-                for s, options in self.paced.declare_changes(self.engine, self._holds_now)]
+                for s, data in self.steps.window_turns()]
 
     # -- the end -------------------------------------------------------------------
 
@@ -721,10 +694,9 @@ def player_view(game: Sitting, player: str, now: float) -> dict[str, Any]:
     seat = game.seat_of(player)
     v = copy.deepcopy(game.engine.view(seat))
     if game.dealing:
-        v["hand"] = game.paced.hand(seat)
-        v["hand_counts"] = game.paced.counts()
+        v["hand"] = game.steps.hand(seat)
+        v["hand_counts"] = game.steps.counts()
     left = game.turns.time_left(seat, now)
-    window = game.paced.window_end()
     legal = game.hints(player)
     v.update({
         "game_id": game.game_id,
@@ -739,8 +711,7 @@ def player_view(game: Sitting, player: str, now: float) -> dict[str, Any]:
         "can_pass": any(a.type == "pass" for a in legal),
         "declare_options": [list(a.cards) for a in legal if a.type == "declare"],
         "hints": hints_json(legal),
-        "dealing": game.paced.progress(),
-        "declaring_until": ms(window) if window is not None else None,
+        **game.steps.view_fields(),
         "seq": game.numbers.public_seq,
         "public_seq": game.numbers.public_seq,
         "player_seq": game.numbers.player_seq[player],

@@ -3,7 +3,7 @@
 
 import { $, setHtml, esc, timerHtml } from "./dom.js";
 import { cardHtml, cardText, isJoker, suitIcon } from "./cards.js";
-import { BIDS, phaseText } from "./text.js";
+import { actionText, phaseText } from "./text.js";
 import { nameFromGame } from "./state.js";
 
 let handKey = "";
@@ -51,9 +51,10 @@ export function renderActions(S) {
         slot("S", "♠") + slot("H", "♥", true) + slot("C", "♣") + slot("D", "♦", true) +
         (g.rules.no_trump_declare === false ? "" : slot("NT", "无主")) +
         `<span class="note" id="declare-note">${declareNote(g, my, what)}</span></div>`;
-    } else if (my.phase === "bidding" || my.phase === "robbing") {
-      const kinds = g.hints.map((a) => a.type).filter((t) => BIDS[t]);
-      html = `<div class="bar-btns">${kinds.map((k) => `<button class="bid-btn ${k.startsWith("no_") ? "" : "primary"}" data-act="bid" data-kind="${k}">${BIDS[k]}</button>`).join("")}` +
+    } else if (g.hints.some((a) => actionText(g, a.type))) {
+      // The game's own named actions (斗地主's 叫地主 / 不叫 …) as buttons.
+      const kinds = g.hints.map((a) => a.type).filter((t) => actionText(g, t));
+      html = `<div class="bar-btns">${kinds.map((k) => `<button class="bid-btn ${k.startsWith("no_") ? "" : "primary"}" data-act="bid" data-kind="${k}">${actionText(g, k)}</button>`).join("")}` +
         `${timerHtml(my.deadline)}</div>`;
     } else if (my.phase === "play" || my.phase === "burying") {
       const bury = my.phase === "burying";

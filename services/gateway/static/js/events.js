@@ -3,7 +3,7 @@
 
 import { S, say, nameOf, saveRoom, render, toast, call, markResultSeen } from "./store.js";
 import { displaySort, cardsText } from "./cards.js";
-import { BIDS, REASONS } from "./text.js";
+import { REASONS, actionText } from "./text.js";
 import { newGame, seatOf, keepSelection, newCardOf } from "./state.js";
 import { requestView, applyViewEvent } from "./view.js";
 import { hintsFrom, scheduleCheck } from "./play.js";
@@ -177,7 +177,7 @@ const HANDLERS = {
   },
   bid(g, ev) {
     g.plays[ev.seat] = { bid: ev.kind };
-    say(`${nameOf(ev.seat)} ${BIDS[ev.kind] || ev.kind}`);
+    say(`${nameOf(ev.seat)} ${actionText(g, ev.kind) || ev.kind}`);
   },
   kitty_shown(g, ev) {
     if (ev.landlord !== undefined) {

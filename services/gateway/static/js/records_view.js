@@ -3,12 +3,12 @@
 
 import { $, setHtml, esc, avatar } from "./dom.js";
 import { rowHtml, suitIcon } from "./cards.js";
-import { BIDS, PHASES } from "./text.js";
+import { actionText as ownActionText, phaseText } from "./text.js";
 import { tableName } from "./table_view.js";
 
 const RESULT = { win: "胜", loss: "负", draw: "平" };
 const ACTIONS = { pass: "不出", bury: "扣底", reveal: "亮明", end_declare: "叫主结束",
-  timeout: "超时", escape: "逃跑", declare: "叫主", play: "出牌", ...BIDS };
+  timeout: "超时", escape: "逃跑", declare: "叫主", play: "出牌" };
 
 function when(ms) {
   const d = new Date(ms);
@@ -57,7 +57,7 @@ function actionText(rp, a) {
   // The game's own word for declaring (大A: 亮大A), as its rules name it.
   const declare = (rp.rules && rp.rules.declare_label) || ACTIONS.declare;
   const words = a.type === "declare" ? declare : a.type === "end_declare" ? `${declare}结束`
-    : ACTIONS[a.type] || a.type;
+    : ownActionText(rp, a.type) || ACTIONS[a.type] || a.type;
   return `${who}${esc(words)}${cards}`;
 }
 
@@ -124,7 +124,7 @@ export function renderReplay(S) {
     `<button id="rp-last" data-rec="step" data-to="last" ${rp.step === last ? "disabled" : ""}>结束</button>` +
     `<input id="rp-range" type="range" min="0" max="${last}" value="${rp.step}" aria-label="步骤"></div>` +
     `<div class="rp-info"><span id="rp-action">${actionText(rp, f.action)}</span>` +
-    `<span>${esc(PHASES[f.phase] || f.phase)} · <span id="rp-trick">第 ${trickNo} 墩</span> / ${rp.tricks.length}</span>${extra}</div>` +
+    `<span>${esc(phaseText(rp, f.phase))} · <span id="rp-trick">第 ${trickNo} 墩</span> / ${rp.tricks.length}</span>${extra}</div>` +
     `<div class="rp-seats">${seats}</div>${end}`);
 }
 

@@ -5,7 +5,7 @@
 import { $, setHtml, esc, avatar } from "./dom.js";
 import { backHtml, rowHtml, suitIcon } from "./cards.js";
 import { icon, withSuitIcons } from "./icons.js";
-import { BIDS, REASONS, phaseText } from "./text.js";
+import { REASONS, actionText, phaseText } from "./text.js";
 import { nameFromGame } from "./state.js";
 import { roomSize } from "./lobby_view.js";
 import { renderActions, renderHand } from "./controls.js";
@@ -92,7 +92,7 @@ function playZone(S, g, seat, pos) {
   let inner = "";
   if (p) {
     if (p.pass) inner = `<span class="say">不出</span>`;
-    else if (p.bid) inner = `<span class="say">${BIDS[p.bid] || p.bid}</span>`;
+    else if (p.bid) inner = `<span class="say">${actionText(g, p.bid) || p.bid}</span>`;
     else if (p.cards) inner = rowHtml(p.cards, "small");
     if (p.note) inner = `<span class="say sm">${esc(p.note)}</span>` + inner;
     if (p.taken) inner += `<span class="say sm">收回 ${p.taken.length} 张</span>`;

@@ -4,11 +4,8 @@
 // (``rules`` in game_started and view, ``game_title`` of a coin server).
 export const STATE_NAMES = { idle: "空闲", waiting: "等待", started: "已开始" };
 
-export const BIDS = { call: "叫地主", no_call: "不叫", rob: "抢地主", no_rob: "不抢" };
-
 export const PHASES = {
-  dealing: "发牌中", declaring: "叫主", bidding: "叫地主", robbing: "抢地主",
-  burying: "扣底", play: "出牌", finished: "已结束",
+  dealing: "发牌中", declaring: "叫主", burying: "扣底", play: "出牌", finished: "已结束",
 };
 
 export const ERRORS = {
@@ -89,6 +86,13 @@ export function errorText(reply) {
 export function phaseText(g, phase) {
   const own = (g && g.rules && g.rules.phase_labels) || {};
   return own[phase] || PHASES[phase] || phase || "";
+}
+
+/** The words for action ``type`` of game ``g`` where the game names it
+ * (``rules.action_labels``, e.g. 斗地主's 叫地主), else "". */
+export function actionText(g, type) {
+  const own = (g && g.rules && g.rules.action_labels) || {};
+  return own[type] || "";
 }
 
 export const REASONS = { normal: "", escape: "有玩家逃跑，牌局结束", redeal: "无人叫主，重新发牌",
