@@ -1,102 +1,108 @@
 """斗地主 doudizhu: bidding (叫地主 / 不叫) and robbing (抢地主 / 不抢) (seed 002;
 rulings.md "doudizhu").
 
-:class:`Bidding` is a mixin of :class:`paiju.games.doudizhu.game.Doudizhu`: the seat
-to act calls or not; after a call the others who did not say ``no_call`` may
-rob in turn (each rob doubles the multiplier), the caller answering once
-someone robbed; the last robber (else the caller) is the landlord and takes
-the kitty, shown to all. Nobody calls: a redeal.
+Functions over the engine's state (:class:`BidTable`, which
+:class:`paiju.games.doudizhu.game.Doudizhu` is): the seat to act calls or
+not; after a call the others who did not say ``no_call`` may rob in turn
+(each rob doubles the multiplier), the caller answering once someone robbed;
+the last robber (else the caller) is the landlord and takes the kitty, shown
+to all. Nobody calls: a redeal.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Protocol
 
 from paiju.games.doudizhu.deal import SEATS
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
 
 
-class Bidding(ABC):
-    """Bidding and robbing (a mixin: the engine sets the fields)."""
+class BidTable(Protocol):
+    """What bidding reads and changes of a doudizhu game."""
 
-    _phase: str
-    _turn: int
+    stage: str
+    turn: int
     multiplier: int
     landlord: int | None
     caller: int | None
     no_called: set[int]
     bids: list[dict[str, Any]]
-    _rob_queue: list[int]
-    _robbed_by: list[int]
+    rob_queue: list[int]
+    robbed_by: list[int]
     bottom: list[str]
     redeal: bool
     #: every seat's number of cards
-    _sizes: list[int]
+    sizes: list[int]
 
-    @abstractmethod
-    def _add(self, seat: int, cards: list[str]) -> None:
+    def add_cards(self, seat: int, cards: list[str]) -> None:
         """Give ``cards`` to ``seat`` (the engine's hand bookkeeping)."""
 
-    @abstractmethod
     def hand(self, seat: int) -> list[str]:
         """``seat``'s cards in doudizhu order."""
 
-    def _check_bid_turn(self, seat: int, action: Action) -> None:
-        if seat != self._turn:
-            raise RulesError("not_your_turn", f"seat {self._turn} is to bid")
-        if action.cards:
-            raise RulesError("malformed_action", f"{action.type!r} carries no cards")
 
-    def _bid_event(self, seat: int, kind: str) -> Event:
-        self.bids.append({"seat": seat, "kind": kind})
-        return Event("bid", {"seat": seat, "kind": kind, "multiplier": self.multiplier})
+def check_bid_turn(g: BidTable, seat: int, action: Action) -> None:
+    """``not_your_turn`` unless ``seat`` is to bid; ``malformed_action`` for cards."""
+    if seat != g.turn:
+        raise RulesError("not_your_turn", f"seat {g.turn} is to bid")
+    if action.cards:
+        raise RulesError("malformed_action", f"{action.type!r} carries no cards")
 
-    def _bid(self, seat: int, typ: str) -> list[Event]:
-        if typ == "no_call":
-            self.no_called.add(seat)
-            events = [self._bid_event(seat, typ)]
-            if len(self.no_called) == SEATS:  # all no_call: redeal (rulings)
-                self._phase = "finished"
-                self.redeal = True
-                return events
-            self._turn = (seat + 1) % SEATS
+
+def _bid_event(g: BidTable, seat: int, kind: str) -> Event:
+    g.bids.append({"seat": seat, "kind": kind})
+    return Event("bid", {"seat": seat, "kind": kind, "multiplier": g.multiplier})
+
+
+def bid(g: BidTable, seat: int, typ: str) -> list[Event]:
+    """``seat`` (to act, checked) says ``call`` or ``no_call``: the events."""
+    if typ == "no_call":
+        g.no_called.add(seat)
+        events = [_bid_event(g, seat, typ)]
+        if len(g.no_called) == SEATS:  # all no_call: redeal (rulings)
+            g.stage = "finished"
+            g.redeal = True
             return events
-        self.caller = seat
-        events = [self._bid_event(seat, typ)]
-        self._rob_queue = [
-            s for s in ((seat + 1) % SEATS, (seat + 2) % SEATS) if s not in self.no_called
-        ]
-        return events + self._next_robber()
+        g.turn = (seat + 1) % SEATS
+        return events
+    g.caller = seat
+    events = [_bid_event(g, seat, typ)]
+    g.rob_queue = [
+        s for s in ((seat + 1) % SEATS, (seat + 2) % SEATS) if s not in g.no_called
+    ]
+    return events + _next_robber(g)
 
-    def _rob(self, seat: int, typ: str) -> list[Event]:
-        self._rob_queue.pop(0)
-        if typ == "rob":
-            self.multiplier *= 2
-            self._robbed_by.append(seat)
-            if seat != self.caller and self.caller not in self._rob_queue:
-                self._rob_queue.append(self.caller)  # type: ignore[arg-type]
-        events = [self._bid_event(seat, typ)]
-        return events + self._next_robber()
 
-    def _next_robber(self) -> list[Event]:
-        q = self._rob_queue  # the caller is appended (last) only once someone robbed
-        if q:
-            self._phase = "robbing"
-            self._turn = q[0]
-            return []
-        caller = self.caller
-        assert caller is not None
-        landlord = self._robbed_by[-1] if self._robbed_by else caller
-        self.landlord = landlord
-        self._add(landlord, self.bottom)
-        self._phase = "play"
-        self._turn = landlord
-        return [
-            # hand_counts: the landlord's 17 + 3 (the page counts on from them)
-            Event("kitty_shown", {"cards": list(self.bottom), "landlord": landlord,
-                                  "hand_counts": list(self._sizes)}),
-            Event("kitty", {"cards": list(self.bottom)}, to=landlord),
-            Event("hand", {"cards": self.hand(landlord)}, to=landlord),
-        ]
+def rob(g: BidTable, seat: int, typ: str) -> list[Event]:
+    """``seat`` (to act, checked) says ``rob`` (×2) or ``no_rob``: the events."""
+    g.rob_queue.pop(0)
+    if typ == "rob":
+        g.multiplier *= 2
+        g.robbed_by.append(seat)
+        if seat != g.caller and g.caller not in g.rob_queue:
+            g.rob_queue.append(g.caller)  # type: ignore[arg-type]
+    events = [_bid_event(g, seat, typ)]
+    return events + _next_robber(g)
+
+
+def _next_robber(g: BidTable) -> list[Event]:
+    q = g.rob_queue  # the caller is appended (last) only once someone robbed
+    if q:
+        g.stage = "robbing"
+        g.turn = q[0]
+        return []
+    caller = g.caller
+    assert caller is not None
+    landlord = g.robbed_by[-1] if g.robbed_by else caller
+    g.landlord = landlord
+    g.add_cards(landlord, g.bottom)
+    g.stage = "play"
+    g.turn = landlord
+    return [
+        # hand_counts: the landlord's 17 + 3 (the page counts on from them)
+        Event("kitty_shown", {"cards": list(g.bottom), "landlord": landlord,
+                              "hand_counts": list(g.sizes)}),
+        Event("kitty", {"cards": list(g.bottom)}, to=landlord),
+        Event("hand", {"cards": g.hand(landlord)}, to=landlord),
+    ]

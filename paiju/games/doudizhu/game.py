@@ -16,8 +16,11 @@ holds.
 Modules by purpose: :mod:`~paiju.games.doudizhu.combos` (ranks, combinations,
 what a hand can play), :mod:`~paiju.games.doudizhu.deal` (options and the
 deal), :mod:`~paiju.games.doudizhu.bidding` (calling and robbing),
-:mod:`~paiju.games.doudizhu.scoring` (the end, spring, points); this module is
-the state machine (hands, tricks, the engine interface).
+:mod:`~paiju.games.doudizhu.scoring` (the end, spring, points),
+:mod:`~paiju.games.doudizhu.results` (announcements, settlement lines),
+:mod:`~paiju.games.doudizhu.display` (what clients draw); this module is the
+state machine (hands, tricks, the engine interface), one class whose parts
+are those modules' functions over its state.
 """
 
 from __future__ import annotations
@@ -27,14 +30,13 @@ from collections.abc import Mapping
 from itertools import groupby
 from typing import Any, ClassVar
 
+from paiju.games.doudizhu import bidding, results, scoring
 from paiju.games.doudizhu import combos as dc
-from paiju.games.doudizhu.bidding import Bidding
+from paiju.games.doudizhu import display as shown
 from paiju.games.doudizhu.deal import SEATS, parse_deal, parse_options, random_deal
-from paiju.games.doudizhu.display import DoudizhuShown
-from paiju.games.doudizhu.results import DoudizhuResults
-from paiju.games.doudizhu.scoring import Scoring
+from paiju.games.doudizhu.display import entry
 from paiju.rules.cards import deck
-from paiju.rules.engine import Action, Event, Game
+from paiju.rules.engine import Action, Event, Game, Policy, Presentation, Result
 from paiju.rules.errors import RulesError
 from paiju.rules.fastbuild import event as _event
 from paiju.rules.fastbuild import new as _new
@@ -97,20 +99,11 @@ def _play_actions(out: list[Action], seat: int, plays: list[tuple[str, ...]]) ->
     return out
 
 
-def _entry(play: tuple[int, tuple[str, ...], str]) -> dict[str, Any]:
-    """The JSON form of a trick entry ``(seat, cards, combination)``; a pass has
-    no cards and the combination ``""``."""
-    seat, cards, name = play
-    if not cards:
-        return {"seat": seat, "pass": True}
-    return {"seat": seat, "cards": list(cards), "combination": name}
-
-
 def _main(reading: dc.Reading) -> int:
     return reading[1]
 
 
-class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
+class Doudizhu(Game):
     """斗地主 for 3 seats (seed 002).
 
     ``options``: see :data:`DEFAULT_OPTIONS` (unknown keys or bad values raise
@@ -120,6 +113,9 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
 
     name: ClassVar[str] = "doudizhu"
     seats: ClassVar[int] = SEATS
+    presentation: ClassVar[Presentation] = shown.PRESENTATION
+    policy: ClassVar[Policy] = shown.POLICY
+    phase_after_deal: ClassVar[str] = "bidding"
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         super().__init__(options, deal)
@@ -135,19 +131,22 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
         # per seat: rank counts, prefix tuples (pre[r][-1]: the cards of rank r held)
         self._counts: list[list[int]] = [[0] * dc.NRANKS for _ in hands]
         self._pre: list[list[list[tuple[str, ...]]]] = [[_EMPTY_PRE] * dc.NRANKS for _ in hands]
-        self._sizes: list[int] = [0, 0, 0]
+        #: Every seat's number of cards.
+        self.sizes: list[int] = [0, 0, 0]
         self._hands: list[list[str]] = [[], [], []]  # sorted, kept in step with _pre
         for seat, h in enumerate(hands):
-            self._add(seat, h)
-        self._phase = "bidding"
-        self._turn = first
+            self.add_cards(seat, h)
+        #: The phase as the rules moved it (:attr:`phase` also ends it on an escape).
+        self.stage = "bidding"
+        #: The seat to act.
+        self.turn = first
         self.multiplier = 1
         self.landlord: int | None = None
         self.caller: int | None = None
         self.no_called: set[int] = set()
         self.bids: list[dict[str, Any]] = []
-        self._rob_queue: list[int] = []
-        self._robbed_by: list[int] = []
+        self.rob_queue: list[int] = []
+        self.robbed_by: list[int] = []
         # play state
         self._standing: tuple[str, int, int] | None = None  # (kind, n, main)
         self._standing_seat = -1
@@ -173,7 +172,7 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
 
     # -- hand bookkeeping ------------------------------------------------------------
 
-    def _add(self, seat: int, cards: list[str]) -> None:
+    def add_cards(self, seat: int, cards: list[str]) -> None:
         """Give ``cards`` to ``seat`` (the deal, the kitty)."""
         hand = sorted([*self._hands[seat], *cards], key=dc.CARD_KEY.__getitem__)
         counts = [0] * dc.NRANKS
@@ -186,7 +185,7 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
         self._hands[seat] = hand
         self._counts[seat] = counts
         self._pre[seat] = pre
-        self._sizes[seat] = len(hand)
+        self.sizes[seat] = len(hand)
 
     def hand(self, seat: int) -> list[str]:
         """``seat``'s cards in doudizhu order (3 low .. 2, SJ, BJ; suits S H C D)."""
@@ -197,19 +196,19 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
     @property
     def finished(self) -> bool:
         """True once the game has ended: normally, by an escape, or by a redeal."""
-        return self._phase == "finished" or self.escaped is not None
+        return self.stage == "finished" or self.escaped is not None
 
     def to_act(self) -> list[int]:
         """The seat to act (a list of one), or ``[]`` once finished."""
-        return [] if self._phase == "finished" or self.escaped is not None else [self._turn]
+        return [] if self.stage == "finished" or self.escaped is not None else [self.turn]
 
     def _fast_apply(self, action: Action) -> list[Event] | None:
         """A play or pass of the seat to act (see :meth:`Game._fast_apply`); the
         rest goes the shared way."""
         seat = action.seat
         if (
-            self._phase == "play"
-            and seat == self._turn
+            self.stage == "play"
+            and seat == self.turn
             and self.escaped is None
             and action.type in _PLAY_TYPES
         ):
@@ -223,21 +222,21 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
     @property
     def phase(self) -> str:
         """``bidding``, ``robbing``, ``play`` or ``finished``."""
-        return "finished" if self.escaped is not None else self._phase
+        return "finished" if self.escaped is not None else self.stage
 
     def _ended(self) -> bool:
-        return self._phase == "finished"
+        return self.stage == "finished"
 
     def _to_act(self) -> list[int]:
-        return [self._turn]
+        return [self.turn]
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now: ``call``/``no_call`` in bidding,
         ``rob``/``no_rob`` in robbing, and in play ``pass`` (not for a leader) and
         one ``play`` per distinct rank multiset that is legal (canonical suits)."""
-        if seat != self._turn or self.escaped is not None:
+        if seat != self.turn or self.escaped is not None:
             return []
-        if self._phase == "play":
+        if self.stage == "play":
             counts, pre = self._counts[seat], self._pre[seat]
             standing = self._standing
             if standing is None:
@@ -254,7 +253,7 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
                     counts, pre, standing, self.jokers_as_wings, self.pair_as_two_singles
                 )
             return _play_actions([_PASS[seat]], seat, plays)
-        phase = self._phase
+        phase = self.stage
         if phase == "bidding":
             return [_CALLS[seat], _NO_CALLS[seat]]
         if phase == "robbing":
@@ -264,9 +263,9 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
     def non_play_actions(self, seat: int) -> list[Action]:
         """The non-play actions of :meth:`legal_actions` without listing a play:
         the bids while bidding and robbing, ``pass`` for a follower."""
-        if seat != self._turn or self.escaped is not None:
+        if seat != self.turn or self.escaped is not None:
             return []
-        if self._phase == "play":
+        if self.stage == "play":
             return [_PASS[seat]] if self._standing is not None else []
         return [a for a in self.legal_actions(seat) if a.type != "play"]
 
@@ -274,7 +273,7 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
         """``no_call`` / ``no_rob`` while bidding; ``pass`` when following; a leader
         plays its lowest single card (rulings.md "Shared": the lowest legal play with
         the fewest cards)."""
-        phase = self._phase
+        phase = self.stage
         if phase == "bidding":
             return Action(seat, "no_call")
         if phase == "robbing":
@@ -289,12 +288,12 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
             raise RulesError("unknown_action", f"no action {typ!r} in doudizhu")
         seat = action.seat
         assert seat is not None
-        phase = self._phase
+        phase = self.stage
         if phase == "play":
             if typ not in _PLAY_TYPES:
                 raise RulesError("wrong_phase", f"{typ!r} is not a play-phase action")
-            if seat != self._turn:
-                raise RulesError("not_your_turn", f"seat {self._turn} is to play")
+            if seat != self.turn:
+                raise RulesError("not_your_turn", f"seat {self.turn} is to play")
             if typ == "pass":
                 if action.cards:
                     raise RulesError("malformed_action", "a pass carries no cards")
@@ -303,18 +302,18 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
         if phase == "bidding":
             if typ not in _BID_TYPES:
                 raise RulesError("wrong_phase", f"{typ!r} is not a bidding action")
-            self._check_bid_turn(seat, action)
-            return self._bid(seat, typ)
+            bidding.check_bid_turn(self, seat, action)
+            return bidding.bid(self, seat, typ)
         # robbing
         if typ not in _ROB_TYPES:
             raise RulesError("wrong_phase", f"{typ!r} is not a robbing action")
-        if seat != self._turn:
+        if seat != self.turn:
             if seat in self.no_called:
                 raise RulesError("not_eligible", f"seat {seat} said no_call and may not rob")
-            raise RulesError("not_your_turn", f"seat {self._turn} is to rob or not")
+            raise RulesError("not_your_turn", f"seat {self.turn} is to rob or not")
         if action.cards:
             raise RulesError("malformed_action", f"{typ!r} carries no cards")
-        return self._rob(seat, typ)
+        return bidding.rob(self, seat, typ)
 
     # -- play ----------------------------------------------------------------------------
 
@@ -404,7 +403,7 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
                 t = tuple([x for x in pre[rr][-1] if x not in played])
                 counts[rr] = len(t)
                 pre[rr] = prefixes[t]
-        self._sizes[seat] -= n
+        self.sizes[seat] -= n
         self._standing = (kind, n, main)
         self._standing_seat = seat
         self._passes = 0
@@ -421,9 +420,9 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
         kickers = _KICKERS.get(kind)
         if kickers:
             data["kickers"] = kickers
-        if kind == dc.BOMB or kind == dc.ROCKET or self._sizes[seat] == 1:
+        if kind == dc.BOMB or kind == dc.ROCKET or self.sizes[seat] == 1:
             # 炸弹 / 王炸 / 报单, and the multiplier a bomb doubled
-            data["announce"] = self.play_announcements(kind, self._sizes[seat])
+            data["announce"] = results.play_announcements(kind, self.sizes[seat])
             data["multiplier"] = self.multiplier
         new, set_type, set_data, set_to = _new, _set_e_type, _set_e_data, _set_e_to
         played_event = new(Event)
@@ -435,10 +434,10 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
         set_data(hand_event, {"cards": hand[:]})
         set_to(hand_event, seat)
         events = [played_event, hand_event]
-        if self._sizes[seat] == 0:
-            self._finish(seat)
+        if self.sizes[seat] == 0:
+            scoring.finish(self, seat)
         else:
-            self._turn = (seat + 1) % SEATS
+            self.turn = (seat + 1) % SEATS
         return events
 
     def _pass(self, seat: int) -> list[Event]:
@@ -459,9 +458,9 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
             self.tricks_done += 1
             self._standing = None
             self._passes = 0
-            self._turn = leader
+            self.turn = leader
         else:
-            self._turn = (seat + 1) % SEATS
+            self.turn = (seat + 1) % SEATS
         return events
 
     # -- view ----------------------------------------------------------------------------
@@ -474,7 +473,7 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
             "phase": self.phase,
             "seat": seat,
             "hand": self.hand(seat),
-            "hand_counts": list(self._sizes),
+            "hand_counts": list(self.sizes),
             "to_act": self.to_act(),
             "first": self.first,
             "bids": [dict(b) for b in self.bids],
@@ -483,8 +482,43 @@ class Doudizhu(Bidding, Scoring, DoudizhuResults, DoudizhuShown, Game):
             "kitty": list(self.bottom) if self.landlord is not None else None,
             "multiplier": self.multiplier,
             "bombs": self.bombs,
-            "trick": [_entry(p) for p in self.trick],
-            "last_trick": [_entry(p) for p in self.last_trick],
-            "can_pass": self._phase == "play" and self._standing is not None,
+            "trick": [entry(p) for p in self.trick],
+            "last_trick": [entry(p) for p in self.last_trick],
+            "can_pass": self.stage == "play" and self._standing is not None,
             "timeouts": list(self.timeouts),
         }
+
+    # -- the end and what is shown ---------------------------------------------------------
+
+    def _result(self) -> Result:
+        return scoring.result(self)
+
+    def _result_detail_on_escape(self) -> dict[str, Any]:
+        return scoring.detail_on_escape(self)
+
+    def escape_points(self, seat: int) -> list[int]:
+        """What each seat gets if ``seat`` escapes now (:func:`scoring.escape_points`)."""
+        return scoring.escape_points(self, seat)
+
+    def result_lines(self) -> list[dict[str, Any]]:
+        """The settlement lines (:func:`results.result_lines`); ``wrong_phase``
+        before the end."""
+        self.result()
+        return results.result_lines(self)
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """As the constructor checks them (:func:`~paiju.games.doudizhu.deal.parse_options`)."""
+        parse_options(options)
+
+    def scores_view(self) -> dict[str, Any]:
+        """看分 (:func:`shown.scores_view`)."""
+        return shown.scores_view(self)
+
+    def last_trick_view(self) -> dict[str, Any]:
+        """上一轮 (:func:`shown.last_trick_view`)."""
+        return shown.last_trick_view(self)
+
+    def display(self) -> dict[str, Any]:
+        """The public display (:func:`shown.display`)."""
+        return shown.display(self)
