@@ -5,7 +5,7 @@ usage: python bench/failover.py [--tables 8] [--games 1] [--lease-seconds 2]
 
 Runs ``paiju up --tables 2`` (real processes: NATS with JetStream, ledger,
 two table instances, lobby, gateway; SQLite in a temporary folder) and bots
-(paiju/bots.py) at ``--tables`` doudizhu tables, ``--games`` games each, over
+(paiju/tools/bots.py) at ``--tables`` doudizhu tables, ``--games`` games each, over
 the gateway. Once every table's game is under way (the bidding begun), the
 table instance running more of them is SIGKILLed (``paiju up`` starts it
 again after its back-off; either instance may take the games over). Then:
@@ -48,12 +48,12 @@ sys.path.insert(0, str(ROOT))
 
 import nats  # noqa: E402
 
-from paiju import identity, natsauth, nkey_seeds  # noqa: E402
-from paiju.bots import run_bots  # noqa: E402
-from paiju.natsconn import decode  # noqa: E402
-from paiju.procs import port_free  # noqa: E402
+from paiju.runtime.natsconn import decode  # noqa: E402
+from paiju.runtime.table_instances import Registry  # noqa: E402
+from paiju.security import identity, natsauth, nkey_seeds  # noqa: E402
 from paiju.table.v1 import table_pb2, table_pb2_grpc  # noqa: E402
-from paiju.table_instances import Registry  # noqa: E402
+from paiju.tools.bots import run_bots  # noqa: E402
+from paiju.tools.procs import port_free  # noqa: E402
 
 #: Offsets from PAIJU_UP_PORT_BASE that ``paiju up --tables 2`` binds.
 OFFSETS = (1, 2, 3, 4, 11, 12, 13, 14, 22, 31, 32, 33, 34, 80, 102, 112, 132)

@@ -65,9 +65,9 @@ import grpc
 from sqlalchemy.engine import make_url
 
 from bench.procstats import cpu_seconds
-from paiju import identity, natsauth
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from paiju.security import identity, natsauth
 from services.ledger.adapters.pgpipe import Pipe
 from services.ledger.domain import settlement as rules
 

@@ -5,14 +5,14 @@ usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2]
     [--store auto|sqlite|postgres|URL]
 
 For each table count it starts a fresh platform the way ``paiju up`` does
-(:mod:`paiju.platform`: a private NATS server and the four services as
+(:mod:`paiju.tools.up`: a private NATS server and the four services as
 processes, ports moved with ``PAIJU_UP_PORT_BASE``) with a rooms file of its
 own (``PAIJU_ROOMS_FILE``: servers of 6 rooms, the tables shared evenly among
 doudizhu, hunzhan, shengji (2 decks) and daa, so 4 clients per table on
 average). ``--store`` (bench/load_store.py): the lobby, the ledger and the
 table's records on a fresh PostgreSQL database of the run where one answers,
 as in production, else on SQLite files in a temporary folder. Bots
-(:class:`paiju.bots.Bot`: WebSocket clients that log in, sit, ready and play
+(:class:`paiju.tools.bots.Bot`: WebSocket clients that log in, sit, ready and play
 random legal moves got with ``hints``, thinking ``--think`` seconds per move)
 run in ``--procs`` worker processes, their logins spread over a ramp. Once
 every bot is seated, a window of ``--seconds`` is measured:
@@ -78,7 +78,7 @@ from bench.procstats import (  # noqa: E402
     stop_profiles,
     summarise_profile,
 )
-from paiju.bots import SEATS  # noqa: E402
+from paiju.tools.bots import SEATS  # noqa: E402
 
 __all__ = ["RACES", "platform_errors", "report", "summarise_profile"]  # re-exported
 
@@ -172,7 +172,7 @@ def _pct(values: list[float], q: int) -> float | None:
 
 def run_size(size: Size, show: bool) -> dict[str, Any]:
     """Start a platform, load it with bots, measure; the figures of this size."""
-    from paiju import platform as up
+    from paiju.tools import up
 
     load_average = [round(x, 2) for x in os.getloadavg()]
     data = Path(tempfile.mkdtemp(prefix="paiju-load-"))

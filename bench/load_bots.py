@@ -1,4 +1,4 @@
-"""The bot processes of bench/load.py: :class:`paiju.bots.Bot` clients that
+"""The bot processes of bench/load.py: :class:`paiju.tools.bots.Bot` clients that
 retry a refused login or seat, wait their pacing out before an action's clock
 starts, and report their round trips, errors and CPU to the parent."""
 
@@ -29,7 +29,7 @@ def worker(url: str, rooms: list[tuple[str, str, int]], think: tuple[float, floa
 async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
                         think: tuple[float, float], games: int, seed: int, ramp: float,
                         flags: dict[str, Any], queue: Any) -> None:
-    from paiju.bots import Bot, BotError, Stats
+    from paiju.tools.bots import Bot, BotError, Stats
 
     class BenchBot(Bot):
         seated = False
@@ -41,7 +41,7 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
 
             async def counted(cmd: str, **args: Any) -> dict[str, Any]:
                 # every refusal of a command, by command: ``sit:unavailable``
-                # (paiju.bots retries a refused login without counting it)
+                # (paiju.tools.bots retries a refused login without counting it)
                 try:
                     return await plain(cmd, **args)
                 except BotError as e:
@@ -52,7 +52,7 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
 
         async def run(self) -> None:
             # A refused login or seat (a service that did not answer in time)
-            # ends paiju.bots' bot; a person would try again, and so does this.
+            # ends paiju.tools.bots' bot; a person would try again, and so does this.
             while True:
                 try:
                     await super().run()
@@ -68,7 +68,7 @@ async def _worker_async(url: str, rooms: list[tuple[str, str, int]],
             self.seated = True
 
         async def _act(self, action: dict[str, Any]) -> None:
-            # The client paces its commands (paiju.bots.BOT_RATE); wait that out
+            # The client paces its commands (paiju.tools.bots.BOT_RATE); wait that out
             # first so that the round trip starts when the action is sent.
             wait = getattr(self.client, "next_send", 0.0) - time.monotonic()
             if wait > 0:

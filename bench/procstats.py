@@ -67,7 +67,7 @@ def summarise_profile(path: Path, top: int = 12) -> list[str]:
     lines.append("inclusive:")
     lines += [f"  {100 * c / total:5.1f}%  {f}" for f, c in incl.most_common()
               if any(m in f for m in ("services/", "paiju/", "nats/", "websockets/", "grpc/"))
-              and "paiju/cli.py" not in f and "paiju/service.py" not in f][:top]
+              and "paiju/cli.py" not in f and "paiju/runtime/service.py" not in f][:top]
     return lines
 
 

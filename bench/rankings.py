@@ -53,7 +53,7 @@ import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from paiju import db
+from paiju.runtime import db
 from services.ledger.adapters.models import DAY_MS
 from services.ledger.adapters.unit_of_work import UnitOfWork
 from services.ledger.application.games import RANKED_SQL, RANKINGS_SQL, WINDOW_DAYS, Games, Rankings

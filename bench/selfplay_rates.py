@@ -13,7 +13,7 @@ rate of all deals. doudizhu is measured side by side with rlcard's raw
 interleaved in 10 rounds; :func:`bench.engines.rlcard_runner`).
 
 The engines run inside a service process (the table), whose garbage
-collector :func:`paiju.service.tune_gc` sets once serving (what was made
+collector :func:`paiju.runtime.service.tune_gc` sets once serving (what was made
 at start frozen, the young generation collected every 10,000 allocations);
 the bench measures under that setting after its imports, or under
 CPython's default collector with ``--gc python``.
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     games = args.games or (50 if args.quick else 1000)
     if args.gc == "service":
-        from paiju.service import tune_gc
+        from paiju.runtime.service import tune_gc
 
         tune_gc()
     print(json.dumps({"bench": "engines", "gc": args.gc, **run(games, args.seed)}), flush=True)

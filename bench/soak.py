@@ -3,11 +3,11 @@ limits on absent players checked all along.
 
 usage: python bench/soak.py [--bots 200] [--seconds 300] [--quick] [--seed N]
 
-Starts a fresh platform as ``paiju up`` does (:mod:`paiju.platform`, a private
+Starts a fresh platform as ``paiju up`` does (:mod:`paiju.tools.up`, a private
 NATS, SQLite in a temporary folder) with a rooms file of its own whose rooms
 have short holds (``reconnect_seconds`` 15, ``idle_disconnect_seconds`` 8,
 ``turn_seconds`` 8), and fills tables of the four games with bots
-(:class:`paiju.bots.Bot`). Each bot drops its connection now and then, at any
+(:class:`paiju.tools.bots.Bot`). Each bot drops its connection now and then, at any
 phase (the deal, bidding, mid-trick, the settlement screen), without a close
 frame, and comes back after a while: mostly within seconds, sometimes after
 its hold is spent. A monitor client reads every room through the gateway
@@ -50,7 +50,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from paiju.bots import SEATS, Bot, BotError, Client, Stats  # noqa: E402
+from paiju.tools.bots import SEATS, Bot, BotError, Client, Stats  # noqa: E402
 
 #: The room options of the soak (seconds): short, so that a few minutes see many holds spent.
 RECONNECT_SECONDS = 15
@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     bots, seconds = (40, 30.0) if args.quick else (args.bots, args.seconds)
     tables = max(4, round(bots / 4))  # 3 + 4 + 4 + 5 seats: 4 per table on average
 
-    from paiju import platform as up
+    from paiju.tools import up
 
     data = Path(tempfile.mkdtemp(prefix="paiju-soak-"))
     rooms = rooms_file(tables, data / "rooms.yaml")

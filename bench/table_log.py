@@ -44,9 +44,9 @@ sys.path.insert(0, str(ROOT))
 
 from paiju.common.v1 import common_pb2  # noqa: E402
 from paiju.config import load  # noqa: E402
-from paiju.platform import free_port, nats_server_binary  # noqa: E402
-from paiju.service import Context, Setup, serve  # noqa: E402
+from paiju.runtime.service import Context, Setup, serve  # noqa: E402
 from paiju.table.v1 import table_pb2, table_pb2_grpc  # noqa: E402
+from paiju.tools.up import free_port, nats_server_binary  # noqa: E402
 from services.ledger.main import setup as ledger_setup  # noqa: E402
 from services.table.application.runner import Table  # noqa: E402
 from services.table.main import make_setup  # noqa: E402

@@ -14,7 +14,7 @@ how long the instance served nobody.
 
 Three runs, in the same process one after the other, first with CPython's
 own garbage collector settings (before the table's own tuning), then with the
-services' (:func:`paiju.service.tune_gc`, as a service process has them):
+services' (:func:`paiju.runtime.service.tune_gc`, as a service process has them):
 
 - baseline: the other games alone, ``Hints`` asked for a doudizhu seat;
 - the 7-pair run: hunzhan seat 1, void in hearts with 21 distinct plain cards,
@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.worst import RUN6, RUN7, hunzhan_void_deal
 from paiju.common.v1 import common_pb2
 from paiju.rules.bounded import WORK
-from paiju.service import GC_THRESHOLDS_OF, tune_gc
+from paiju.runtime.service import GC_THRESHOLDS_OF, tune_gc
 from paiju.table.v1 import table_pb2
 from tests.table.bots import play_room
 from tests.table.conftest import Harness

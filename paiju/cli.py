@@ -4,9 +4,9 @@
 ``table`` / ``ledger`` / ``gateway`` run one service as a container would;
 ``paiju replay FILE|-`` checks a game record (shared/spec/records.md);
 ``paiju bots`` plays games through a gateway; ``paiju certs`` issues the
-services' certificates (paiju.identity); ``paiju nats-config DIR`` makes the
-services' NATS credentials (:mod:`paiju.natsauth`); ``paiju admin`` is the
-operator's console (:mod:`paiju.admin`).
+services' certificates (paiju.security.identity); ``paiju nats-config DIR`` makes the
+services' NATS credentials (:mod:`paiju.security.natsauth`); ``paiju admin`` is the
+operator's console (:mod:`paiju.tools.admin`).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def up(
 ) -> None:
     """Run the whole platform: NATS, the four services, SQLite; a service that
     dies is restarted; Ctrl-C stops all."""
-    from paiju.platform import main as up_main
+    from paiju.tools.up import main as up_main
 
     up_main({"table": tables, "gateway": gateways}, prometheus=prometheus)
 
@@ -80,7 +80,7 @@ def nats_config(
     """Make each NATS user's NKey seed (FOLDER/<user>.nk, kept if there: lobby,
     table, ledger and each gateway replica) and the NATS server's
     authorization block (FOLDER/auth.conf)."""
-    from paiju.natsauth import AUTH_CONF, gateway_users, write_credentials
+    from paiju.security.natsauth import AUTH_CONF, gateway_users, write_credentials
 
     try:
         keys = write_credentials(folder, gateways=gateway_users(gateways), rotate=rotate or ())
@@ -103,7 +103,7 @@ def certs(
 ) -> None:
     """Make the CA and a certificate for every identity (lobby, table, ledger,
     gateway, operator) that is missing, foreign or within 30 days of its end."""
-    from paiju import identity
+    from paiju.security import identity
 
     try:
         if new_ca:
@@ -123,8 +123,8 @@ def replay(
     file: Annotated[str, typer.Argument(help="a game record (JSON), or - for standard input")],
 ) -> None:
     """Apply a game record's actions and print the verdicts and result as JSON."""
-    from paiju.replay import RecordError, parse_record
-    from paiju.replay import replay as run_replay
+    from paiju.tools.replay import RecordError, parse_record
+    from paiju.tools.replay import replay as run_replay
 
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
@@ -152,7 +152,7 @@ def replay_link(
     from urllib.parse import quote
 
     from paiju.config import load
-    from paiju.platform import UpError, local_addresses
+    from paiju.tools.up import UpError, local_addresses
     from services.gateway.adapters.replay_links import issue
 
     try:
@@ -192,7 +192,7 @@ def bots(
     """Play games through a gateway with bots; the last line is a JSON summary."""
     import asyncio
 
-    from paiju.bots import GAMES, run_bots
+    from paiju.tools.bots import GAMES, run_bots
 
     chosen = list(GAMES) if game == "all" else [game]
     if any(g not in GAMES for g in chosen):
@@ -216,7 +216,7 @@ def bots(
 
 
 def _admin() -> None:
-    from paiju.admin import app as admin_app
+    from paiju.tools.admin import app as admin_app
 
     app.add_typer(admin_app, name="admin")
 

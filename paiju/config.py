@@ -7,13 +7,13 @@ name in capitals). Every one has a default that works on one machine
 (``PAIJU_TOKEN_SECRET``, ``PAIJU_GRANT_KEY``), which must not be empty.
 :func:`load` turns them into the :class:`Config` of one service process and
 raises ``ValueError`` naming the variable for a bad value (the services then
-exit with status 2, see :func:`paiju.service.run`).
+exit with status 2, see :func:`paiju.runtime.service.run`).
 
 docs/configuration.md shows the declarations' tables
 (:func:`paiju.config_docs.markdown`); ``python -m paiju.config_docs
 docs/configuration.md`` rewrites them there and a test fails when they differ.
 ``paiju up``'s own variables (``PAIJU_UP_*``) are declared here too and read by
-:mod:`paiju.platform` (through :func:`settings`).
+:mod:`paiju.tools.up` (through :func:`settings`).
 """
 
 from __future__ import annotations

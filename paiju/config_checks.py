@@ -13,7 +13,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_settings import NoDecode
 from sqlalchemy.engine import make_url
 
-from paiju.nkey_seeds import read_seed
+from paiju.security.nkey_seeds import read_seed
 
 #: The logging levels PAIJU_LOG_LEVEL takes.
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from paiju.config import BEGIN, END, GROUPS, Settings, variable
-from paiju.docs_markers import replace_between
+from paiju.tools.docs_markers import replace_between
 
 
 def markdown() -> str:

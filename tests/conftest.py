@@ -76,5 +76,5 @@ def postgres_url() -> str:
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     """A fresh SQLite database file in the test's tmp_path (plain URL form
-    ``sqlite:///…``; ``paiju.db.make_engine`` picks the async driver)."""
+    ``sqlite:///…``; ``paiju.runtime.db.make_engine`` picks the async driver)."""
     return f"sqlite:///{tmp_path / 'test.db'}"

@@ -32,13 +32,13 @@ from typing import Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from paiju import identity, natsauth
-from paiju.authz import RULES, Rule
 from paiju.config import Config, load
-from paiju.identity import Identity
-from paiju.platform import die_with_parent, nats_server_binary
-from paiju.platform import free_port as free_port  # re-exported: a free port on 127.0.0.1
-from paiju.service import Context, Setup, serve
+from paiju.runtime.service import Context, Setup, serve
+from paiju.security import identity, natsauth
+from paiju.security.authz import RULES, Rule
+from paiju.security.identity import Identity
+from paiju.tools.up import die_with_parent, nats_server_binary
+from paiju.tools.up import free_port as free_port  # re-exported: a free port on 127.0.0.1
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -87,13 +87,13 @@ class NatsServer:
     ``nats://127.0.0.1:<port>``.
 
     ``auth=True`` runs it as ``paiju up`` does, with each service's NKey user
-    and permissions (:mod:`paiju.natsauth`; the seeds in ``creds``, see
+    and permissions (:mod:`paiju.security.natsauth`; the seeds in ``creds``, see
     :meth:`seed_file`; a user per name in ``gateways``), plus a test observer
     allowed everything: ``url`` then carries the observer's user and
     password, ``address`` is the bare URL (what the services get, with their seed).
 
     ``tls`` (a folder holding ``ca.pem``, ``nats.pem`` and ``nats-key.pem``, as
-    :func:`paiju.identity.issue` writes them for ``nats``) makes it serve TLS
+    :func:`paiju.security.identity.issue` writes them for ``nats``) makes it serve TLS
     only, as the production overlay's NATS does: its ``tls {}`` block with
     ``verify`` (a client certificate from that CA required) as given.
     """
@@ -211,7 +211,7 @@ _TLS_DIR: list[Path] = []
 
 
 def tls_dir() -> Path:
-    """A CA and a certificate for every identity (:data:`paiju.identity.IDENTITIES`),
+    """A CA and a certificate for every identity (:data:`paiju.security.identity.IDENTITIES`),
     made once per test process in a temporary folder (removed at exit); the
     certificates also name 127.0.0.1 and localhost, so a test may reach a
     service by address (:func:`client_channel` with no ``peer``)."""
@@ -369,7 +369,7 @@ def postgres_test_url() -> str:
 
 def service_config(service: str, **overrides: Any) -> Config:
     """``load(service)`` with gRPC port 0 (the server binds a free one and
-    :func:`~paiju.service.serve` reports it in ``ctx.config.grpc_port``), health
+    :func:`~paiju.runtime.service.serve` reports it in ``ctx.config.grpc_port``), health
     port 0 (likewise), no metrics port, the test certificates (:func:`tls_dir`),
     and ``overrides`` (any :class:`~paiju.config.Config` field, e.g.
     ``nats_url=...``, ``database_url=...``)."""
@@ -386,12 +386,12 @@ async def running_service(
     name: str, setup: Setup, config_overrides: Mapping[str, Any] | None = None,
     contexts: list[Context] | None = None, rules: Mapping[str, Rule] = RULES,
 ) -> AsyncIterator[str]:
-    """Run service ``name`` in-process (``paiju.service.serve``) on a port it binds;
+    """Run service ``name`` in-process (``paiju.runtime.service.serve``) on a port it binds;
     yields its address ``127.0.0.1:<port>``, stops it gracefully on exit.
 
     ``config_overrides`` replaces Config fields (``nats_url``, ``database_url``,
     ``ledger_addr``…). Pass a list as ``contexts`` to get the service's
-    :class:`~paiju.service.Context` appended (its health, config, tasks).
+    :class:`~paiju.runtime.service.Context` appended (its health, config, tasks).
     ``rules`` is the authorisation table (default paiju's). Raises whatever
     ``setup`` raised if the service could not start.
     """

@@ -1,6 +1,6 @@
 """A real three-node NATS cluster for tests (:class:`NatsCluster`): JetStream
 on each node, routes on loopback, the services' NKey users as ``paiju up``
-gives them (:mod:`paiju.natsauth`) and a test observer, each node killed and
+gives them (:mod:`paiju.security.natsauth`) and a test observer, each node killed and
 started again on its own (:meth:`NatsCluster.kill`, :meth:`NatsCluster.start_node`)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from paiju import natsauth
-from paiju.nats_cluster import Node, client_urls, meta_leader, node_args
-from paiju.platform import die_with_parent, nats_server_binary, port_free
+from paiju.security import natsauth
+from paiju.tools.nats_cluster import Node, client_urls, meta_leader, node_args
+from paiju.tools.up import die_with_parent, nats_server_binary, port_free
 from tests.fixtures import free_port, wait_for_port
 
 HOST = "127.0.0.1"

@@ -2,13 +2,13 @@
 server with each service's NATS user and permissions and the four services
 (``paiju ledger|table|lobby|gateway``), each in its own process on free ports,
 with SQLite files in a temporary folder, as ``paiju up`` runs them: each gets
-the environment ``paiju up`` gives it (:func:`paiju.platform.instance_env`)
+the environment ``paiju up`` gives it (:func:`paiju.tools.up.instance_env`)
 plus the timing knobs of :data:`TEST_SETTINGS`.
 
 The services must know each other's ports before they start, so the ports are
 picked first and bound by the services later: another run on the machine may
 take one in between. A service that then cannot bind its port exits at once
-(gRPC without ``SO_REUSEPORT``, see paiju/service.py), and the platform is
+(gRPC without ``SO_REUSEPORT``, see paiju/runtime/service.py), and the platform is
 started again on new ports (``ATTEMPTS`` times at most, with a warning).
 """
 
@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paiju.launch import Instance, instance_env
+from paiju.tools.launch import Instance, instance_env
 from tests.fixtures import (
     NatsServer,
     free_port,
@@ -43,12 +43,12 @@ SERVICES = ("ledger", "table", "lobby", "gateway")
 #: Starts tried before a port race is a failure.
 ATTEMPTS = 3
 
-#: What a service logs when its port was taken (paiju/service.py's gRPC bind,
+#: What a service logs when its port was taken (paiju/runtime/service.py's gRPC bind,
 #: the metrics and WebSocket servers' ``OSError``).
 BIND_ERRORS = ("cannot bind", "Address already in use", "Errno 98")
 
 #: The only settings a test platform adds to what ``paiju up`` gives each
-#: service (:func:`paiju.platform.instance_env`), all timing knobs, each with
+#: service (:func:`paiju.tools.up.instance_env`), all timing knobs, each with
 #: its reason (a module's ``extra_env`` may override them, or add one of
 #: :data:`EXTRA_SETTINGS`):
 TEST_SETTINGS = {
@@ -151,7 +151,7 @@ class Platform:
 
     def env(self, name: str, extra: Mapping[str, str]) -> dict[str, str]:
         """The environment the instance ``name`` runs with: what ``paiju up``
-        gives it (:func:`paiju.platform.instance_env`, on this platform's
+        gives it (:func:`paiju.tools.up.instance_env`, on this platform's
         ports and the test certificates; the health port 0, bound free), then
         :data:`TEST_SETTINGS` and ``extra``."""
         member = Instance(service_of(name), name, grpc_port=self.ports[name],

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 
 from websockets.asyncio.server import serve
 
-from paiju import natsauth, natsconn
-from paiju.presence_publisher import PresencePublisher, new_gateway_id
-from paiju.service import Context, run
+from paiju.presence.publisher import PresencePublisher, new_gateway_id
+from paiju.runtime import natsconn
+from paiju.runtime.service import Context, run
+from paiju.security import natsauth
 from services.gateway.adapters.backends import Backends
 from services.gateway.domain.protocol import MAX_WS_FRAME
 from services.gateway.entrypoints.gateway import Gateway

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from paiju.metrics import LATENCY_BUCKETS
+from paiju.runtime.metrics import LATENCY_BUCKETS
 
 CONNECTIONS = Gauge("paiju_gateway_connections", "Open client connections.")
 PLAYERS = Gauge("paiju_gateway_players", "Signed-in client connections (players online).")

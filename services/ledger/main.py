@@ -13,9 +13,10 @@ from pathlib import Path
 
 from nats.aio.client import Client as NATS
 
-from paiju import db, natsauth, natsconn
 from paiju.ledger.v1 import ledger_pb2_grpc
-from paiju.service import Context, run
+from paiju.runtime import db, natsconn
+from paiju.runtime.service import Context, run
+from paiju.security import natsauth
 from services.ledger.adapters.relay import Relay
 from services.ledger.application.ledger import Ledger
 from services.ledger.entrypoints.servicer import SERVICE_NAME, LedgerServicer

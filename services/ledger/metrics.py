@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from paiju.metrics import LATENCY_BUCKETS
+from paiju.runtime.metrics import LATENCY_BUCKETS
 
 #: Settle calls by result: ``applied``, ``repeated`` (idempotent repeat),
 #: ``refused`` (bad input, conflict, unknown player), ``error``.

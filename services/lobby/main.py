@@ -3,7 +3,7 @@
 Reads the rooms file (``PAIJU_ROOMS_FILE``, default services/lobby/coin_servers.yaml),
 migrates its database (``PAIJU_DATABASE_URL``), inserts missing rooms, connects
 to NATS, the ledger and the table instances (those that announce themselves
-in the registry, paiju/table_instances.py, and ``PAIJU_TABLE_ADDRS``), and
+in the registry, paiju/runtime/table_instances.py, and ``PAIJU_TABLE_ADDRS``), and
 serves ``LobbyService`` with
 a background pass (ready kick, presence sweep and idle stand-up, gauges) every
 second, presence (services/lobby/application/presence.py; ``PAIJU_PRESENCE_TIMEOUT_SECONDS``
@@ -18,11 +18,12 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from paiju import db, natsauth, natsconn
-from paiju.health import watch_peer
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-from paiju.service import Context, Setup, run
-from paiju.table_instances import NATS_ERRORS, Registry
+from paiju.runtime import db, natsconn
+from paiju.runtime.health import watch_peer
+from paiju.runtime.service import Context, Setup, run
+from paiju.runtime.table_instances import NATS_ERRORS, Registry
+from paiju.security import natsauth
 from services.lobby.adapters.ledger_client import Ledger
 from services.lobby.adapters.placement import Tables
 from services.lobby.adapters.store import Store
@@ -43,7 +44,7 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
                reconcile: ReconcileSettings | None = None,
                reconcilers: list[Reconciler] | None = None,
                presences: list[SeatPresence] | None = None) -> Setup:
-    """A ``setup`` for :func:`paiju.service.serve` with an injectable ``clock``
+    """A ``setup`` for :func:`paiju.runtime.service.serve` with an injectable ``clock``
     and background ``interval`` (seconds); the :class:`Lobby` made is appended
     to ``lobbies`` when given (tests drive the ready kick through it).
     ``reconcile``: the reconciler's settings (default: from the environment,

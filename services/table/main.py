@@ -20,7 +20,7 @@ SIGTERM (or SIGINT) hands every game over at once (a ``handover`` entry, the
 lease released: another instance takes it over), for at most
 ``PAIJU_TABLE_GAME_DRAIN_SECONDS``, and stops.
 
-The instance watches presence (:class:`paiju.presence.PresenceWatcher` on the
+The instance watches presence (:class:`paiju.presence.book.book.PresenceWatcher` on the
 table's clock; PAIJU_PRESENCE_TIMEOUT_SECONDS) and gives each flip to
 :meth:`services.table.application.runner.Table.on_presence`.
 """
@@ -37,11 +37,12 @@ from typing import Any
 import nats.js.errors
 from nats.aio.client import Client as NATS
 
-from paiju import db, natsauth, natsconn, retries
-from paiju.health import watch_peer
-from paiju.natsconn import connect
-from paiju.presence import PresenceWatcher
-from paiju.service import Context, Setup, run
+from paiju.presence.book import PresenceWatcher
+from paiju.runtime import db, natsconn, retries
+from paiju.runtime.health import watch_peer
+from paiju.runtime.natsconn import connect
+from paiju.runtime.service import Context, Setup, run
+from paiju.security import natsauth
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.adapters.gamelog import GameLog
 from services.table.adapters.instance_registry import Registration
@@ -67,7 +68,7 @@ SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
 def make_setup(clock: Clock | None = None, tables: list[Table] | None = None,
                allow_fixed_deal: bool | None = None, signals: bool = False) -> Setup:
-    """A ``setup`` for :func:`paiju.service.serve`. Tests pass a FakeClock, a list
+    """A ``setup`` for :func:`paiju.runtime.service.serve`. Tests pass a FakeClock, a list
     that receives the :class:`Table`, and ``allow_fixed_deal``. ``signals``: take
     over SIGTERM/SIGINT (the
     process's :func:`main`) so that the first one hands the games over."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from paiju.metrics import LATENCY_BUCKETS
+from paiju.runtime.metrics import LATENCY_BUCKETS
 
 GAMES_RUNNING = Gauge(
     "paiju_table_games_running", "Games this instance runs now, by game type.", ["game"])

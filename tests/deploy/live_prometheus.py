@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from paiju.platform import die_with_parent
+from paiju.tools.up import die_with_parent
 from tests.deploy.prometheus import Doc, tool, write_rules
 from tests.fixtures import free_port
 from tests.platform_procs import Platform, service_of

@@ -2,7 +2,7 @@
 kinds have no schema in the offline validation, so this checks their
 structure: a CA Issuer (its CA made by a self-signed bootstrap Issuer in dev,
 brought by the operator in prod), one Certificate per identity whose common
-name and DNS name are the identity (what paiju/identity.py checks and what
+name and DNS name are the identity (what paiju/security/identity.py checks and what
 clients verify servers by), and each service pod mounting its own
 certificate at PAIJU_TLS_DIR under the file names the services read
 (``ca.pem``, ``<identity>.pem``, ``<identity>-key.pem``), with its probes on
@@ -106,7 +106,7 @@ def test_each_service_mounts_its_own_certificate_at_its_tls_dir(overlay: str) ->
         assert tls_dir in mounts, f"{service}: nothing is mounted at PAIJU_TLS_DIR={tls_dir}"
         secret, files = mounts[tls_dir]
         assert by_secret.get(secret) == service, f"{service} mounts {secret}"
-        # cert-manager's keys to the names paiju/identity.py reads
+        # cert-manager's keys to the names paiju/security/identity.py reads
         assert files == {"ca.pem": "ca.crt", f"{service}.pem": "tls.crt",
                          f"{service}-key.pem": "tls.key"}, service
         mount = next(m for m in container["volumeMounts"] if m["mountPath"] == tls_dir)

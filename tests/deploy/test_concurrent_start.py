@@ -18,7 +18,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
-from paiju import db
+from paiju.runtime import db
 from tests.conftest import REPO
 from tests.deploy.databases import fresh_postgres_database
 from tests.fixtures import (
@@ -88,7 +88,7 @@ def _migrate_at_barrier(url: str, folder: str, barrier: multiprocessing.synchron
 
 @pytest.mark.parametrize("service", MIGRATING)
 def test_migrations_released_at_one_moment_all_apply(service: str, empty_database: str) -> None:
-    """Four processes call :func:`paiju.db.migrate` the moment a barrier opens
+    """Four processes call :func:`paiju.runtime.db.migrate` the moment a barrier opens
     (a tighter race than service starts): every one returns, the schema is at
     head with one version row."""
     folder = REPO / "services" / service / "migrations"

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from paiju.botclient import BotError, Client
-from paiju.bots import run_bots
+from paiju.tools.botclient import BotError, Client
+from paiju.tools.bots import run_bots
 from tests.conftest import REPO
 from tests.deploy.live_prometheus import Prometheus
 from tests.deploy.manifests import render

@@ -36,9 +36,9 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import make_url
 
-from paiju import natsauth, nkey_seeds
 from paiju.config import GRPC_PORTS, METRICS_PORTS
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.security import natsauth, nkey_seeds
 from tests.conftest import REPO
 from tests.deploy.databases import fresh_postgres_database
 from tests.deploy.manifests import (
@@ -65,10 +65,10 @@ from tests.fixtures import (
 
 #: What a service may take to come up on a loaded machine (a deadline, not a timing).
 START_DEADLINE = 120.0
-#: Whether the services take mutual TLS (paiju/identity.py): then
+#: Whether the services take mutual TLS (paiju/security/identity.py): then
 #: each pod gets the certificate its Secret volume mounts, made here as
 #: cert-manager would, and health is asked on the plain health port.
-MUTUAL_TLS = importlib.util.find_spec("paiju.identity") is not None
+MUTUAL_TLS = importlib.util.find_spec("paiju.security.identity") is not None
 
 
 def cert_manager_secrets(docs: list[Doc], ca_dir: Path) -> dict[str, dict[str, bytes]]:
@@ -78,7 +78,7 @@ def cert_manager_secrets(docs: list[Doc], ca_dir: Path) -> dict[str, dict[str, b
     take mutual TLS."""
     if not MUTUAL_TLS:
         return {}
-    identity: Any = importlib.import_module("paiju.identity")
+    identity: Any = importlib.import_module("paiju.security.identity")
     if not (ca_dir / "ca.pem").exists():  # the NATS server's CA (nats_for) is the same
         identity.make_ca(ca_dir)
     made: dict[str, dict[str, bytes]] = {}
@@ -173,7 +173,7 @@ def nats_for(overlay: str, tmp_path: Path) -> Iterator[NatsServer]:
     tls_block = re.search(r"(?m)^tls \{(.*?)^\}", conf, re.S)
     tls = None
     if tls_block is not None:
-        identity: Any = importlib.import_module("paiju.identity")
+        identity: Any = importlib.import_module("paiju.security.identity")
         ca_dir, tls = tmp_path / "ca", tmp_path / "nats-tls"
         identity.make_ca(ca_dir)
         names = next(d["spec"]["dnsNames"] for d in docs if d["kind"] == "Certificate"
@@ -200,7 +200,7 @@ def local_database(tmp_path: Path) -> Iterator[str]:
         with fresh_postgres_database(url, "paiju_ops_deploy") as fresh:
             yield fresh
     else:
-        yield f"sqlite:///{tmp_path / 'paiju.db'}"
+        yield f"sqlite:///{tmp_path / 'paiju.runtime.db'}"
 
 
 @dataclass
@@ -382,7 +382,7 @@ async def test_every_service_starts_with_its_rendered_configuration(
         want = [s["server"] for s in yaml.safe_load(mounted["rooms.yaml"])["servers"]]
         addr = f"127.0.0.1:{lobby.ports['grpc']}"
         if MUTUAL_TLS:  # as the gateway, whose certificate the CA above issued
-            identity: Any = importlib.import_module("paiju.identity")
+            identity: Any = importlib.import_module("paiju.security.identity")
             channel = identity.secure_channel(addr, identity.load(ca_dir, "gateway"), "lobby")
         else:
             channel = grpc.aio.insecure_channel(addr)

@@ -24,10 +24,10 @@ import grpc
 import pytest
 from typer.testing import CliRunner
 
-from paiju.admin import app
-from paiju.bots import BotError, Client
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from paiju.operator import HEADER
+from paiju.security.operator_calls import HEADER
+from paiju.tools.admin import app
+from paiju.tools.bots import BotError, Client
 from tests.fixtures import client_channel, tls_dir, until
 from tests.gateway.test_edge import metric
 from tests.platform_procs import Platform, running_platform

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from paiju.bots import Bot, Stats, run_bots
 from paiju.table.v1 import table_pb2, table_pb2_grpc
+from paiju.tools.bots import Bot, Stats, run_bots
 from tests.fixtures import (
     free_port,
     service_channel,

@@ -20,7 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.failover import Run, failover
-from paiju.replay import replay
+from paiju.tools.replay import replay
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from paiju.bots import PRIVATE_EVENTS, Client
+from paiju.tools.bots import PRIVATE_EVENTS, Client
 from tests.platform_procs import Platform, running_platform
 
 pytestmark = [pytest.mark.timeout(300)]

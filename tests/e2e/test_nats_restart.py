@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from paiju.botclient import BotError
-from paiju.bots import Client
+from paiju.tools.botclient import BotError
+from paiju.tools.bots import Client
 from tests.fixtures import NatsServer
 from tests.platform_procs import Platform, running_platform
 

@@ -18,9 +18,9 @@ import yaml
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
-from paiju.bots import run_bots
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.rules import ENGINES
+from paiju.tools.bots import run_bots
 from tests.conftest import REPO
 from tests.fixtures import service_channel
 from tests.platform_procs import SERVICES, Platform, running_platform
@@ -69,7 +69,7 @@ def test_every_game_is_settled_once_and_the_ledger_balances(
         assert settled[gid] == 1, gid
     assert all(n == 1 for n in settled.values())
     # Each stored record replays to a finished game.
-    from paiju.replay import replay
+    from paiju.tools.replay import replay
 
     for _gid, reason, text in records:
         out = replay(json.loads(text))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from paiju.platform import SERVICES, plan
+from paiju.tools.up import SERVICES, plan
 from tests.fixtures import NatsServer
 from tests.platform_procs import (
     TEST_SETTINGS,

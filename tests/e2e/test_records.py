@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from paiju.bots import Bot, BotError, Client, Stats
+from paiju.tools.bots import Bot, BotError, Client, Stats
 from tests.platform_procs import Platform, running_platform
 
 #: The platform starts and bots play a game first: about 25 s.

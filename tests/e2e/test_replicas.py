@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from paiju.bots import Client, run_bots
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.table.v1 import table_pb2, table_pb2_grpc
+from paiju.tools.bots import Client, run_bots
 from tests.fixtures import service_channel
 from tests.platform_procs import Platform, running_platform
 

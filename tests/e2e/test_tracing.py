@@ -23,7 +23,7 @@ import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from paiju.bots import Client
+from paiju.tools.bots import Client
 from tests.fixtures import free_port
 from tests.platform_procs import running_platform
 

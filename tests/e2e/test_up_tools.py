@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bench.failover import port_base
-from paiju.bots import BotError, Client
+from paiju.tools.bots import BotError, Client
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 

@@ -1,4 +1,4 @@
-"""The authorisation table against the protos and the docs (paiju.authz)."""
+"""The authorisation table against the protos and the docs (paiju.security.authz)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pkgutil
 import re
 
 import paiju
-from paiju.authz import RULES, allowed, markdown
-from paiju.identity import IDENTITIES
+from paiju.security.authz import RULES, allowed, markdown
+from paiju.security.identity import IDENTITIES
 from tests.fixtures import REPO
 
 
@@ -72,6 +72,7 @@ def test_operations_doc_shows_the_table() -> None:
     text = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
     m = re.search(r"<!-- authz-table -->\n(.*?)<!-- /authz-table -->", text, re.S)
     assert m, "docs/operations.md has no <!-- authz-table --> section"
-    assert m.group(1) == markdown(), ("docs/operations.md's table differs from paiju.authz: "
-                                      "paste `python -c 'import paiju.authz as a; "
-                                      "print(a.markdown(), end=\"\")'`")
+    assert m.group(1) == markdown(), ("docs/operations.md's table differs from "
+                                      "paiju.security.authz: paste `python -c 'import "
+                                      "paiju.security.authz as a; print(a.markdown(), "
+                                      "end=\"\")'`")

@@ -1,12 +1,12 @@
 """A bot presses start once and waits while the room shows its seat ready;
-it presses again when a newer room no longer does (paiju/bots.py)."""
+it presses again when a newer room no longer does (paiju/tools/bots.py)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from paiju.bots import Bot, Stats
+from paiju.tools.bots import Bot, Stats
 
 
 def _room(version: int, ready: bool, seat: int = 1, name: str = "b1") -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 
 from paiju import config, config_docs
 from paiju.config import load
-from paiju.service import Context, run
+from paiju.runtime.service import Context, run
 from tests.conftest import REPO
 from tests.fixtures import service_env
 
@@ -94,7 +94,7 @@ def test_docs_show_the_declarations() -> None:
 def test_no_service_reads_the_environment_itself() -> None:
     """Every PAIJU_* variable of the services is declared in paiju/config.py:
     no other module of paiju/ or services/ reads os.environ (``paiju up``,
-    paiju/platform.py and paiju/launch.py, passes the environment on to its
+    paiju/tools/up.py and paiju/tools/launch.py, passes the environment on to its
     children)."""
     readers = []
     for path in [*(REPO / "paiju").glob("*.py"), *(REPO / "services").rglob("*.py")]:
@@ -186,7 +186,7 @@ def test_every_variable_has_a_bad_value_below() -> None:
 @pytest.mark.parametrize("field", sorted(BAD_VALUES))
 def test_a_bad_value_stops_the_service_with_a_clean_error(
         field: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """What ``paiju <service>`` does first (paiju.service.run): one line on
+    """What ``paiju <service>`` does first (paiju.runtime.service.run): one line on
     stderr naming the variable and its value, exit status 2, nothing started."""
     value, service = BAD_VALUES[field]
     name = config.variable(field)

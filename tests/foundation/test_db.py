@@ -1,4 +1,4 @@
-"""paiju.db: driver choice, SQLite engines, Alembic at start, the health watch."""
+"""paiju.runtime.db: driver choice, SQLite engines, Alembic at start, the health watch."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from paiju.db import async_url, make_engine, migrate, watch
-from paiju.health import Health
+from paiju.runtime.db import async_url, make_engine, migrate, watch
+from paiju.runtime.health import Health
 from tests.fixtures import free_port, until
 
 
@@ -42,11 +42,11 @@ async def test_sqlite_engine_makes_its_folder_and_uses_wal(tmp_path: Path) -> No
 
 
 def write_migrations(folder: Path, table: str, version_table: str) -> None:
-    """A one-revision Alembic folder whose env.py uses paiju.db.run_alembic_env."""
+    """A one-revision Alembic folder whose env.py uses paiju.runtime.db.run_alembic_env."""
     (folder / "versions").mkdir(parents=True)
     (folder / "env.py").write_text(
         "from sqlalchemy import MetaData\n"
-        "from paiju.db import run_alembic_env\n"
+        "from paiju.runtime.db import run_alembic_env\n"
         f"run_alembic_env(MetaData(), {version_table!r})\n")
     (folder / "script.py.mako").write_text("")
     (folder / "versions" / "0001_first.py").write_text(

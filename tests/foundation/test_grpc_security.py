@@ -17,9 +17,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from paiju import identity
-from paiju.authz import RULES, allowed
 from paiju.ledger.v1 import ledger_pb2
+from paiju.security import identity
+from paiju.security.authz import RULES, allowed
 from tests.fixtures import (
     NatsServer,
     as_identity,

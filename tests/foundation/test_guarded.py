@@ -1,5 +1,5 @@
 """Every method a paiju server serves is authorised and counted, however it was
-registered (paiju.guarded: handlers wrapped once at registration, no server
+registered (paiju.runtime.grpc_server: handlers wrapped once at registration, no server
 interceptor): a real gRPC server on loopback with the test certificates, the
 generated servicers of every proto, health and reflection."""
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 import grpc
 from prometheus_client import REGISTRY
 
-from paiju.authz import Rule
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
-from paiju.service import Context
+from paiju.runtime.service import Context
+from paiju.security.authz import Rule
 from paiju.table.v1 import table_pb2_grpc
 from tests.fixtures import client_channel, running_service
 from tests.foundation.test_authz import STANDARD, proto_methods

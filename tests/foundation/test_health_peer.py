@@ -1,4 +1,4 @@
-"""A peer service watched through its gRPC channel (paiju.health.watch_peer):
+"""A peer service watched through its gRPC channel (paiju.runtime.health.watch_peer):
 reported in ``paiju_dependency_up{dependency=<peer>}`` while a real gRPC server
 on loopback answers, and down once it stops, without touching readiness."""
 
@@ -9,7 +9,7 @@ import asyncio
 import grpc
 from prometheus_client import REGISTRY
 
-from paiju.health import Health, watch_peer
+from paiju.runtime.health import Health, watch_peer
 from tests.fixtures import until
 
 

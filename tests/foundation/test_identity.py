@@ -1,4 +1,4 @@
-"""paiju.identity: the CA and certificates on disk, and mutual TLS with a real
+"""paiju.security.identity: the CA and certificates on disk, and mutual TLS with a real
 gRPC server on loopback (in-process)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from cryptography import x509
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from paiju import identity
-from paiju.identity import IDENTITIES, IdentityError
-from paiju.service import Context
+from paiju.runtime.service import Context
+from paiju.security import identity
+from paiju.security.identity import IDENTITIES, IdentityError
 from tests.fixtures import as_identity, client_channel, running_service, tls_dir
 
 

@@ -1,4 +1,4 @@
-"""paiju.log: one JSON object per line on stdout."""
+"""paiju.runtime.log: one JSON object per line on stdout."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from paiju import log as logsetup
+from paiju.runtime import log as logsetup
 
 
 @pytest.fixture(autouse=True)
@@ -55,7 +55,7 @@ def test_a_line_inside_a_span_carries_its_trace_and_span_ids(
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from paiju import tracing
+    from paiju.runtime import tracing
 
     exporter = InMemorySpanExporter()
     tracing.enable("table", "table-1", SimpleSpanProcessor(exporter))
@@ -81,7 +81,7 @@ def test_a_line_inside_a_span_carries_its_trace_and_span_ids(
 
 
 def test_tracing_is_off_unless_configured() -> None:
-    from paiju import tracing
+    from paiju.runtime import tracing
 
     assert not tracing.setup("table", "table-1", "")
     assert not tracing.enabled()

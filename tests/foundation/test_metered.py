@@ -1,5 +1,5 @@
-"""The client metrics of paiju's channels (paiju/metered.py): every unary call
-through :func:`paiju.identity.secure_channel` is counted by its status code
+"""The client metrics of paiju's channels (paiju/runtime/metered.py): every unary call
+through :func:`paiju.security.identity.secure_channel` is counted by its status code
 and timed, without a client interceptor. On a real gRPC server (the health
 service) on loopback."""
 
@@ -9,8 +9,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from paiju.identity import secure_channel
-from paiju.metrics import GRPC_CLIENT_HANDLED, GRPC_CLIENT_SECONDS
+from paiju.runtime.metrics import GRPC_CLIENT_HANDLED, GRPC_CLIENT_SECONDS
+from paiju.security.identity import secure_channel
 
 SERVICE = "grpc.health.v1.Health"
 

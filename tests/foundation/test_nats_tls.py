@@ -1,5 +1,5 @@
 """NATS over TLS ("TLS in production"): against a real nats-server
-serving TLS only, with a certificate from paiju's CA (paiju.identity's
+serving TLS only, with a certificate from paiju's CA (paiju.security.identity's
 helpers, as cert-manager issues ``paiju-nats`` in the production overlay) and
 a client certificate required (``verify: true``, as the overlay's NATS), a
 service connects with what its configuration says (``PAIJU_NATS_URL``
@@ -19,8 +19,9 @@ import nats
 import pytest
 from nats.aio.msg import Msg
 
-from paiju import identity, natsauth, natsconn, nkey_seeds
 from paiju.config import Config, load
+from paiju.runtime import natsconn
+from paiju.security import identity, natsauth, nkey_seeds
 from tests.fixtures import NatsServer
 
 

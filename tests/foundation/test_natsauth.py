@@ -1,4 +1,4 @@
-"""NATS accounts (paiju.natsauth): against a real nats-server run
+"""NATS accounts (paiju.security.natsauth): against a real nats-server run
 with the generated configuration, a client without credentials cannot
 connect, and each service's user publishes and subscribes exactly the
 subjects events.md gives it, no more.
@@ -8,7 +8,7 @@ and the deployment's trust boundaries (the gateway never publishes table
 events; only the gateway reads
 player subjects; control subjects only among gateways; presence from gateways
 to the lobby and the table; JetStream for the table's game log), not from
-:data:`paiju.natsauth.PERMISSIONS`.
+:data:`paiju.security.natsauth.PERMISSIONS`.
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import api
 
-from paiju import natsauth, natsconn, nkey_seeds
 from paiju.config import load
-from paiju.platform import Platform, plan
-from paiju.table_instances import Registry
+from paiju.runtime import natsconn
+from paiju.runtime.table_instances import Registry
+from paiju.security import natsauth, nkey_seeds
+from paiju.tools.up import Platform, plan
 from services.table.adapters.instance_registry import Registration
 from tests.conftest import REPO
 from tests.fixtures import NatsServer, free_port, service_env, until
@@ -275,7 +276,7 @@ async def test_the_table_reaches_its_game_log_and_leases(server: NatsServer) -> 
 
 async def test_the_lobby_reads_the_table_registry_and_nothing_else(server: NatsServer) -> None:
     """A table instance announces itself (services/table/adapters/instance_registry.py); the
-    lobby's user reads the entry (paiju/table_instances.py) but cannot
+    lobby's user reads the entry (paiju/runtime/table_instances.py) but cannot
     write it, nor read the game log or the leases."""
     table = await as_service(server, "table")
     lobby = await as_service(server, "lobby")
@@ -310,10 +311,10 @@ async def test_other_services_have_no_jetstream(server: NatsServer) -> None:
 
 
 def test_every_subject_of_paiju_subjects_has_a_publisher_and_the_gateway_reads_it() -> None:
-    """A subject added to paiju.subjects without a place in the table fails here."""
+    """A subject added to paiju.runtime.subjects without a place in the table fails here."""
     import inspect
 
-    from paiju import subjects
+    from paiju.runtime import subjects
 
     kinds = {"lobby_rooms": "rooms", "table_events": "table", "player_events": "player",
              "player_control": "control", "presence": "presence", "chat": "chat"}
@@ -404,7 +405,7 @@ async def test_paiju_up_runs_its_nats_with_the_services_users(tmp_path: Path) ->
 
 def test_operations_md_shows_the_permission_table() -> None:
     text = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
-    assert natsauth.markdown() in text, "run python -m paiju.natsauth docs/operations.md"
+    assert natsauth.markdown() in text, "run python -m paiju.security.natsauth docs/operations.md"
 
 
 def _openssl(*args: str, cwd: Path) -> None:

@@ -1,4 +1,4 @@
-"""paiju.natsconn: events on the wire, connecting while NATS is not there yet."""
+"""paiju.runtime.natsconn: events on the wire, connecting while NATS is not there yet."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from paiju.events.v1.events_pb2 import Event
-from paiju.health import Health
-from paiju.natsconn import connect, decode, encode, publish
+from paiju.runtime.health import Health
+from paiju.runtime.natsconn import connect, decode, encode, publish
 from tests.fixtures import NatsServer, free_port
 
 

@@ -1,11 +1,11 @@
-"""paiju.operator: the name an operator gives (metadata ``x-paiju-operator``)
+"""paiju.security.operator_calls: the name an operator gives (metadata ``x-paiju-operator``)
 as the services keep it, and the bounded method label of its counter."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from paiju.operator import MAX_NAME, method_label, who
+from paiju.security.operator_calls import MAX_NAME, method_label, who
 
 
 class Metadata:

@@ -1,4 +1,4 @@
-"""paiju.peers: an address setting as one gRPC target (pure logic, and a
+"""paiju.runtime.peers: an address setting as one gRPC target (pure logic, and a
 comma list of two real gRPC servers on loopback behind mutual TLS)."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from paiju import identity, peers
-from paiju.service import Context
+from paiju.runtime import peers
+from paiju.runtime.service import Context
+from paiju.security import identity
 from tests.fixtures import as_identity, running_service
 
 

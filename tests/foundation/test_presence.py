@@ -1,4 +1,4 @@
-"""paiju.presence: the book's rules (pure, clock passed in) and the watcher and
+"""paiju.presence.book: the book's rules (pure, clock passed in) and the watcher and
 publisher over a real NATS, with a gateway process that dies (PRESENCE.md)."""
 
 from __future__ import annotations
@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from paiju import natsauth, subjects
 from paiju.config import presence_seconds
-from paiju.natsconn import connect as nats_connect
-from paiju.presence import (
+from paiju.presence.book import (
     Change,
     PresenceBook,
     PresenceError,
@@ -25,7 +23,10 @@ from paiju.presence import (
     Session,
     parse,
 )
-from paiju.presence_publisher import PresencePublisher, new_gateway_id
+from paiju.presence.publisher import PresencePublisher, new_gateway_id
+from paiju.runtime import subjects
+from paiju.runtime.natsconn import connect as nats_connect
+from paiju.security import natsauth
 from tests.fixtures import REPO, NatsServer
 
 T0 = 1_700_000_000_000
@@ -253,8 +254,8 @@ def test_a_message_counts_only_on_its_own_gateways_subject() -> None:
 # ------------------------------------------------- over a real NATS server
 GATEWAY_SCRIPT = """
 import asyncio, sys
-from paiju.natsconn import connect
-from paiju.presence_publisher import PresencePublisher
+from paiju.runtime.natsconn import connect
+from paiju.presence.publisher import PresencePublisher
 
 async def main() -> None:
     nc = await connect(sys.argv[1], None, "test-gateway")

@@ -14,9 +14,10 @@ import nats
 import pytest
 from nats.aio.client import Client as NATS
 
-from paiju import natsauth, nkey_seeds, subjects
-from paiju.presence import Change, PresenceWatcher, wall_ms
-from paiju.presence_publisher import PresencePublisher, new_gateway_id
+from paiju.presence.book import Change, PresenceWatcher, wall_ms
+from paiju.presence.publisher import PresencePublisher, new_gateway_id
+from paiju.runtime import subjects
+from paiju.security import natsauth, nkey_seeds
 from tests.fixtures import NatsServer, until
 
 

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from paiju import identity, local_prometheus
-from paiju.platform import port_free
+from paiju.security import identity
+from paiju.tools import local_prometheus
+from paiju.tools.up import port_free
 from tests.fixtures import (
     REPO,
     NatsServer,

@@ -1,4 +1,4 @@
-"""paiju.retries: jittered, capped, counted retries (tenacity). Pure logic:
+"""paiju.runtime.retries: jittered, capped, counted retries (tenacity). Pure logic:
 the waits are recorded instead of slept."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from prometheus_client import REGISTRY
 
-from paiju import retries
+from paiju.runtime import retries
 
 
 def sample(name: str, operation: str) -> float:

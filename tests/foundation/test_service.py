@@ -1,4 +1,4 @@
-"""paiju.service / health / metrics / natsconn in-process: a real gRPC server on
+"""paiju.runtime.service / health / metrics / natsconn in-process: a real gRPC server on
 loopback with a tiny test servicer, a real NATS server."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import REGISTRY
 
-from paiju.authz import RULES, Rule
-from paiju.identity import channel_options
-from paiju.natsconn import connect
-from paiju.service import Context, serve
+from paiju.runtime.natsconn import connect
+from paiju.runtime.service import Context, serve
+from paiju.security.authz import RULES, Rule
+from paiju.security.identity import channel_options
 from tests.fixtures import (
     NatsServer,
     as_identity,

@@ -1,13 +1,13 @@
-"""paiju.spectators: spectator counts per room from the gateways'
-presence messages (paiju/presence.py's ``watch`` and heartbeats), pure
+"""paiju.presence.spectators: spectator counts per room from the gateways'
+presence messages (paiju/presence/book.py's ``watch`` and heartbeats), pure
 bookkeeping; and the public view's rule (what every seat sees alike)."""
 
 from __future__ import annotations
 
 import pytest
 
-from paiju.presence import PresenceError, check
-from paiju.spectators import SpectatorBook
+from paiju.presence.book import PresenceError, check
+from paiju.presence.spectators import SpectatorBook
 from services.table.domain.public_view import common_fields
 
 

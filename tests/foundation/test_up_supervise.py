@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from paiju import platform as up
-from paiju.platform import port_free
+from paiju.tools import up
+from paiju.tools.up import port_free
 from tests.fixtures import health_status, service_env, stop_process
 from tests.foundation.test_processes import descendants, wait_banner, wait_gone
 

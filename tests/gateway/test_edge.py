@@ -21,8 +21,8 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from paiju import natsconn
-from paiju.bots import BotError
+from paiju.runtime import natsconn
+from paiju.tools.bots import BotError
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
 from tests.gateway.test_guarantees import Capture
 from tests.platform_procs import Platform

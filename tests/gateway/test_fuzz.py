@@ -21,7 +21,7 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from paiju.bots import run_bots
+from paiju.tools.bots import run_bots
 from tests.platform_procs import Platform
 
 pytestmark = pytest.mark.timeout(600)

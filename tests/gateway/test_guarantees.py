@@ -18,9 +18,9 @@ import jwt
 import nats
 import pytest
 
-from paiju import natsconn
-from paiju.bots import Bot, BotError, Client, Stats, run_bots
 from paiju.config import DEV_TOKEN_SECRET
+from paiju.runtime import natsconn
+from paiju.tools.bots import Bot, BotError, Client, Stats, run_bots
 from tests.fixtures import until
 from tests.platform_procs import Platform
 

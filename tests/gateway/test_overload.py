@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from paiju.bots import BotError
+from paiju.tools.bots import BotError
 from tests.fixtures import sigstop, until
 from tests.gateway.test_guarantees import Capture, a_turn, my_turn, seat_three
 from tests.platform_procs import Platform, running_platform

@@ -22,7 +22,7 @@ import pytest
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
-from paiju import subjects
+from paiju.runtime import subjects
 from services.gateway.adapters.auth import dev_player_id
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
 from tests.gateway.test_guarantees import Capture, a_turn, refused, seat_three

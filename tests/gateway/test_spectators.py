@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from paiju.bots import BotError, Stats
+from paiju.tools.bots import BotError, Stats
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
 from tests.gateway.test_guarantees import (
     PUBLIC_CARDS,

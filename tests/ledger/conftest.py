@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from paiju.service import Context
+from paiju.runtime.service import Context
 from services.ledger.main import setup
 from tests.fixtures import running_service, service_channel
 

@@ -12,8 +12,8 @@ import grpc
 import pytest
 from sqlalchemy import select
 
-from paiju import db
 from paiju.ledger.v1 import ledger_pb2
+from paiju.runtime import db
 from services.ledger.adapters.models import entries, transactions
 from tests.ledger.conftest import LedgerUnderTest
 from tests.ledger.test_service import reason_of, refused

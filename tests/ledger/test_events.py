@@ -15,7 +15,7 @@ from nats.aio.client import Client as NATS
 
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2
-from paiju.natsconn import decode
+from paiju.runtime.natsconn import decode
 from tests.fixtures import NatsServer, until, wait_health
 from tests.ledger.conftest import GRANT_MD, LedgerUnderTest, run_ledger
 from tests.ledger.test_service import refused, settle_request

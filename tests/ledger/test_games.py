@@ -149,7 +149,7 @@ async def test_materialised_rankings_are_computed_again_when_old(db_url: str) ->
     settlements since are seen (clock injected; a real database)."""
     import asyncio as aio
 
-    from paiju import db
+    from paiju.runtime import db
     from services.ledger.application.ledger import Ledger
     from services.ledger.domain import settlement as rules
     from services.ledger.main import MIGRATIONS

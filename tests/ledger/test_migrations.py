@@ -10,7 +10,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Connection, text
 
-from paiju import db
+from paiju.runtime import db
 from services.ledger.adapters.models import HOUSE_ACCOUNTS, metadata
 from services.ledger.main import MIGRATIONS
 

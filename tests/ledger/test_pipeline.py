@@ -11,7 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from paiju import db
+from paiju.runtime import db
 from services.ledger.adapters.journal_pg import PgWriter
 from services.ledger.adapters.models import HOUSE_FEES
 from services.ledger.adapters.pgpipe import Pipe

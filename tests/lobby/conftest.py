@@ -24,9 +24,9 @@ from typing import Any
 import nats
 import pytest
 
-from paiju import natsconn
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
+from paiju.runtime import natsconn
 from services.ledger import main as ledger_main
 from services.lobby import main as lobby_main
 from services.lobby.application.lobby import Lobby

@@ -27,8 +27,8 @@ import pytest
 
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2
-from paiju.natsconn import connect as nats_connect
-from paiju.presence_publisher import PresencePublisher
+from paiju.presence.publisher import PresencePublisher
+from paiju.runtime.natsconn import connect as nats_connect
 from services.lobby import main as lobby_main
 from services.lobby.application.lobby import Lobby
 from services.lobby.application.presence import SeatPresence
@@ -310,8 +310,8 @@ async def test_a_gateway_that_dies_takes_its_players_away(
 
 DOOMED_GATEWAY = """
 import asyncio, sys
-from paiju.natsconn import connect
-from paiju.presence_publisher import PresencePublisher
+from paiju.runtime.natsconn import connect
+from paiju.presence.publisher import PresencePublisher
 
 async def main() -> None:
     nc = await connect(sys.argv[1], None, "doomed-gateway")

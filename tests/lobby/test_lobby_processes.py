@@ -21,8 +21,8 @@ import grpc
 import pytest
 from sqlalchemy import select
 
-from paiju import db
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.runtime import db
 from services.lobby.adapters.store import seats_table
 from services.lobby.domain.coin_servers import parse
 from services.lobby.domain.errors import reason_of

@@ -319,7 +319,7 @@ async def test_room_gauges(stack: Stack) -> None:
 async def test_two_lobbies_kick_once(stack: Stack) -> None:
     """The 20 s kick run by two lobby instances at once over the same database
     removes the player once (compare-and-set)."""
-    from paiju import db
+    from paiju.runtime import db
     from services.lobby.adapters.store import Store
     from services.lobby.application.lobby import Lobby
 

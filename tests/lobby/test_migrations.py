@@ -14,7 +14,7 @@ from alembic.config import Config as AlembicConfig
 from alembic.migration import MigrationContext
 from sqlalchemy import Connection, text
 
-from paiju import db
+from paiju.runtime import db
 from services.lobby.adapters.store import metadata
 from services.lobby.main import MIGRATIONS
 

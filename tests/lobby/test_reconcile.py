@@ -25,9 +25,9 @@ import grpc
 import nats
 import pytest
 
-from paiju import db
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.runtime import db
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.lobby import main as lobby_main
 from services.lobby.adapters.placement import Tables

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from paiju import db
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import db
 from services.lobby.adapters.placement import Tables
 from services.lobby.adapters.store import Store
 from services.lobby.application.lobby import Lobby

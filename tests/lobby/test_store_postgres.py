@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from paiju import db
+from paiju.runtime import db
 from services.lobby.adapters.store import Store
 from services.lobby.domain import coin_servers, room_rules
 from services.lobby.main import LOBBY_POOL, MIGRATIONS

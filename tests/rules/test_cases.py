@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from paiju.replay import replay
+from paiju.tools.replay import replay
 from tests.conftest import shared_dir
 
 #: case file stem → why it contradicts the seeds and rulings.

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from paiju.games.daa import Daa
 from paiju.games.daa.combos import CARD_ORDER
-from paiju.replay import replay
 from paiju.rules.cards import deck
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
 from paiju.rules.selfplay import play_random, random_step
+from paiju.tools.replay import replay
 
 DECK = Counter(deck(2))
 #: Public events that may carry cards: they show cards the rules make public.

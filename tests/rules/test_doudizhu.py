@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from paiju.games.doudizhu import Doudizhu
-from paiju.replay import replay
 from paiju.rules.cards import deck
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
+from paiju.tools.replay import replay
 
 # -- helpers ---------------------------------------------------------------------------
 

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from paiju.games.doudizhu import Doudizhu
 from paiju.games.doudizhu import combos as dc
-from paiju.replay import replay
 from paiju.rules.cards import deck
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
+from paiju.tools.replay import replay
 
 OPTIONS = st.fixed_dictionaries({
     "jokers_as_wings": st.booleans(),

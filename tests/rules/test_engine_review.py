@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from paiju.replay import replay
 from paiju.rules import load
 from paiju.rules.engine import Action, Game
 from paiju.rules.errors import RulesError
 from paiju.rules.selfplay import random_step
+from paiju.tools.replay import replay
 
 GAMES_WITH_DECLARING = ["hunzhan", "shengji", "daa"]
 

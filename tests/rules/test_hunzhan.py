@@ -15,10 +15,10 @@ import pytest
 
 from paiju.games.hunzhan import Hunzhan
 from paiju.games.hunzhan.cards import ORDERS, card_points, classify, lead_options, sort_cards
-from paiju.replay import replay
 from paiju.rules.cards import deck
 from paiju.rules.engine import Action
 from paiju.rules.errors import RulesError
+from paiju.tools.replay import replay
 from tests.rules.hunzhan_support import (
     SUITED,
     cards,

@@ -24,11 +24,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paiju.games.hunzhan import Hunzhan
-from paiju.replay import replay
 from paiju.rules.cards import deck
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
 from paiju.rules.selfplay import play_random, random_step
+from paiju.tools.replay import replay
 
 DECK84 = deck(2, without_ranks="346")
 CHECK_LISTED = 4

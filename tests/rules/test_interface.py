@@ -218,10 +218,10 @@ def test_scores_and_last_trick_views() -> None:
 
 
 def test_paiju_up_passes_the_games_to_every_process(tmp_path: Path) -> None:
-    """``paiju up`` (paiju/platform.py) starts every service with the caller's
+    """``paiju up`` (paiju/tools/up.py) starts every service with the caller's
     ``PAIJU_GAMES`` and the checkout on ``PYTHONPATH``, so each process finds a
     game module named there (tests.games.duel from the repository root)."""
-    from paiju.platform import plan
+    from paiju.tools.up import plan
 
     env = {"PAIJU_GAMES": "tests.games.duel", "PAIJU_DATA_DIR": str(tmp_path)}
     p = plan(env)

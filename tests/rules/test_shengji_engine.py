@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from paiju.games.shengji import Shengji
-from paiju.replay import replay
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
+from paiju.tools.replay import replay
 from tests.rules.shengji_helpers import (
     HANDS_1,
     KITTY_1,

@@ -23,10 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paiju.games.shengji.game import Shengji, card_points
-from paiju.replay import replay
 from paiju.rules.cards import SUITS, deck
 from paiju.rules.engine import Action, Event
 from paiju.rules.errors import RulesError
+from paiju.tools.replay import replay
 
 #: How many listed actions are applied on copies at one step (big follow sets
 #: with four decks are sampled).

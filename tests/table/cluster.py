@@ -31,7 +31,7 @@ from nats.aio.client import Client as NATS
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
-from paiju.natsconn import decode
+from paiju.runtime.natsconn import decode
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.ledger.main import setup as ledger_setup
 from services.table.adapters.store import RecordStore

@@ -10,8 +10,8 @@ import grpc
 import pytest
 
 from paiju.common.v1 import common_pb2
-from paiju.replay import replay
 from paiju.table.v1 import table_pb2
+from paiju.tools.replay import replay
 from tests.table.conftest import Harness
 
 # A deal written by hand: seat 0 holds the rocket, four bombs (2, A, K, Q with the

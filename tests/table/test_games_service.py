@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from paiju.replay import replay
 from paiju.rules import load
 from paiju.table.v1 import table_pb2
+from paiju.tools.replay import replay
 from tests.table.bots import play_room
 from tests.table.conftest import Harness
 

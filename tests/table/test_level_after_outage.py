@@ -13,8 +13,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from paiju.presence import PresenceWatcher
-from paiju.presence_publisher import PresencePublisher
+from paiju.presence.book import PresenceWatcher
+from paiju.presence.publisher import PresencePublisher
 from services.table.application.outage import level_after_outage, unheard
 from tests.table.conftest import harness_running
 

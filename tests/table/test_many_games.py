@@ -162,7 +162,7 @@ async def test_settlement_retried_until_the_ledger_answers(
         room, gid = await h.create("doudizhu", ps)
         await h.stub.Leave(table_pb2.PlayerRequest(room=room, player=ps[1]))
         await h.wait(lambda: retried() > before, "a retry")
-        # counted by paiju.retries as well (jittered, capped backoff, for ever)
+        # counted by paiju.runtime.retries as well (jittered, capped backoff, for ever)
         assert (REGISTRY.get_sample_value("paiju_retries_total",
                                           {"operation": "ledger_settle"}) or 0) > counted
         assert not [e for e in h.public(room) if e["type"] == "game_finished"]

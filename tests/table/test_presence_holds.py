@@ -2,7 +2,7 @@
 (rulings.md "Shared by all games"; docs/table.md "Disconnects").
 
 Real NATS, a real ledger and the table service on loopback gRPC; presence is
-published on NATS as a gateway does (paiju.presence.PresencePublisher). The
+published on NATS as a gateway does (paiju.presence.publisher.PresencePublisher). The
 table runs on the injected clock (the watcher's book too), with a presence
 timeout far beyond the test so that no gateway of the test counts as dead;
 the last test kills a real gateway process (SIGKILL) on the real clock.
@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from paiju.presence_publisher import PresencePublisher
+from paiju.presence.publisher import PresencePublisher
 from paiju.rules import load
 from paiju.table.v1 import table_pb2
 from services.table.application.clock import SystemClock
@@ -301,7 +301,7 @@ async def test_the_lobby_hears_game_over_before_game_finished_goes_out(ph: Harne
 GATEWAY_SCRIPT = """
 import asyncio, sys
 import nats
-from paiju.presence_publisher import PresencePublisher
+from paiju.presence.publisher import PresencePublisher
 
 async def main():
     nc = await nats.connect(sys.argv[1])

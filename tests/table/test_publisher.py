@@ -10,7 +10,7 @@ from typing import Any
 
 import nats
 
-from paiju.natsconn import decode
+from paiju.runtime.natsconn import decode
 from services.table.adapters.publisher import NatsPublisher, ping
 
 

@@ -1,5 +1,5 @@
 """A record that cannot be stored: the table retries it through
-paiju.retries for PAIJU_TABLE_RECORD_RETRY_SECONDS, then gives it up: logged,
+paiju.runtime.retries for PAIJU_TABLE_RECORD_RETRY_SECONDS, then gives it up: logged,
 counted, and the game's end goes on, so its room is released (before, the
 table retried for ever and the room stayed started). Real parts: the ledger,
 two table instances, the lobby and NATS on loopback; the table's SQLite

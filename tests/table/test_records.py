@@ -1,6 +1,6 @@
 """A finished game's record through the table's ``GetRecord``, its settlement
 in the ledger with the coin server and room it was played at (history), and
-its replay steps through the rules engine (paiju/replay.py ``steps``): the
+its replay steps through the rules engine (paiju/tools/replay.py ``steps``): the
 hand-written spring game of test_doudizhu_service.py, whose expectations are
 worked out from rulings.md "doudizhu" (the landlord takes the kitty; a trick
 is won when the two others pass; the landlord plays out)."""
@@ -14,8 +14,8 @@ import grpc
 import pytest
 
 from paiju.ledger.v1 import ledger_pb2
-from paiju.replay import steps
 from paiju.table.v1 import table_pb2
+from paiju.tools.replay import steps
 from tests.table.conftest import Harness
 from tests.table.test_doudizhu_service import SPRING_DEAL, players
 

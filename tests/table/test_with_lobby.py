@@ -12,8 +12,8 @@ from typing import Any
 import grpc
 import nats
 
-from paiju import natsconn, subjects
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import natsconn, subjects
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from tests.fixtures import service_channel
 from tests.lobby.conftest import ROOMS_YAML, lobby_stack

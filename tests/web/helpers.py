@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from paiju.bots import Bot, Stats
+from paiju.tools.bots import Bot, Stats
 from tests.platform_procs import Platform
 
 DESKTOP = {"width": 1280, "height": 800}
@@ -80,7 +80,7 @@ async def open_page(browser: Any, platform: Platform, viewport: dict[str, int],
 
 
 class RecordingBot(Bot):
-    """A :class:`paiju.bots.Bot` that keeps every event it received (``events``,
+    """A :class:`paiju.tools.bots.Bot` that keeps every event it received (``events``,
     in order), for checks of what other players were sent."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -110,7 +110,7 @@ def start_bots(platform: Platform, game: str, room: str, seats: list[int],
                games: int = 1, think: tuple[float, float] = (0.15, 0.35),
                declare_p: float = 0.5) -> list[tuple[RecordingBot, asyncio.Task[None]]]:
     """Bots at ``seats`` of ``room`` (they sit, press start and play);
-    ``declare_p`` as :class:`paiju.bots.Bot` (0: they never declare)."""
+    ``declare_p`` as :class:`paiju.tools.bots.Bot` (0: they never declare)."""
     stats = Stats()
     run = secrets.token_hex(3)
     out = []

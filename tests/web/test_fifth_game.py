@@ -4,7 +4,7 @@ tests/games/duel.py (对决, two seats, a trick game that exists for the tests
 only) is registered by ``PAIJU_GAMES=tests.games.duel`` and a rooms file with
 one coin server of it; nothing else changes. The platform's real processes
 (the four services as ``paiju up`` runs them) load it; a browser player
-(Chromium) and a bot (paiju.bots) play a whole game to the settlement table:
+(Chromium) and a bot (paiju.tools.bots) play a whole game to the settlement table:
 the server sends the game's name, its phase label, its display (points,
 badges, the side row) and the page draws them without knowing the game.
 

@@ -1,6 +1,6 @@
 """The web client in real headless Chromium against the real platform.
 
-One browser player and bots (paiju.bots.Bot, seated at the other seats of the
+One browser player and bots (paiju.tools.bots.Bot, seated at the other seats of the
 browser player's room) play a full doudizhu game at 1280×800 and a full
 hunzhan game on a 390-wide phone screen, to the settlement table. The browser
 player plays by clicking: cards, the bid / declare / hint / pass / play

@@ -39,7 +39,7 @@ from typing import Any
 
 import pytest
 
-from paiju.bots import Bot, Stats
+from paiju.tools.bots import Bot, Stats
 from tests.platform_procs import Platform, running_platform
 from tests.web.helpers import DESKTOP, PHONE, no_emoji, no_horizontal_overflow
 

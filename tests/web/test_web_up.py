@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from bench.failover import port_base
-from paiju.bots import Bot, Stats
+from paiju.tools.bots import Bot, Stats
 from tests.e2e.test_up_tools import UNSET
 from tests.fixtures import stop_process
 from tests.web.helpers import DESKTOP

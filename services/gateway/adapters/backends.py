@@ -10,9 +10,9 @@ from typing import Any
 
 import grpc
 
-from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2_grpc
+from paiju.security.identity import Identity, secure_channel
 from paiju.table.v1 import table_pb2_grpc
 from services.gateway.domain.protocol import ClientError
 
@@ -23,7 +23,7 @@ _CODE = re.compile(r"^([a-z][a-z0-9_]*): ")
 
 class Backends:
     """The channels and stubs one gateway uses (mutual TLS as ``identity``,
-    :func:`paiju.identity.secure_channel`); table channels by address."""
+    :func:`paiju.security.identity.secure_channel`); table channels by address."""
 
     def __init__(self, lobby_addr: str, ledger_addr: str, identity: Identity | None) -> None:
         self.identity = identity

@@ -21,7 +21,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
-from paiju import jsontext, natsconn, tracing
+from paiju.runtime import jsontext, natsconn, tracing
 
 #: A follower: called with the decoded event (shared: read it, never change
 #: it) and its JSON text as clients get it.

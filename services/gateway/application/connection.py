@@ -20,9 +20,9 @@ from nats.aio.client import Client as NATS
 from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
-from paiju.presence_publisher import PresencePublisher
+from paiju.presence.publisher import PresencePublisher
+from paiju.runtime.table_instances import Registry
 from paiju.table.v1 import table_pb2
-from paiju.table_instances import Registry
 from services.gateway.adapters import auth
 from services.gateway.adapters.backends import Backends
 from services.gateway.adapters.fanout import Fanout

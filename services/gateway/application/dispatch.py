@@ -10,7 +10,7 @@ from typing import Any
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind
 
-from paiju import tracing
+from paiju.runtime import tracing
 from services.gateway import metrics
 from services.gateway.adapters.backends import IN_FLIGHT
 from services.gateway.application.commands import COMMANDS, OPEN_COMMANDS, Handler
@@ -66,7 +66,7 @@ async def dispatch(session: Connection, cid: str | int | None, name: str,
     if not tracing.enabled():
         await _answer(session, cid, name, args, handler, None)
         return
-    # The command is a trace's root (paiju.tracing).
+    # The command is a trace's root (paiju.runtime.tracing).
     with tracing.span(f"ws {name}", SpanKind.SERVER, {"paiju.command": name,
                                                      "paiju.connection": session.id},
                       parent=Context()) as span:

@@ -27,8 +27,8 @@ from typing import Any
 
 import grpc
 
-from paiju import subjects
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import subjects
 from services.gateway.adapters.backends import Backends, call, counted
 from services.gateway.application.subscriptions import Subscriptions
 from services.gateway.domain.protocol import ClientError

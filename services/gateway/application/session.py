@@ -23,9 +23,9 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from paiju import jsontext
 from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import jsontext
 from paiju.table.v1 import table_pb2
 from services.gateway import metrics
 from services.gateway.adapters import auth

@@ -10,9 +10,9 @@ from typing import Any
 
 from nats.aio.msg import Msg
 
-from paiju import natsconn, subjects
 from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import natsconn, subjects
 from services.gateway.adapters import auth
 from services.gateway.adapters.backends import call
 from services.gateway.application.connection import Connection

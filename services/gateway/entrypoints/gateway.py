@@ -10,13 +10,13 @@ from urllib.parse import parse_qs, urlsplit
 from nats.aio.client import Client as NATS
 from websockets.asyncio.server import ServerConnection
 
-from paiju import subjects
 from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
-from paiju.presence import wall_ms
-from paiju.presence_publisher import PresencePublisher
-from paiju.spectators import SpectatorWatcher
-from paiju.table_instances import Registry
+from paiju.presence.book import wall_ms
+from paiju.presence.publisher import PresencePublisher
+from paiju.presence.spectators import SpectatorWatcher
+from paiju.runtime import subjects
+from paiju.runtime.table_instances import Registry
 from services.gateway import metrics
 from services.gateway.adapters import auth
 from services.gateway.adapters.backends import IN_FLIGHT, Backends, call

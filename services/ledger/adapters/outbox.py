@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from paiju import jsontext, subjects, tracing
+from paiju.runtime import jsontext, subjects, tracing
 from services.ledger.adapters.models import outbox
 from services.ledger.adapters.pgpipe import Pipe
 from services.ledger.adapters.unit_of_work import UnitOfWork
@@ -38,7 +38,8 @@ def event_rows(events: Sequence[dict[str, Any]],
                ) -> tuple[list[str], list[str], list[str], list[str]]:
     """The outbox columns of ``balance_changed`` events (each a dict with
     ``player``, optional ``game_id``): subjects (``paiju.player.<player>.events``),
-    types, game ids and the JSON data (paiju/jsontext.py), in the events' order. With tracing on,
+    types, game ids and the JSON data (paiju/runtime/jsontext.py), in the events'
+    order. With tracing on,
     the data carries the current span's ``traceparent`` under :data:`TRACE_KEY`
     (the relay publishes the event in that trace and leaves the key out)."""
     trace = (tracing.headers() or {}).get("traceparent")

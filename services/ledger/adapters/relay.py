@@ -5,7 +5,7 @@ coins, so a rolled-back change never produces one. The relay publishes them
 oldest first, flushes, then marks them sent: delivery is at least once (a
 crash between publish and mark repeats an event; each carries its
 ``event_id`` so that a client can drop a repeat). With tracing on, an event
-is published in the trace of the change that wrote it (paiju.tracing).
+is published in the trace of the change that wrote it (paiju.runtime.tracing).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Callable
 from nats.aio.client import Client as NATS
 from opentelemetry.trace import SpanKind
 
-from paiju import retries, tracing
-from paiju.natsconn import encode
+from paiju.runtime import retries, tracing
+from paiju.runtime.natsconn import encode
 from services.ledger.adapters.outbox import TRACE_KEY, Outbox
 from services.ledger.metrics import OUTBOX_LAG, OUTBOX_PENDING, OUTBOX_PUBLISHED
 
@@ -91,7 +91,7 @@ class Relay:
     async def run(self) -> None:
         """Drain on every wake-up (after ``gather`` seconds and ``spacing``
         after the previous drain) and every ``poll`` seconds, a failed drain
-        retried (:mod:`paiju.retries`) until it works; update the gauges at
+        retried (:mod:`paiju.runtime.retries`) until it works; update the gauges at
         most every ``poll`` seconds. Runs until cancelled."""
         measured = 0.0
         drained = 0.0

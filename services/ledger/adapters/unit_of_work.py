@@ -2,7 +2,7 @@
 
 Every transaction ends, even when its handler is cancelled (a deadline, a
 client gone, a stop): each try runs to its end in a task of its own
-(:func:`paiju.db.run_to_end`), and :func:`paiju.db.transaction` rolls it back
+(:func:`paiju.runtime.db.run_to_end`), and :func:`paiju.runtime.db.transaction` rolls it back
 and returns its connection whatever happens.
 
 A write runs on PostgreSQL in one transaction of its own (rows are locked by
@@ -30,7 +30,7 @@ from sqlalchemy import Connection, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from paiju.db import retryable, run_to_end, transaction
+from paiju.runtime.db import retryable, run_to_end, transaction
 from services.ledger.adapters.pgpipe import Pipe, PipePool
 from services.ledger.metrics import RETRIES
 
@@ -68,11 +68,11 @@ def pipe_gone(e: Exception) -> bool:
 class UnitOfWork:
     """Write and read transactions on one migrated database.
 
-    ``engine``: an async engine (``paiju.db.make_engine``; the ledger's has no
+    ``engine``: an async engine (``paiju.runtime.db.make_engine``; the ledger's has no
     pre-ping, a dropped connection is retried here instead). ``clock``: unix
     milliseconds (injectable). ``max_attempts``: tries of a retryable failure,
     none begun after ``retry_seconds`` (on SQLite each try waits up to
-    :data:`paiju.db.SQLITE_BUSY_SECONDS` for a busy file).
+    :data:`paiju.runtime.db.SQLITE_BUSY_SECONDS` for a busy file).
     ``driver_pool_size``: connections of the PostgreSQL hot path's own pool
     (:meth:`run_driver`; the outbox relay has one more of its own,
     :meth:`run_outbox`); :meth:`close` closes them.
@@ -224,7 +224,7 @@ class UnitOfWork:
                         turn: asyncio.Lock | None = None) -> T:
         """``work`` on a connection of ``connect()``, retried (``turn``: a lock
         taken around each try). Each try runs in a task of its own that a
-        cancelled caller does not interrupt (:func:`paiju.db.run_to_end`): a
+        cancelled caller does not interrupt (:func:`paiju.runtime.db.run_to_end`): a
         transaction is never cut in the middle, so it always ends (on SQLite
         an open ``BEGIN IMMEDIATE`` cut short kept the file locked for good).
         A caller cancelled while it waits for its turn or its retry does no

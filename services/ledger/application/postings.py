@@ -18,7 +18,7 @@ from typing import TypeVar
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from paiju import jsontext
+from paiju.runtime import jsontext
 from services.ledger.adapters.journal_pg import PgWriter
 from services.ledger.adapters.journal_sql import SqlWriter
 from services.ledger.adapters.models import (

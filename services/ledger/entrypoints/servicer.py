@@ -18,9 +18,9 @@ from google.protobuf import unknown_fields
 from google.protobuf.message import Message
 from sqlalchemy.exc import DBAPIError
 
-from paiju import operator
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from paiju.security import operator_calls as operator
 from services.ledger.application import accounts as account_search
 from services.ledger.application.accounts import AccountView
 from services.ledger.application.games import RankRow

@@ -17,9 +17,9 @@ from typing import Any
 
 from nats.aio.client import Client as NATS
 
-from paiju import natsconn, subjects
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import natsconn, subjects
 from services.lobby.domain.room_rules import Result, Room
 
 log = logging.getLogger("paiju.lobby")

@@ -6,8 +6,8 @@ import asyncio
 
 import grpc
 
-from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from paiju.security.identity import Identity, secure_channel
 from services.lobby.domain import errors as E
 
 

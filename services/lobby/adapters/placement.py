@@ -1,7 +1,7 @@
 """Placing a game on a table instance (architecture.md "Scaling out").
 
 Candidates are the instances that announced themselves in the registry
-(:mod:`paiju.table_instances`) and those of ``PAIJU_TABLE_ADDRS`` (an
+(:mod:`paiju.runtime.table_instances`) and those of ``PAIJU_TABLE_ADDRS`` (an
 optional override: instances always considered), that answer ``ListGames``
 and accept new games, least loaded (fewest games, counting the starts under
 way in this lobby) first; ties keep the configured order, then the
@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import grpc
 
 from paiju.common.v1 import common_pb2
-from paiju.identity import Identity, secure_channel
+from paiju.security.identity import Identity, secure_channel
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.lobby.domain.coin_servers import CoinServer
 from services.lobby.domain.room_rules import Room
@@ -47,7 +47,7 @@ class Tables:
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
         #: The registered instances' addresses (set by the lobby from its
-        #: :class:`~paiju.table_instances.Registry`).
+        #: :class:`~paiju.runtime.table_instances.Registry`).
         self.registered: Callable[[], Sequence[str]] = lambda: ()
         #: Reads the registry again now (set by the lobby): done once before
         #: a start is refused for want of an instance (one that registered

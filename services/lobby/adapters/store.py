@@ -48,8 +48,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from paiju import db
-from paiju.db import retryable
+from paiju.runtime import db
+from paiju.runtime.db import retryable
 from services.lobby.domain import errors as E
 from services.lobby.domain.coin_servers import RoomsConfig
 from services.lobby.domain.room_rules import STATES, Result, Room, Seat

@@ -1,7 +1,7 @@
 """The lobby's side of presence (rulings.md "Shared by all games").
 
 A :class:`SeatPresence` watches every gateway's presence
-(:class:`paiju.presence.PresenceWatcher`) and keeps the seats' ``connected`` flag
+(:class:`paiju.presence.book.book.PresenceWatcher`) and keeps the seats' ``connected`` flag
 in the shared store: a seated player who goes absent is marked (and its start
 flag drops outside a game) as soon as the news comes; its periodic
 :meth:`SeatPresence.sweep` repairs what the news missed (a lobby restart, a race
@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from nats.aio.client import Client as NATS
 
-from paiju.presence import Change, PresenceWatcher, wall_ms
+from paiju.presence.book import Change, PresenceWatcher, wall_ms
 from services.lobby import metrics as M
 from services.lobby.application.lobby import Lobby
 from services.lobby.domain import errors as E

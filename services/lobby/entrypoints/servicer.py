@@ -9,8 +9,8 @@ from typing import TypeVar
 
 import grpc
 
-from paiju import operator
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.security import operator_calls as operator
 from services.lobby.adapters.events import result_message, room_message
 from services.lobby.application.lobby import Lobby
 from services.lobby.domain.errors import METADATA_KEY, LobbyError

@@ -8,7 +8,7 @@ not hold become ``_``), value ``{"instance", "address", "pool", "games",
 instance puts its entry at start and at every heartbeat, with
 ``accepting`` false once it drains, and deletes it when it stops; a dead
 instance's entry is gone after the TTL. The lobby places new games on the
-instances listed there (paiju/table_instances.py), so scaling the table
+instances listed there (paiju/runtime/table_instances.py), so scaling the table
 StatefulSet needs no configuration edit (``PAIJU_TABLE_ADDRS`` is an optional
 list of instances the lobby always considers).
 """

@@ -1,4 +1,4 @@
-"""How a game's events are published (on the subjects of :mod:`paiju.subjects`)."""
+"""How a game's events are published (on the subjects of :mod:`paiju.runtime.subjects`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, Protocol
 import nats.errors
 from nats.aio.client import Client as NATS
 
-from paiju import natsconn
+from paiju.runtime import natsconn
 
 log = logging.getLogger("paiju.table")
 
@@ -82,7 +82,7 @@ class NatsPublisher:
 
     async def publish(self, subject: str, type_: str, data: dict[str, Any], *, seq: int,
                       game_id: str, room: str) -> None:
-        """``paiju.natsconn.publish``."""
+        """``paiju.runtime.natsconn.publish``."""
         await natsconn.publish(self.nc, subject, type_, data, seq=seq, game_id=game_id,
                                room=room)
 

@@ -3,14 +3,14 @@
 - ledger ``Settle`` (idempotent by game id) and ``ChargeFee`` (idempotent by
   charge id): retried while the ledger is unreachable or failing
   (UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN, …), with the jittered
-  backoff capped at 5 s of :mod:`paiju.retries` (``paiju_retries_total``
+  backoff capped at 5 s of :mod:`paiju.runtime.retries` (``paiju_retries_total``
   operations ``ledger_settle``, ``ledger_charge_fee``); a refusal
   (INVALID_ARGUMENT, FAILED_PRECONDITION, NOT_FOUND) is an answer and is not
   retried (:class:`Refused`).
 - lobby ``GameOver`` and ``GameMoved`` (both idempotent by game id), retried
   the same way (``lobby_game_over``, ``lobby_game_moved``).
 
-The addresses may name every replica (:mod:`paiju.peers`): a call goes to
+The addresses may name every replica (:mod:`paiju.runtime.peers`): a call goes to
 one that is up, and a retry after a replica died goes to another.
 """
 
@@ -22,11 +22,11 @@ from typing import TypeVar
 
 import grpc
 
-from paiju import retries
 from paiju.common.v1 import common_pb2
-from paiju.identity import Identity, secure_channel
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from paiju.runtime import retries
+from paiju.security.identity import Identity, secure_channel
 from services.table import metrics
 
 log = logging.getLogger("paiju.table.remote")
@@ -58,7 +58,7 @@ def failed(e: BaseException) -> bool:
 
 async def retry(call: Callable[[], Awaitable[T]], operation: str,
                 on_retry: Callable[[], None] | None = None) -> T:
-    """``await call()`` until it answers (:func:`paiju.retries.call`, for
+    """``await call()`` until it answers (:func:`paiju.runtime.retries.call`, for
     ever, counted as ``operation``). Raises :class:`Refused` on a final status."""
     try:
         return await retries.call(operation, call, failed, on_retry=on_retry)

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
-from paiju import db
+from paiju.runtime import db
 from services.table.adapters.models import GameRecord
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"

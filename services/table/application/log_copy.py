@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, overload
 
-from paiju import jsontext
+from paiju.runtime import jsontext
 
 
 class Logged:

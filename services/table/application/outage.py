@@ -10,7 +10,7 @@ the client saw.
 
 The views must not be lost in turn: they go out once every gateway holding
 a seated player's session has been heard from (a presence message,
-:class:`paiju.presence.PresenceWatcher`) after the reconnect. A gateway
+:class:`paiju.presence.book.book.PresenceWatcher`) after the reconnect. A gateway
 sends its heartbeats on the connection its subscriptions are on, after
 them, so a heartbeat that arrives means the gateway's subscriptions are
 back. A gateway not heard from within the presence timeout is dead: the
@@ -24,7 +24,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from paiju.presence import PresenceWatcher
+from paiju.presence.book import PresenceWatcher
 from services.table.domain.outgoing import GameError
 
 if TYPE_CHECKING:

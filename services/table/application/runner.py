@@ -11,7 +11,7 @@ new game id (``<game_id>.r<n>``); the redeals are the same sitting: they share
 the seats' disconnect budgets (:mod:`services.table.domain.holds`) and its log.
 On SIGTERM :meth:`Table.hand_over` gives every game up at once.
 
-Presence (:mod:`paiju.presence`): :meth:`Table.on_presence` takes each
+Presence (:mod:`paiju.presence.book.book`): :meth:`Table.on_presence` takes each
 ``Change`` of a seated player: absent starts its seat's hold from ``at_ms``,
 present ends it. The PlayerDisconnected / PlayerReconnected RPCs feed the same
 routine (at the time of the call).
@@ -25,8 +25,8 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from paiju import retries, subjects
-from paiju.presence import Change
+from paiju.presence.book import Change
+from paiju.runtime import retries, subjects
 from services.table import metrics
 from services.table.adapters.gamelog import Fenced, GameLog, LogUnavailable
 from services.table.adapters.lease import NATS_ERRORS, RENEW_SLICES, Leases
@@ -90,7 +90,7 @@ class Table:
         self._creating: dict[str, list[Any]] = {}
 
     async def on_presence(self, change: Change) -> None:
-        """A presence flip (:class:`paiju.presence.Change`): the rooms where the
+        """A presence flip (:class:`paiju.presence.book.book.Change`): the rooms where the
         player sits hold its seat from ``change.at_ms`` (absent) or end the
         hold (present)."""
         at = change.at_ms / 1000.0
@@ -222,7 +222,7 @@ class Table:
 
     async def store_record(self, record: dict[str, Any]) -> bool:
         """Store a record (idempotent by game id), retried while the database
-        fails (:mod:`paiju.retries`, operation ``record_store``) for at most
+        fails (:mod:`paiju.runtime.retries`, operation ``record_store``) for at most
         :attr:`record_retry_seconds`. Then it is given up: logged (ERROR),
         counted in ``paiju_table_records_lost_total`` and False returned; the
         game's end goes on (GameOver: its room is released)."""

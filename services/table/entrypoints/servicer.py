@@ -20,9 +20,9 @@ from typing import Any, NoReturn, TypeVar
 
 import grpc
 
-from paiju import operator
 from paiju.common.v1 import common_pb2
 from paiju.rules import ENGINES, RulesError, load
+from paiju.security import operator_calls as operator
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.application.locate import locate
 from services.table.application.runner import Table

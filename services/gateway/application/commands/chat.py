@@ -3,7 +3,7 @@ text (so nothing to moderate).
 
 ``chat`` with ``say`` (an id of :data:`PHRASES` or :data:`EMOTES`): the
 gateway publishes ``{"type": "chat", "room", "seat", "player", "name", "say",
-"kind", "ts"}`` on ``paiju.chat.<room>`` (:func:`paiju.subjects.chat`; no
+"kind", "ts"}`` on ``paiju.chat.<room>`` (:func:`paiju.runtime.subjects.chat`; no
 table ``seq``) for the sender, and every gateway hands it to the room's
 seated players and spectators. Only a seated player may send (spectators
 cannot: ``spectators_cannot_chat``; nobody seated: ``not_seated``); an id
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from paiju import natsconn, subjects
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import natsconn, subjects
 from services.gateway import metrics
 from services.gateway.adapters.backends import call
 from services.gateway.application.connection import Connection

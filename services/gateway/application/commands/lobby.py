@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from paiju import subjects
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import subjects
 from services.gateway.adapters.backends import call
 from services.gateway.application.connection import Connection
 from services.gateway.domain import convert

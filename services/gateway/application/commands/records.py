@@ -4,7 +4,7 @@
 The ledger serves the history and the rankings (GetGames, GetRankings); a
 finished game's record comes from the table service (GetRecord, any instance
 registered in NATS or of ``PAIJU_TABLE_ADDRS``: they share the record store).
-Each replay step is computed here through the game's rules engine (paiju.replay.steps); the
+Each replay step is computed here through the game's rules engine (paiju.tools.replay.steps); the
 browser only draws it. A replay opens for the game's own players and, with a
 replay link (services.gateway.adapters.replay_links), for operators.
 """
@@ -18,10 +18,10 @@ from typing import Any
 import grpc
 
 from paiju.ledger.v1 import ledger_pb2
-from paiju.replay import RecordError, steps
 from paiju.rules import load as load_game
+from paiju.runtime.table_instances import NATS_ERRORS
 from paiju.table.v1 import table_pb2
-from paiju.table_instances import NATS_ERRORS
+from paiju.tools.replay import RecordError, steps
 from services.gateway import metrics
 from services.gateway.adapters import replay_links
 from services.gateway.adapters.backends import CALL_TIMEOUT, call, client_error, counted

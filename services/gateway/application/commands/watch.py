@@ -6,7 +6,7 @@ rule as the seated players: never a hand, never a hidden card) and its quick
 chat, gets the table's public view, is not seated (the lobby knows nothing of
 it) and cannot act. Its session announces the room it watches on presence
 (``watch``), so that every gateway counts the room's spectators
-(paiju/spectators.py) and tells the room's followers (``spectators``).
+(paiju/presence/spectators.py) and tells the room's followers (``spectators``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from paiju import subjects
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import subjects
 from paiju.table.v1 import table_pb2
 from services.gateway import metrics
 from services.gateway.adapters.backends import call

@@ -5,13 +5,13 @@ With any server interceptor, ``grpc.aio`` runs the interceptor chain for every
 call (a ``functools.partial`` continuation per interceptor, its coroutines,
 the handler looked up again): CPU and cyclic garbage per RPC, which the
 collector then has to find (docs/performance.md).
-:class:`GuardedServer` stands for the real server in :func:`paiju.service.serve`:
+:class:`GuardedServer` stands for the real server in :func:`paiju.runtime.service.serve`:
 every handler a servicer registers, by ``add_registered_method_handlers`` (what
 grpcio's generated ``add_*Servicer_to_server`` uses first) or by
 ``add_generic_rpc_handlers`` (the generated code's fallback, health,
 reflection, any hand-made ``GenericRpcHandler``), goes through ``wrap(method,
-handler)`` (the metrics of :func:`paiju.metrics.timed` around the check of
-:meth:`paiju.authz.Authorizer.guard`) before the server sees it. A generic
+handler)`` (the metrics of :func:`paiju.runtime.metrics.timed` around the check of
+:meth:`paiju.security.authz.Authorizer.guard`) before the server sees it. A generic
 handler is wrapped by :class:`_Wrapped`, which wraps each method's handler the
 first time it is asked for it and keeps it.
 """

@@ -1,7 +1,7 @@
 """Spectator counts (旁观), kept across gateways through presence.
 
 A gateway announces which room each of its spectator sessions watches on its
-presence subject (:mod:`paiju.presence`: the ``watch`` message, and
+presence subject (:mod:`paiju.presence.book.book`: the ``watch`` message, and
 ``watching`` in every heartbeat entry). Every gateway reads all the presence
 subjects and counts, per room, the sessions that watch it anywhere, so that the
 seated players of a room see how many watch whatever gateway they and the
@@ -27,7 +27,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from paiju.config import presence_seconds
-from paiju.presence import Listening, PresenceError, parse, wall_ms
+from paiju.presence.book import Listening, PresenceError, parse, wall_ms
 
 log = logging.getLogger("paiju.spectators")
 
@@ -62,7 +62,7 @@ class SpectatorBook:
         return g.watching.get(session) if g is not None else None
 
     def apply(self, message: Mapping[str, Any], now_ms: int) -> dict[str, int]:
-        """Take one presence message (already checked: :func:`paiju.presence.check`)
+        """Take one presence message (already checked: :func:`paiju.presence.book.book.check`)
         received at ``now_ms``; returns the rooms whose count changed, with
         their new counts."""
         before = self.counts()

@@ -2,11 +2,11 @@
 
 Every gateway publishes its signed-in sessions (one WebSocket connection each)
 on core NATS, subject ``paiju.presence.<gateway_id>``
-(:func:`paiju.subjects.presence`); the lobby and the table watch
-:data:`paiju.subjects.PRESENCE_ALL`. A gateway id is ``<name>.<process>``
-(:func:`paiju.presence_publisher.new_gateway_id`): the replica's name, which
+(:func:`paiju.runtime.subjects.presence`); the lobby and the table watch
+:data:`paiju.runtime.subjects.PRESENCE_ALL`. A gateway id is ``<name>.<process>``
+(:func:`paiju.presence.book.publisher.new_gateway_id`): the replica's name, which
 is its NATS user, allowed to publish under its own name only
-(:mod:`paiju.natsauth`), and a token new with each process. A message
+(:mod:`paiju.security.natsauth`), and a token new with each process. A message
 counts only on its gateway's own subject (:func:`parse` with the subject): no
 gateway can speak for another. A player is present while any of its sessions
 is live on any gateway. Messages are JSON objects, each with ``"gateway"``
@@ -21,7 +21,7 @@ is live on any gateway. Messages are JSON objects, each with ``"gateway"``
   ``watching`` is the room a spectator session watches (旁观), absent otherwise;
 - ``{"kind": "watch", "gateway", "at", "player", "session", "room"}``: a live
   session starts watching ``room`` (a room id) or stops (``room`` null); the
-  spectator counts of :mod:`paiju.spectators` come from these and the heartbeats;
+  spectator counts of :mod:`paiju.presence.book.spectators` come from these and the heartbeats;
 - ``{"kind": "gateway_down", "gateway", "at"}``: the gateway stops cleanly.
 
 A gateway not heard from for longer than the timeout (6 s) is dead: its sessions
@@ -31,7 +31,7 @@ PAIJU_PRESENCE_HEARTBEAT_SECONDS and PAIJU_PRESENCE_TIMEOUT_SECONDS
 
 :class:`PresenceBook` is the pure bookkeeping (no I/O, the clock is passed in);
 :class:`PresenceWatcher` feeds it from NATS;
-:class:`paiju.presence_publisher.PresencePublisher` is the gateway's side.
+:class:`paiju.presence.book.publisher.PresencePublisher` is the gateway's side.
 All times are the receiver's clock in unix milliseconds, except
 ``"at"`` in the messages.
 """
@@ -52,8 +52,8 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
-from paiju import subjects
 from paiju.config import presence_seconds
+from paiju.runtime import subjects
 
 log = logging.getLogger("paiju.presence")
 
@@ -315,7 +315,7 @@ OnChange = Callable[[Change], Awaitable[None]]
 class Listening:
     """A subscription to every gateway's presence (``paiju.presence.*.*``) and a
     task ticking beside it: what :class:`PresenceWatcher` and
-    :class:`paiju.spectators.SpectatorWatcher` run."""
+    :class:`paiju.presence.book.spectators.SpectatorWatcher` run."""
 
     def __init__(self) -> None:
         self._sub: Subscription | None = None
@@ -343,7 +343,7 @@ class Listening:
 class PresenceWatcher:
     """Keeps a :class:`PresenceBook` from NATS and tells ``on_change`` each flip.
 
-    Subscribes :data:`paiju.subjects.PRESENCE_ALL` on ``nc`` and calls
+    Subscribes :data:`paiju.runtime.subjects.PRESENCE_ALL` on ``nc`` and calls
     :meth:`PresenceBook.expire` every ``tick_seconds``. ``timeout_ms`` defaults to
     PAIJU_PRESENCE_TIMEOUT_SECONDS; ``clock`` (unix ms) to the wall clock.
     ``on_change`` is awaited once per :class:`Change`, one at a time, in order; its

@@ -29,9 +29,9 @@ from typing import Any
 
 import websockets
 
-from paiju.botclient import BotError as BotError  # re-exported: the bots raise it
-from paiju.botclient import Client as Client
 from paiju.rules import ENGINES, load
+from paiju.tools.botclient import BotError as BotError  # re-exported: the bots raise it
+from paiju.tools.botclient import Client as Client
 
 #: Public events that answer a seat's own action (for the round trip).
 ACTION_EVENTS = {"played", "passed", "bid", "declared", "revealed", "taken_back"}

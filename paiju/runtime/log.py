@@ -2,7 +2,7 @@
 
 Each line has ``ts`` (ISO 8601, UTC), ``level``, ``service``, ``logger``,
 ``msg`` and any ``extra={...}`` fields the caller passed; a line written
-inside a span (tracing on, :mod:`paiju.tracing`) also ``trace_id`` and
+inside a span (tracing on, :mod:`paiju.runtime.tracing`) also ``trace_id`` and
 ``span_id`` (hex, as trace back-ends show them).
 """
 
@@ -14,7 +14,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from paiju import tracing
+from paiju.runtime import tracing
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 

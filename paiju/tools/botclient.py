@@ -14,7 +14,7 @@ from typing import Any
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from paiju import jsontext
+from paiju.runtime import jsontext
 
 #: Commands per second a bot sends at most (the gateway allows 20).
 BOT_RATE = 15.0

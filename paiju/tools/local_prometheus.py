@@ -20,7 +20,8 @@ from typing import Any
 import yaml
 
 #: The manifests' PrometheusRule, in a source tree.
-RULES = Path(__file__).resolve().parents[1] / "deploy/base/monitoring/prometheusrule.yaml"
+RULES = (Path(__file__).resolve().parents[2]
+         / "deploy/base/monitoring/prometheusrule.yaml")
 #: Scrape and rule evaluation interval.
 INTERVAL = "5s"
 #: Prometheus' own default port: where it listens without ``PAIJU_UP_PORT_BASE``.

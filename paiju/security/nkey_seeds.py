@@ -1,5 +1,5 @@
 """NKey user seeds (``SU…``): their public keys and reading one from a file.
-Used by :mod:`paiju.natsauth` and by the configuration's check of
+Used by :mod:`paiju.security.natsauth` and by the configuration's check of
 ``PAIJU_NATS_SEED_FILE``."""
 
 from __future__ import annotations

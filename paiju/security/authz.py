@@ -1,16 +1,16 @@
 """Who may call what: the one deny-by-default authorisation table of every
 gRPC method paiju serves, and the guard that enforces it (each method's
-handler wrapped once, when it is registered: :mod:`paiju.guarded`).
+handler wrapped once, when it is registered: :mod:`paiju.runtime.grpc_server`).
 
 The caller is the identity of its client certificate
-(:func:`paiju.identity.peer_identity`). A method missing from :data:`RULES`,
+(:func:`paiju.security.identity.peer_identity`). A method missing from :data:`RULES`,
 or called by an identity its rule does not name, is refused with
 ``PERMISSION_DENIED`` (``permission_denied: <identity> may not call
 <method>``) before the servicer runs. ``dev`` callers are allowed only when
 the server runs in development mode (``PAIJU_DEV_MODE``). On an insecure
 development server (no ``PAIJU_TLS_DIR``) there is no caller identity and
 nothing is checked. Every call by the ``operator`` identity (``paiju admin``)
-is logged and counted with its outcome (:func:`paiju.operator.observed`).
+is logged and counted with its outcome (:func:`paiju.security.operator_calls.observed`).
 
 tests/foundation/test_authz.py checks that RULES names every RPC of every
 proto and nothing else, and that docs/operations.md shows :func:`markdown`.
@@ -28,8 +28,8 @@ from typing import Any
 import grpc
 from prometheus_client import Counter
 
-from paiju import operator
-from paiju.identity import IDENTITIES, peer_identity
+from paiju.security import operator_calls as operator
+from paiju.security.identity import IDENTITIES, peer_identity
 
 log = logging.getLogger("paiju.authz")
 
@@ -135,7 +135,7 @@ class Authorizer:
     """Refuses, with ``PERMISSION_DENIED``, every call its rules do not allow
     the caller's certificate identity (see the module docstring).
     :meth:`guard` wraps a method's handler once, when it is registered
-    (:mod:`paiju.guarded`); nothing runs per call but the check itself."""
+    (:mod:`paiju.runtime.grpc_server`); nothing runs per call but the check itself."""
 
     def __init__(self, rules: Mapping[str, Rule] = RULES, dev_mode: bool = False) -> None:
         self.rules = rules
@@ -145,7 +145,7 @@ class Authorizer:
               ) -> grpc.RpcMethodHandler | None:
         """``handler`` of full method name ``method`` with the check run
         first (a refusal aborts the call with ``PERMISSION_DENIED``) and the
-        operator's calls reported to :func:`paiju.operator.observed`; None
+        operator's calls reported to :func:`paiju.security.operator_calls.observed`; None
         stays None (no such method: ``UNIMPLEMENTED``)."""
         if handler is None:
             return None
@@ -177,7 +177,7 @@ def _guarded(handler: grpc.RpcMethodHandler, check: Check, done: Done,
              ) -> grpc.RpcMethodHandler:
     """``handler`` with ``check`` run first: a refusal aborts the call. Calls
     by the operator are reported to ``done`` with their outcome (``ok``,
-    ``error``, ``denied``; paiju/operator.py)."""
+    ``error``, ``denied``; paiju/security/operator_calls.py)."""
     kinds = {
         (False, False): ("unary_unary", grpc.unary_unary_rpc_method_handler),
         (False, True): ("unary_stream", grpc.unary_stream_rpc_method_handler),

@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from paiju.health import Health
+from paiju.runtime.health import Health
 
 log = logging.getLogger("paiju.db")
 

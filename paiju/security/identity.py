@@ -7,7 +7,7 @@ the identity's name (``lobby``, ``table``…). A server requires a client
 certificate from that CA (no certificate, or one from another CA: the TLS
 handshake fails, the caller sees ``UNAVAILABLE``); the caller's identity is
 then the peer certificate's common name (:func:`peer_identity`), which
-:mod:`paiju.authz` checks against its table.
+:mod:`paiju.security.authz` checks against its table.
 
 A client checks that the server is the service it meant to reach: channels
 verify the server's certificate against the *service name* (``peer``) instead
@@ -38,8 +38,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from paiju import peers
-from paiju.metered import metered
+from paiju.runtime import peers
+from paiju.runtime.metered import metered
 
 log = logging.getLogger("paiju.identity")
 
@@ -48,7 +48,7 @@ log = logging.getLogger("paiju.identity")
 IDENTITIES = ("lobby", "table", "ledger", "gateway", "operator")
 #: Servers that are not paiju services but get a certificate from the same CA
 #: (:func:`issue`): the NATS servers, which clients verify as ``nats`` (and the
-#: host names the certificate adds). Never a caller identity of paiju/authz.py.
+#: host names the certificate adds). Never a caller identity of paiju/security/authz.py.
 SERVERS = ("nats",)
 #: Validity of an issued certificate (days); the CA's is CA_DAYS.
 CERT_DAYS = 365
@@ -281,7 +281,7 @@ def peer_identity(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
 def channel_options(peer: str | None, options: Sequence[tuple[str, Any]] = (),
                     addr: str = "") -> list[tuple[str, Any]]:
     """``options`` plus round robin over the replicas where ``addr`` names
-    several (:func:`paiju.peers.options`) and the server name a client
+    several (:func:`paiju.runtime.peers.options`) and the server name a client
     expects (``peer``; None: the address's host, as plain TLS checks it,
     which a target of several replicas has not: a multi-address ``addr``
     without ``peer`` raises ``ValueError``)."""
@@ -301,7 +301,7 @@ def secure_channel(addr: str, identity: Identity | None, peer: str | None, *,
     ``identity``, the server's certificate checked for the name ``peer``
     (None: for the address's host), with the client metrics
     (``grpc_client_*``). ``addr`` may name every replica of the service
-    (``dns:///name:port`` or a comma list, :func:`paiju.peers.target`); calls
+    (``dns:///name:port`` or a comma list, :func:`paiju.runtime.peers.target`); calls
     go round robin to those that are up. ``identity`` None (development mode
     without ``PAIJU_TLS_DIR``) gives an insecure channel. Raises
     ``ValueError`` for an address that does not resolve."""
@@ -316,9 +316,9 @@ def secure_channel(addr: str, identity: Identity | None, peer: str | None, *,
 
 
 def client_interceptors() -> list[Any]:
-    """The interceptors of every client channel: tracing's (paiju.tracing,
-    when configured; the metrics are the channel's own, :mod:`paiju.metered`)."""
-    from paiju.tracing import client_interceptors as traced
+    """The interceptors of every client channel: tracing's (paiju.runtime.tracing,
+    when configured; the metrics are the channel's own, :mod:`paiju.runtime.metered`)."""
+    from paiju.runtime.tracing import client_interceptors as traced
 
     return traced()
 

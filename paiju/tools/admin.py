@@ -1,10 +1,10 @@
 """``paiju admin``: the operator's console.
 
 Every command calls the services over mutual TLS as the ``operator``
-identity (``PAIJU_TLS_DIR``'s ``operator.pem``, paiju/identity.py), which
-paiju/authz.py lets call the operator's RPCs and nothing that moves a game
+identity (``PAIJU_TLS_DIR``'s ``operator.pem``, paiju/security/identity.py), which
+paiju/security/authz.py lets call the operator's RPCs and nothing that moves a game
 for a player; each call names the person (``--by``, default the login name)
-in the metadata ``x-paiju-operator`` (paiju/operator.py), which the services
+in the metadata ``x-paiju-operator`` (paiju/security/operator_calls.py), which the services
 log and count with the call and keep with what it changed.
 
 Commands (each prints one JSON object on standard output):
@@ -24,7 +24,7 @@ Commands (each prints one JSON object on standard output):
 Addresses come from ``PAIJU_LEDGER_ADDR``, ``PAIJU_LOBBY_ADDR`` and
 ``PAIJU_TABLE_ADDRS`` (or ``--ledger`` / ``--lobby`` / ``--tables``); where
 one is not set, the local ``paiju up``'s under the same settings
-(``PAIJU_UP_PORT_BASE``, ``PAIJU_HOST``: :func:`paiju.platform.local_addresses`;
+(``PAIJU_UP_PORT_BASE``, ``PAIJU_HOST``: :func:`paiju.tools.up.local_addresses`;
 its first table instance).
 Exit status 0 when done; 1 when a service refused (the reason code and
 message on standard error); 2 for a bad setting or missing certificate.
@@ -47,10 +47,10 @@ import typer
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
-from paiju import identity
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-from paiju.operator import HEADER
+from paiju.security import identity
+from paiju.security.operator_calls import HEADER
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 
 app = typer.Typer(help="The operator's console: players, coins, rooms and games "
@@ -91,7 +91,7 @@ def options(
 ) -> None:
     """Settings of every command."""
     from paiju.config import load
-    from paiju.platform import UpError, local_addresses
+    from paiju.tools.up import UpError, local_addresses
 
     try:
         config = load("operator")

@@ -100,7 +100,7 @@ def timed(method: str, handler: grpc.RpcMethodHandler | None) -> grpc.RpcMethodH
     ``grpc_server_handling_seconds`` and ``grpc_server_handled_total`` (by
     :func:`status_name`) when it ends. Only unary-unary handlers (the only kind
     paiju serves) are wrapped; others, and None, are returned as they are.
-    Called once per method when it is registered (:mod:`paiju.guarded`), so
+    Called once per method when it is registered (:mod:`paiju.runtime.grpc_server`), so
     the metric children are looked up once, not per call."""
     if handler is None or handler.unary_unary is None:
         return handler

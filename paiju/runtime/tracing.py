@@ -6,18 +6,18 @@ tracer provider (resource ``service.name`` = ``paiju-<service>``,
 kept at ``PAIJU_TRACING_SAMPLE_RATIO``) exporting in batches over OTLP/gRPC
 (the standard ``OTEL_BSP_*`` variables tune the batches). Then:
 
-- every gRPC client channel (:func:`paiju.identity.secure_channel`) and
-  server (:func:`paiju.service.serve`) has OpenTelemetry's interceptors: a
+- every gRPC client channel (:func:`paiju.security.identity.secure_channel`) and
+  server (:func:`paiju.runtime.service.serve`) has OpenTelemetry's interceptors: a
   CLIENT span per call, its context in the call's metadata, a SERVER span
   continuing it on the other side;
-- an event published on NATS (:func:`paiju.natsconn.publish`) is a PRODUCER
+- an event published on NATS (:func:`paiju.runtime.natsconn.publish`) is a PRODUCER
   span ``publish <type>`` whose context travels in the message's headers
   (W3C ``traceparent``); the gateway's delivery of it to its clients is a
   CONSUMER span ``deliver <type>``, its child (:func:`consumer_span`);
 - a client's WebSocket command at the gateway is the root: a SERVER span
   ``ws <command>`` (services.gateway.application.dispatch);
 - JSON log lines written inside a span carry its ``trace_id`` and
-  ``span_id`` (paiju.log).
+  ``span_id`` (paiju.runtime.log).
 
 Off (the default), nothing is made: no interceptors, no headers, and the
 spans of :func:`span` are OpenTelemetry's no-op ones.

@@ -1,9 +1,10 @@
 """The bootstrap every paiju service process uses.
 
 :func:`run` sets up JSON logging, the ``/metrics`` endpoint, a ``grpc.aio``
-server on mutual TLS (``PAIJU_TLS_DIR``, :mod:`paiju.identity`) whose every
-method is counted and timed (:func:`paiju.metrics.timed`) and authorised
-(:mod:`paiju.authz`), wrapped once when registered (:mod:`paiju.guarded`), the standard
+server on mutual TLS (``PAIJU_TLS_DIR``, :mod:`paiju.security.identity`) whose every
+method is counted and timed (:func:`paiju.runtime.metrics.timed`) and authorised
+(:mod:`paiju.security.authz`), wrapped once when registered
+(:mod:`paiju.runtime.grpc_server`), the standard
 health service (readiness fed by dependencies) and reflection on it, the
 health service alone on its own plain port (``PAIJU_HEALTH_PORT``), calls
 the service's ``setup`` to add its servicers and background work, and serves
@@ -31,15 +32,16 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from paiju import log as logsetup
-from paiju import natsauth, tracing
-from paiju.authz import RULES, Authorizer, Rule
 from paiju.config import Config, check_keys, load
-from paiju.guarded import GuardedServer
-from paiju.health import Health
-from paiju.identity import Identity, IdentityError
-from paiju.identity import load as load_identity
-from paiju.metrics import observe_gc, serve_metrics, timed
+from paiju.runtime import log as logsetup
+from paiju.runtime import tracing
+from paiju.runtime.grpc_server import GuardedServer
+from paiju.runtime.health import Health
+from paiju.runtime.metrics import observe_gc, serve_metrics, timed
+from paiju.security import natsauth
+from paiju.security.authz import RULES, Authorizer, Rule
+from paiju.security.identity import Identity, IdentityError
+from paiju.security.identity import load as load_identity
 
 
 @dataclass
@@ -49,7 +51,7 @@ class Context:
     the stop event, lists to register background tasks and stop callbacks in
     (callbacks run in order after the gRPC server has drained; tasks are
     cancelled last), and the process's identity for its clients
-    (``paiju.identity.secure_channel(addr, ctx.identity, peer)``; None on an
+    (``paiju.security.identity.secure_channel(addr, ctx.identity, peer)``; None on an
     insecure development server)."""
 
     config: Config
@@ -72,7 +74,7 @@ _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 def server_identity(config: Config) -> Identity | None:
     """The identity ``config.service`` serves and calls as, from
     ``PAIJU_TLS_DIR``; None in development mode without it (insecure, logged
-    as a warning by :func:`serve`). Raises :class:`~paiju.identity.IdentityError`
+    as a warning by :func:`serve`). Raises :class:`~paiju.security.identity.IdentityError`
     (a ``ValueError`` naming the setting) outside development mode without
     ``PAIJU_TLS_DIR``, or when its files are missing or wrong."""
     if config.tls_dir is None:
@@ -86,8 +88,8 @@ def server_identity(config: Config) -> Identity | None:
 
 def _wrap(authorizer: Authorizer | None, method: str, handler: Any) -> Any:
     """What the gRPC port runs for ``method``: ``handler`` counted and timed
-    (:func:`paiju.metrics.timed`) around the caller's check
-    (:meth:`paiju.authz.Authorizer.guard`; none on an insecure server)."""
+    (:func:`paiju.runtime.metrics.timed`) around the caller's check
+    (:meth:`paiju.security.authz.Authorizer.guard`; none on an insecure server)."""
     if authorizer is not None:
         handler = authorizer.guard(method, handler)
     return timed(method, handler)
@@ -112,7 +114,7 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
     """Run one service until SIGTERM/SIGINT or until ``stop`` is set.
 
     The gRPC port takes mutual-TLS callers only, each call authorised by
-    ``rules`` (default :data:`paiju.authz.RULES`); see :func:`server_identity`.
+    ``rules`` (default :data:`paiju.security.authz.RULES`); see :func:`server_identity`.
     ``config.grpc_port`` / ``config.health_port`` 0 bind free ports
     (``ctx.config`` tells which). ``ready`` is set and ``on_started(ctx)``
     called once the server accepts calls. ``signals=False`` leaves the
@@ -132,7 +134,7 @@ async def serve(config: Config, setup: Setup, ready: asyncio.Event | None = None
     # a bind error here, not a second server silently sharing its calls. No
     # interceptor but tracing's (when configured): grpc.aio runs a server's
     # interceptor chain on every call; the metrics and the authorisation wrap
-    # each method's handler once, when it is registered (paiju/guarded.py).
+    # each method's handler once, when it is registered (paiju/runtime/grpc_server.py).
     server = GuardedServer(
         grpc.aio.server(interceptors=tracing.server_interceptors() or None,
                         options=[("grpc.so_reuseport", 0)]),
@@ -306,7 +308,7 @@ def run(service: str, setup: Setup) -> None:
     ``PAIJU_*`` variable, a development key outside development mode
     (:func:`paiju.config.check_keys`), missing certificates
     (:func:`server_identity`) or missing NATS credentials
-    (:func:`paiju.natsauth.check_credentials`)."""
+    (:func:`paiju.security.natsauth.check_credentials`)."""
     try:
         config = load(service)
         check_keys(config)

@@ -16,8 +16,8 @@ balances calls ``round_robin`` over the replicas that are connected: a
 replica that died (its connection closed, or it refuses new ones) is
 skipped until it answers again; a call that was under way on it
 fails ``UNAVAILABLE`` (the callers that must get an answer retry it,
-paiju.retries). The TLS name checked is the service's name, not the
-target (see :func:`paiju.identity.channel_options`), so one certificate
+paiju.runtime.retries). The TLS name checked is the service's name, not the
+target (see :func:`paiju.security.identity.channel_options`), so one certificate
 serves every replica whatever its address.
 """
 

@@ -1,9 +1,9 @@
 """The client side of the gRPC metrics without a client interceptor.
 
-Every channel paiju opens (:func:`paiju.identity.secure_channel`) is a
+Every channel paiju opens (:func:`paiju.security.identity.secure_channel`) is a
 :class:`MeteredChannel`: its unary-unary methods count and time each call in
 ``grpc_client_handled_total`` / ``grpc_client_handling_seconds``
-(:mod:`paiju.metrics`). grpc.aio runs a channel with any client interceptor
+(:mod:`paiju.runtime.metrics`). grpc.aio runs a channel with any client interceptor
 through its interceptor machinery (an ``InterceptedUnaryUnaryCall`` and a task
 of its own per call): in the gateway, two calls per player action, that was
 about a tenth of its busy time at 500 tables (docs/performance.md).
@@ -22,7 +22,7 @@ from typing import Any, cast
 
 import grpc
 
-from paiju.metrics import GRPC_CLIENT_HANDLED, GRPC_CLIENT_SECONDS
+from paiju.runtime.metrics import GRPC_CLIENT_HANDLED, GRPC_CLIENT_SECONDS
 
 
 class MeteredUnaryUnary:

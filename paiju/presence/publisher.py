@@ -1,4 +1,4 @@
-"""The gateway's side of presence (:mod:`paiju.presence`): the id of its
+"""The gateway's side of presence (:mod:`paiju.presence.book.book`): the id of its
 process and the :class:`PresencePublisher` that announces its sessions on
 ``paiju.presence.<name>.<process>``."""
 
@@ -17,9 +17,9 @@ from typing import Any
 
 from nats.aio.client import Client as NATS
 
-from paiju import subjects
 from paiju.config import presence_seconds
-from paiju.presence import GATEWAY_ID, TOKEN, wall_ms
+from paiju.presence.book import GATEWAY_ID, TOKEN, wall_ms
+from paiju.runtime import subjects
 
 log = logging.getLogger("paiju.presence")
 

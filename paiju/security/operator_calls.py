@@ -2,14 +2,14 @@
 and the counter every one of them gets.
 
 A person's tools call the services as the ``operator`` identity (its
-certificate, paiju/identity.py; the RPCs only it may call are in
-paiju/authz.py). All operators share that certificate, so each call also
+certificate, paiju/security/identity.py; the RPCs only it may call are in
+paiju/security/authz.py). All operators share that certificate, so each call also
 names the person in the gRPC metadata :data:`HEADER` (``paiju admin --by``,
 default the login name): a name the operator gives, kept with what it did
 (the journal of an adjustment, the record of a voided game) and logged, not
 a second check of who it is.
 
-:class:`paiju.authz.Authorizer` calls :func:`observed` for every call
+:class:`paiju.security.authz.Authorizer` calls :func:`observed` for every call
 whose caller is ``operator``: one log line (``operator call``: method,
 operator, outcome) and one count in ``paiju_operator_actions_total{method,
 outcome}`` (``outcome`` ``ok``, ``error`` (the call failed with a status) or

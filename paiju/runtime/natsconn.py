@@ -1,7 +1,7 @@
 """The NATS connection helper (nats-py) and event publishing.
 
 :func:`connect` keeps trying until NATS answers, reconnects forever, and keeps
-the ``nats`` dependency of :class:`~paiju.health.Health` up to date.
+the ``nats`` dependency of :class:`~paiju.runtime.health.Health` up to date.
 :func:`publish` and :func:`decode` put the events of shared/spec/events.md on
 and off the wire as ``paiju.events.v1.Event`` protobuf messages.
 """
@@ -18,9 +18,9 @@ import nats
 from nats.aio.client import Client as NATS
 from opentelemetry.trace import SpanKind
 
-from paiju import jsontext, tracing
 from paiju.events.v1.events_pb2 import Event
-from paiju.health import Health
+from paiju.runtime import jsontext, tracing
+from paiju.runtime.health import Health
 
 log = logging.getLogger("paiju.nats")
 
@@ -32,7 +32,7 @@ async def connect(url: str, health: Health | None, name: str,
     """Connect to ``url`` (comma-separated servers allowed) and keep connected.
 
     ``auth`` holds more nats-py options: the service's credentials, inbox
-    prefix and TLS (:func:`paiju.natsauth.client_options`). ``on_reconnected``
+    prefix and TLS (:func:`paiju.security.natsauth.client_options`). ``on_reconnected``
     is called after each reconnect (the subscriptions are back by then).
 
     While disconnected, ``health`` has ``nats`` down. The first connection is
@@ -141,7 +141,7 @@ async def publish(nc: NATS, subject: str, type_: str, data: dict[str, Any], *, s
                   game_id: str = "", room: str = "") -> None:
     """Publish one event on ``subject`` (events.md "Subjects"). With tracing
     on, a PRODUCER span whose context goes in the message's headers
-    (:mod:`paiju.tracing`)."""
+    (:mod:`paiju.runtime.tracing`)."""
     payload = encode(type_, data, seq=seq, game_id=game_id, room=room)
     if not tracing.enabled():
         await nc.publish(subject, payload)

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from paiju import natsauth
+from paiju.security import natsauth
 
 #: The repository's root (services/ lives beside paiju/ in a checkout).
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
