@@ -1,4 +1,5 @@
-"""混战 hunzhan: card order, point cards and combinations (seed 000, rulings.md "hunzhan").
+"""混战 hunzhan: card order, point cards, combinations and declarations (seed
+000, rulings.md "hunzhan").
 
 Everything here is pure and table driven. A :class:`TrumpOrder` is built once
 per possible trump (``"S"``, ``"H"``, ``"C"``, ``"D"`` or ``None`` for no-trump,
@@ -227,3 +228,25 @@ def multisets(items: Sequence[tuple[Card, int]], k: int) -> list[list[Card]]:
 def declared_trump(cards: tuple[Card, ...]) -> str | None:
     """The trump a declaration makes: the ten's suit, ``None`` (no-trump) for jokers."""
     return cards[0][1] if cards[0][0] == "T" else None
+
+
+#: Declaration strength (叫主/反主 order, seed 000 叫主): a key of sorted cards →
+#: strength. BJ pair > SJ pair > ♠10 > ♥10 > ♣10 > ♦10.
+DECLARATIONS: dict[tuple[Card, ...], int] = {
+    ("BJ", "BJ"): 6,
+    ("SJ", "SJ"): 5,
+    ("TS",): 4,
+    ("TH",): 3,
+    ("TC",): 2,
+    ("TD",): 1,
+}
+
+
+def holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
+    """True where ``hand`` (card → count) holds every card of ``cards`` (with repeats)."""
+    if len(cards) == 1:
+        return cards[0] in hand
+    need: dict[Card, int] = {}
+    for c in cards:
+        need[c] = need.get(c, 0) + 1
+    return all(hand.get(c, 0) >= k for c, k in need.items())

@@ -1,11 +1,13 @@
-"""混战 hunzhan: options, the deal and its checks (seed 000 牌 / 发牌; rulings.md
+"""混战 hunzhan: options, the deal and its checks, a random deal and the cards
+a seat held part way through the deal (seed 000 牌 / 发牌; rulings.md
 "hunzhan", "Shared", "Settlement"; records.md ``deal.order``)."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from paiju.games.hunzhan.cards import DECK
 from paiju.rules.cards import Card, check_deal, parse_cards
@@ -78,3 +80,40 @@ def parse_deal(deal: Mapping[str, Any]) -> tuple[list[list[Card]], int, list[Car
                     "bad_deal", f"deal.order does not deal seat {s}'s hand round-robin"
                 )
     return hands, first, order
+
+
+def random_deal(options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A random deal: ``hands``, ``bottom`` (empty), ``first`` (random seat; the
+    table service replaces it from the room's second game with the previous
+    game's ``last_trick_winner``, seed 000) and ``order`` (dealt round-robin
+    from ``first``). Raises ``RulesError("bad_options")``."""
+    parse_options(options)
+    order = list(DECK)
+    rng.shuffle(order)
+    first = rng.randrange(SEATS)
+    hands = [order[(s - first) % SEATS :: SEATS] for s in range(SEATS)]
+    return {"hands": hands, "bottom": [], "first": first, "order": order}
+
+
+class DealtState(Protocol):
+    """What :func:`held_at` reads of a game (the engine has these fields)."""
+
+    #: the seat dealt to first
+    first: int
+    #: the 84 cards in the order dealt, or None where the deal gave none
+    order: list[Card] | None
+    #: per seat, card → count (the cards held now)
+    hands: list[dict[Card, int]]
+
+
+def held_at(g: DealtState, seat: int, dealt: int | None) -> dict[Card, int]:
+    """The cards ``seat`` held (card → count) after ``dealt`` cards were dealt
+    (records.md ``deal.order``); its hand itself (not a copy) when ``dealt`` is
+    None or the deal has no ``order``. Raises ``malformed_action`` for
+    ``dealt`` outside 0..84."""
+    if dealt is not None and not 0 <= dealt <= len(DECK):
+        raise RulesError("malformed_action", f"dealt must be 0..{len(DECK)}")
+    if dealt is None or g.order is None:
+        return g.hands[seat]
+    start = (seat - g.first) % SEATS
+    return dict(Counter(g.order[start:dealt:SEATS]))

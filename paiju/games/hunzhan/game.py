@@ -18,11 +18,15 @@ Phases:
   its winner, who leads the next.
 - ``finished``: ``points`` = captured − 60 per seat.
 
-Modules by purpose: :mod:`~paiju.games.hunzhan.cards` (card order, point
-cards, combinations), :mod:`~paiju.games.hunzhan.deal` (options and the deal),
-:mod:`~paiju.games.hunzhan.follow` (following suit and shape, what beats),
-:mod:`~paiju.games.hunzhan.points` (the point rules); this module is the state
-machine (declaring, tricks, scores, the engine interface).
+The engine :class:`Hunzhan` holds the state and is the state machine
+(declaring, tricks, the engine interface); its parts are functions of that
+state: :mod:`~paiju.games.hunzhan.cards` (card order, point cards,
+combinations, declarations), :mod:`~paiju.games.hunzhan.deal` (options, the
+deal, the cards held part way through it), :mod:`~paiju.games.hunzhan.follow`
+(following suit and shape, what beats), :mod:`~paiju.games.hunzhan.points`
+(the point rules: the legal follows), :mod:`~paiju.games.hunzhan.results`
+(the result, escape points, settlement lines) and
+:mod:`~paiju.games.hunzhan.display` (views, 看分, 上一轮, the client's words).
 """
 
 from __future__ import annotations
@@ -32,47 +36,38 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
+from paiju.games.hunzhan import display, results
 from paiju.games.hunzhan.cards import (
-    DECK,
+    DECLARATIONS,
     ORDERS,
     POINTS,
     TRUMP,
     TrumpOrder,
     classify,
     declared_trump,
+    holds,
     lead_options,
 )
-from paiju.games.hunzhan.deal import PAR, SEATS, parse_deal, parse_options
-from paiju.games.hunzhan.display import HunzhanShown
-from paiju.games.hunzhan.points import PointRules
-from paiju.games.hunzhan.results import HunzhanResults
+from paiju.games.hunzhan.deal import SEATS, held_at, parse_deal, parse_options, random_deal
+from paiju.games.hunzhan.display import (
+    PHASE_AFTER_DEAL,
+    PHASE_AFTER_DECLARING,
+    POLICY,
+    PRESENTATION,
+)
+from paiju.games.hunzhan.follow import beats
+from paiju.games.hunzhan.points import (
+    check_follow,
+    iter_legal_follows,
+    legal_follows,
+    lowest_follow,
+)
 from paiju.rules.cards import Card
-from paiju.rules.engine import Action, Event, Game, Result
+from paiju.rules.engine import Action, Event, Game, Policy, Presentation, Result
 from paiju.rules.errors import RulesError
 
-#: Declaration strength (叫主/反主 order, seed 000 叫主): a key of sorted cards →
-#: strength. BJ pair > SJ pair > ♠10 > ♥10 > ♣10 > ♦10.
-DECLARATIONS: dict[tuple[Card, ...], int] = {
-    ("BJ", "BJ"): 6,
-    ("SJ", "SJ"): 5,
-    ("TS",): 4,
-    ("TH",): 3,
-    ("TC",): 2,
-    ("TD",): 1,
-}
 
-
-def _holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> bool:
-    """True where ``hand`` holds every card of ``cards`` (with repeats)."""
-    if len(cards) == 1:
-        return cards[0] in hand
-    need: dict[Card, int] = {}
-    for c in cards:
-        need[c] = need.get(c, 0) + 1
-    return all(hand.get(c, 0) >= k for c, k in need.items())
-
-
-class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
+class Hunzhan(Game):
     """The 混战 engine (seed 000). See the module docstring and docs/rules/hunzhan.md.
 
     ``deal``: ``hands`` (4 × 21 cards), ``bottom`` (empty or absent), ``first``
@@ -83,6 +78,10 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
 
     name: ClassVar[str] = "hunzhan"
     seats: ClassVar[int] = SEATS
+    presentation: ClassVar[Presentation] = PRESENTATION
+    policy: ClassVar[Policy] = POLICY
+    phase_after_deal: ClassVar[str] = PHASE_AFTER_DEAL
+    phase_after_declaring: ClassVar[str] = PHASE_AFTER_DECLARING
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         super().__init__(options, deal)
@@ -94,7 +93,9 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
         self.hands: list[dict[Card, int]] = [dict(Counter(h)) for h in hands]
         #: the hands in hand order during play (kept in step with ``hands``)
         self.sorted_hands: list[list[Card]] = []
-        self._phase = "declaring"
+        #: ``declaring`` or ``play``: where the rules stand, whether or not the
+        #: game has finished (:attr:`phase` says ``finished`` then)
+        self.stage = "declaring"
         self.redeal = False
         self._done = False
         #: the standing declaration: (seat, cards, strength) or None
@@ -119,46 +120,36 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
         self._cache_version = -1
         self._cache: list[tuple[Card, ...]] = []
 
-    # -- deal (deal) --------------------------------------------------------
+    # -- deal and options (deal) ---------------------------------------------------
 
     @classmethod
     def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
-        """A random deal: ``hands``, ``bottom`` (empty), ``first`` (random seat; the
-        table service replaces it from the room's second game with the previous
-        game's ``last_trick_winner``, seed 000) and ``order`` (dealt round-robin
-        from ``first``)."""
+        """:func:`paiju.games.hunzhan.deal.random_deal`."""
+        return random_deal(options, rng)
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """As the constructor checks them (:func:`~paiju.games.hunzhan.deal.parse_options`)."""
         parse_options(options)
-        order = list(DECK)
-        rng.shuffle(order)
-        first = rng.randrange(SEATS)
-        hands = [order[(s - first) % SEATS :: SEATS] for s in range(SEATS)]
-        return {"hands": hands, "bottom": [], "first": first, "order": order}
 
     # -- state ---------------------------------------------------------------------
 
     @property
     def phase(self) -> str:
         """``declaring``, ``play`` or ``finished``."""
-        return "finished" if self.finished else self._phase
+        return "finished" if self.finished else self.stage
 
     def _ended(self) -> bool:
         return self._done
 
     def _to_act(self) -> list[int]:
-        return [self.turn] if self._phase == "play" else []
+        return [self.turn] if self.stage == "play" else []
 
     # -- declaring -----------------------------------------------------------------
 
     def held_at(self, seat: int, dealt: int | None) -> dict[Card, int]:
-        """The cards ``seat`` held after ``dealt`` cards were dealt (records.md
-        ``deal.order``); the whole hand when ``dealt`` is None or the deal has
-        no ``order``. Raises ``malformed_action`` for ``dealt`` outside 0..84."""
-        if dealt is not None and not 0 <= dealt <= len(DECK):
-            raise RulesError("malformed_action", f"dealt must be 0..{len(DECK)}")
-        if dealt is None or self.order is None:
-            return self.hands[seat]
-        start = (seat - self.first) % SEATS
-        return dict(Counter(self.order[start:dealt:SEATS]))
+        """:func:`paiju.games.hunzhan.deal.held_at` of this game."""
+        return held_at(self, seat, dealt)
 
     def declare_options(self, seat: int, dealt: int | None = None) -> list[Action]:
         """The declarations ``seat`` could make now (the client's declare buttons):
@@ -166,18 +157,15 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
         the standing declaration, from the cards held after ``dealt`` cards were
         dealt (whole hand when None). Empty outside the declaring phase.
         Raises ``malformed_action`` for a bad ``dealt``."""
-        if self.finished or self._phase != "declaring":
+        if self.finished or self.stage != "declaring":
             return []
-        held = self.held_at(seat, dealt)
+        held = held_at(self, seat, dealt)
         standing = self.declaration[2] if self.declaration else 0
-        out: list[Action] = []
-        for cards, strength in DECLARATIONS.items():
-            if strength > standing and _holds(held, cards):
-                out.append(Action(seat, "declare", cards, dealt))
-        return out
+        return [Action(seat, "declare", cards, dealt) for cards, strength in DECLARATIONS.items()
+                if strength > standing and holds(held, cards)]
 
     def _declare(self, action: Action) -> list[Event]:
-        if self._phase != "declaring":
+        if self.stage != "declaring":
             raise RulesError("wrong_phase", "declaring has closed")
         seat = action.seat
         assert seat is not None
@@ -187,8 +175,8 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
             raise RulesError(
                 "invalid_combination", "declare with one ten or a pair of equal jokers"
             )
-        held = self.held_at(seat, action.dealt)
-        if not _holds(held, cards):
+        held = held_at(self, seat, action.dealt)
+        if not holds(held, cards):
             raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
         if self.declaration is not None and strength <= self.declaration[2]:
             raise RulesError("declare_too_weak", "a declare must be stronger than the standing one")
@@ -205,7 +193,7 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
     def _end_declare(self, action: Action) -> list[Event]:
         if action.seat is not None:
             raise RulesError("malformed_action", "end_declare is sent by the system (seat null)")
-        if self._phase != "declaring":
+        if self.stage != "declaring":
             raise RulesError("wrong_phase", "declaring has closed")
         self._version += 1
         if self.declaration is None:
@@ -217,7 +205,7 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
         self.ord = ORDERS[self.trump]
         key = self.ord.sort_key.__getitem__
         self.sorted_hands = [sorted(h, key=key) for h in self.dealt_hands]
-        self._phase = "play"
+        self.stage = "play"
         self.leader = seat
         self.turn = seat
         return [
@@ -228,12 +216,12 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
             )
         ]
 
-    # -- play (following and the point rules: follow, points) -----
+    # -- play (following and the point rules: follow, points) ---------------------
 
     def _legal_plays(self, seat: int) -> list[tuple[Card, ...]]:
         if self._cache_version != self._version:
             if self.trick:
-                plays = self._legal_follows(seat)
+                plays = legal_follows(self, seat)
             else:
                 plays = lead_options(self.hands[seat], self.ord)
             self._cache = plays
@@ -241,7 +229,7 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
         return self._cache
 
     def _play(self, action: Action) -> list[Event]:
-        if self._phase != "play":
+        if self.stage != "play":
             raise RulesError("wrong_phase", "cards are played after declaring")
         seat = action.seat
         assert seat is not None
@@ -251,7 +239,7 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
         if not cards:
             raise RulesError("invalid_combination", "play at least one card")
         hand = self.hands[seat]
-        if not _holds(hand, cards):
+        if not holds(hand, cards):
             raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
         o = self.ord
         play = tuple(sorted(cards, key=o.sort_key.__getitem__))
@@ -284,8 +272,9 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
                      ) -> tuple[tuple[str, str, int] | None, str]:
         """The classification of ``play`` (sorted) by ``seat`` and the name of
         its combination, once it is checked legal: a lead must be a single, a
-        pair or a run of pairs; a follow as :meth:`_check_follow` says (a
-        ``mixed`` one where it is no combination of the lead's size)."""
+        pair or a run of pairs; a follow as
+        :func:`~paiju.games.hunzhan.points.check_follow` says (a ``mixed`` one
+        where it is no combination of the lead's size)."""
         o = self.ord
         if not self.trick:
             cl = classify(play, o)
@@ -295,7 +284,7 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
                 )
             return cl, cl[0]
         if self._cache_version != self._version or play not in self._cache:
-            self._check_follow(seat, play)
+            check_follow(self, seat, play)
         cl = classify(play, o) if len(play) == self.led_len else None
         return cl, cl[0] if cl else "mixed"
 
@@ -310,7 +299,7 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
             self.led_group = self.win_group = cl[1]
             self.win_level = cl[2]
             self.win_seat = seat
-        elif self._beats(play):
+        elif beats(self, play):
             c0 = play[0]
             self.win_seat = seat
             if cl is None:  # single
@@ -360,7 +349,7 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
         hand order); otherwise empty."""
         if self.finished:
             return []
-        if self._phase == "declaring":
+        if self.stage == "declaring":
             return self.declare_options(seat)
         if seat != self.turn:
             return []
@@ -369,19 +358,19 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
     def non_play_actions(self, seat: int) -> list[Action]:
         """The non-play actions: the declares while declaring (hunzhan has no
         pass)."""
-        if self.finished or self._phase != "declaring":
+        if self.finished or self.stage != "declaring":
             return []
         return self.declare_options(seat)
 
     def iter_plays(self, seat: int) -> Iterator[Action]:
         """The plays of :meth:`legal_actions`, lazily (a void follower's from
-        :meth:`_iter_legal_follows`, one per step)."""
-        if self.finished or self._phase != "play" or seat != self.turn:
+        :func:`~paiju.games.hunzhan.points.iter_legal_follows`, one per step)."""
+        if self.finished or self.stage != "play" or seat != self.turn:
             return
         if self._cache_version == self._version:
             plays: Iterable[tuple[Card, ...]] = self._cache
         elif self.trick:
-            plays = self._iter_legal_follows(seat)
+            plays = iter_legal_follows(self, seat)
         else:
             plays = self._legal_plays(seat)
         for p in plays:
@@ -391,82 +380,60 @@ class Hunzhan(HunzhanResults, PointRules, HunzhanShown, Game):
         """The timeout move (rulings.md "Shared"): the lowest legal play with the
         fewest cards — a leader's lowest single; a follower's legal play whose
         highest card is lowest (then the next highest, …), computed without
-        listing every follow (:meth:`_lowest_follow`). Raises ``wrong_phase``
-        while declaring (the default there is no declaration, and nobody is to
-        act), ``not_your_turn`` for a seat not to act."""
+        listing every follow (:func:`~paiju.games.hunzhan.points.lowest_follow`).
+        Raises ``wrong_phase`` while declaring (the default there is no
+        declaration, and nobody is to act), ``not_your_turn`` for a seat not to
+        act."""
         if self.finished:
             raise RulesError("game_over", "the game has finished")
-        if self._phase != "play":
+        if self.stage != "play":
             raise RulesError("wrong_phase", "the default while declaring is no declaration")
         if seat != self.turn:
             raise RulesError("not_your_turn", f"seat {self.turn} is to play")
         if self.trick:
-            return Action(seat, "play", self._lowest_follow(seat))
+            return Action(seat, "play", lowest_follow(self, seat))
         low = self.ord.low_key
         plays = self._legal_plays(seat)
         best = min(plays, key=lambda p: (len(p), sorted((low[c] for c in p), reverse=True)))
         return Action(seat, "play", best)
 
-    def _sorted_hand(self, seat: int) -> list[Card]:
-        if self._phase == "play":
-            return list(self.sorted_hands[seat])
-        key = self.ord.sort_key
-        return sorted((c for c, k in self.hands[seat].items() for _ in range(k)),
-                      key=key.__getitem__)
-
-    def view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may see: own hand (hand order), counts, the declaration,
-        trump, the trick so far, the last trick (上一轮), captured points and
-        cards (看分). Never another seat's hand."""
-        decl = self.declaration
-        return {
-            "game": self.name,
-            "phase": self.phase,
-            "seat": seat,
-            "hand": self._sorted_hand(seat),
-            "hand_counts": [sum(h.values()) for h in self.hands],
-            "to_act": self.to_act(),
-            "first": self.first,
-            "declaration": None if decl is None else {"seat": decl[0], "cards": list(decl[1])},
-            "declarer": None if decl is None else decl[0],
-            "trump": self.trump,
-            "no_trump": self._phase == "play" and self.trump is None,
-            "leader": self.leader,
-            "turn": self.turn if self._phase == "play" and not self.finished else None,
-            "trick": [{"seat": s, "cards": list(p)} for s, p in self.trick],
-            "trick_points": self.trick_points,
-            "trick_winner": self.win_seat if self.trick else None,
-            "tricks_played": self.tricks_played,
-            "last_trick": self.last_trick,
-            "last_trick_winner": self.last_trick_winner,
-            "captured": list(self.captured),
-            "scores": self.scores_detail(),
-            "redeal": self.redeal,
-            "escaped": self.escaped,
-        }
-
-    def _detail(self) -> dict[str, Any]:
-        return {
-            "trump": self.trump,
-            "captured": list(self.captured),
-            "last_trick_winner": self.last_trick_winner,
-            "redeal": self.redeal,
-            "declarer": None if self.declaration is None else self.declaration[0],
-        }
+    # -- results (results) and what clients see (display) ----------------------------
 
     def _result(self) -> Result:
-        if self.redeal:
-            return Result([0] * SEATS, self._detail(), "redeal")
-        return Result([c - PAR for c in self.captured], self._detail())
+        return results.normal_result(self)
 
     def _result_detail_on_escape(self) -> dict[str, Any]:
-        return self._detail()
+        return results.detail(self)
 
     def escape_points(self, seat: int) -> list[int]:
-        """Escape (seed 000 例外; rulings.md "Settlement"): the escapee gets
-        −3 × (60 − X) for X < 60, −10 for X ≥ 60 (X = its captured points so far);
-        each other seat max(0, captured − 60). They do not sum to zero."""
-        out = [max(0, c - PAR) for c in self.captured]
-        x = self.captured[seat]
-        out[seat] = -3 * (PAR - x) if x < PAR else -10
-        return out
+        """:func:`paiju.games.hunzhan.results.escape_points` of the points captured so far."""
+        return results.escape_points(self.captured, seat)
+
+    def result_lines(self) -> list[dict[str, Any]]:
+        """:func:`paiju.games.hunzhan.results.result_lines`."""
+        return results.result_lines(self)
+
+    def carry_over(self) -> dict[str, Any]:
+        """:func:`paiju.games.hunzhan.results.carry_over`: ``{"first": the last
+        trick's winner}``."""
+        return results.carry_over(self)
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """:func:`paiju.games.hunzhan.display.view`: what ``seat`` may see."""
+        return display.view(self, seat)
+
+    def display(self) -> dict[str, Any]:
+        """:func:`paiju.games.hunzhan.display.display`: trump and captured points."""
+        return display.display(self)
+
+    def scores_view(self) -> dict[str, Any]:
+        """:func:`paiju.games.hunzhan.display.scores_view` (看分)."""
+        return display.scores_view(self)
+
+    def scores_detail(self) -> list[dict[str, Any]]:
+        """:func:`paiju.games.hunzhan.display.scores_detail` (看分 per seat)."""
+        return display.scores_detail(self)
+
+    def last_trick_view(self) -> dict[str, Any]:
+        """:func:`paiju.games.hunzhan.display.last_trick_view` (上一轮)."""
+        return display.last_trick_view(self)
