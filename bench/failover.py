@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 import nats  # noqa: E402
 
 from paiju.runtime.natsconn import decode  # noqa: E402
-from paiju.runtime.table_instances import Registry  # noqa: E402
+from paiju.runtime.table_instances import TableInstances  # noqa: E402
 from paiju.security import identity, natsauth, nkey_seeds  # noqa: E402
 from paiju.table.v1 import table_pb2, table_pb2_grpc  # noqa: E402
 from paiju.tools.bots import run_bots  # noqa: E402
@@ -211,7 +211,7 @@ async def failover(tables: int = 8, games: int = 1, lease_seconds: float = 2.0,
         # Both instances registered before the games start (the lobby places
         # games only on registered instances; the second may register a
         # moment after paiju up's banner). The gateway's user may read it.
-        registry = Registry(nc)
+        registry = TableInstances(nc)
         deadline = time.monotonic() + 60
         while len(await registry.refresh()) < 2:
             if time.monotonic() > deadline:

@@ -5,11 +5,10 @@ rewrites them; a test fails when they differ)."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 from paiju.config import BEGIN, END, GROUPS, Settings, variable
-from paiju.tools.docs_markers import replace_between
+from paiju.docs_markers import rewrite
 
 
 def markdown() -> str:
@@ -36,16 +35,5 @@ def _shown(value: Any) -> str:
     return f"`{value}`"
 
 
-def rewrite_docs(path: Path) -> bool:
-    """Put :func:`markdown` between the markers of ``path``; True if it changed."""
-    return replace_between(path, BEGIN, END, markdown())
-
-
-def main(paths: list[str]) -> None:
-    """Rewrite the tables in each of ``paths`` and say which changed."""
-    for arg in paths:
-        print(f"{arg}: {'rewritten' if rewrite_docs(Path(arg)) else 'up to date'}")
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    rewrite(sys.argv[1:], BEGIN, END, markdown)

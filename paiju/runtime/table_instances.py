@@ -31,7 +31,7 @@ PREFIX = f"$KV.{BUCKET}."
 NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
 
 
-class Registry:
+class TableInstances:
     """The registered table instances as last read (:attr:`instances`)."""
 
     def __init__(self, nc: NATS, interval: float = 1.0, timeout: float = 2.0) -> None:

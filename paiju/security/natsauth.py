@@ -39,9 +39,9 @@ from typing import Any
 import nkeys
 
 from paiju.config import Config
+from paiju.docs_markers import rewrite
 from paiju.runtime import subjects
 from paiju.security.nkey_seeds import public_key, read_seed
-from paiju.tools.docs_markers import replace_between
 
 #: The services that connect to NATS, each as its own user (the gateway as a
 #: user per replica, :func:`gateway_users`).
@@ -294,11 +294,5 @@ def markdown() -> str:
     return "\n".join([*rows, "", END])
 
 
-def rewrite_docs(path: Path) -> bool:
-    """Put :func:`markdown` between the markers of ``path``; True if it changed."""
-    return replace_between(path, BEGIN, END, markdown())
-
-
 if __name__ == "__main__":
-    for arg in sys.argv[1:]:
-        print(f"{arg}: {'rewritten' if rewrite_docs(Path(arg)) else 'up to date'}")
+    rewrite(sys.argv[1:], BEGIN, END, markdown)

@@ -22,7 +22,7 @@ from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.runtime import db, natsconn
 from paiju.runtime.health import watch_peer
 from paiju.runtime.service import Context, Setup, run
-from paiju.runtime.table_instances import NATS_ERRORS, Registry
+from paiju.runtime.table_instances import NATS_ERRORS, TableInstances
 from paiju.security import natsauth
 from services.lobby.adapters.ledger_client import Ledger
 from services.lobby.adapters.placement import Tables
@@ -73,7 +73,7 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
                                     auth=natsauth.client_options(ctx.config))
         ledger = Ledger(ctx.config.ledger_addr, ctx.identity)
         tables = Tables(ctx.config.table_addrs, identity=ctx.identity)
-        registry = Registry(nc)
+        registry = TableInstances(nc)
         tables.registered = registry.addresses
 
         async def reread() -> None:

@@ -32,7 +32,7 @@ from nats.js import api
 
 from paiju.config import load
 from paiju.runtime import natsconn
-from paiju.runtime.table_instances import Registry
+from paiju.runtime.table_instances import TableInstances
 from paiju.security import natsauth, nkey_seeds
 from paiju.tools.up import Platform, plan
 from services.table.adapters.instance_registry import Registration
@@ -286,7 +286,7 @@ async def test_the_lobby_reads_the_table_registry_and_nothing_else(server: NatsS
         js = table.jetstream(timeout=5)
         await js.add_stream(name="paiju_gamelog_p1", subjects=["paiju.gamelog.p1.>"])
         await js.publish("paiju.gamelog.p1.g1", b"created")
-        found = await Registry(lobby, timeout=2).refresh()
+        found = await TableInstances(lobby, timeout=2).refresh()
         assert found["table-0.table:50052"]["games"] == 3
         assert found["table-0.table:50052"]["pool"] == "p1"
         ljs = lobby.jetstream(timeout=2)

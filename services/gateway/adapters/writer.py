@@ -2,7 +2,7 @@
 writer task that sends them in batches.
 
 Everything a client is sent (replies and events) goes through the queue, so
-the order is the order of :meth:`Outbox.put`. A client that lets
+the order is the order of :meth:`SendQueue.put`. A client that lets
 ``SEND_QUEUE`` messages pile up is cut off (``slow_client``): its socket is
 aborted at once and nobody else waits for it. The bytes waiting in all queues
 of the gateway together are bounded too (:class:`~services.gateway.domain.limits.QueueBudget`,
@@ -59,7 +59,7 @@ async def send_batch(ws: ServerConnection, batch: list[bytes]) -> None:
                 ws.transport.close()
 
 
-class Outbox:
+class SendQueue:
     """The bounded send queue of one connection and its writer task; ``budget``
     bounds the bytes of all queues of the gateway (a budget of its own where
     none is given)."""

@@ -21,7 +21,7 @@ from paiju.config import Config
 from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from paiju.presence.publisher import PresencePublisher
-from paiju.runtime.table_instances import Registry
+from paiju.runtime.table_instances import TableInstances
 from paiju.table.v1 import table_pb2
 from services.gateway.adapters import auth
 from services.gateway.adapters.backends import Backends
@@ -46,7 +46,7 @@ class Ports(Protocol):
     session_rate: SessionRate
     queue_budget: QueueBudget
     chat_rate: PlayerBuckets
-    table_instances: Registry
+    table_instances: TableInstances
     admission: Admission
 
     @property

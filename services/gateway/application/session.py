@@ -30,7 +30,7 @@ from paiju.table.v1 import table_pb2
 from services.gateway import metrics
 from services.gateway.adapters import auth
 from services.gateway.adapters.keepalive import keepalive
-from services.gateway.adapters.writer import Outbox
+from services.gateway.adapters.writer import SendQueue
 from services.gateway.application import signin
 from services.gateway.application.connection import Ports
 from services.gateway.application.dispatch import dispatch, handle_frame
@@ -62,8 +62,8 @@ class Session:
         self.identity: auth.Identity | None = None
         #: True once this session's presence ``connect`` was published.
         self.announced = False
-        self.outbox = Outbox(ws, self.id, budget=gateway.queue_budget)
-        self.subs = Subscriptions(gateway.nats, gateway.fanout, self.outbox.put)
+        self.sends = SendQueue(ws, self.id, budget=gateway.queue_budget)
+        self.subs = Subscriptions(gateway.nats, gateway.fanout, self.sends.put)
         self.route = Router(gateway.backends, self.subs, lambda: self.player)
         #: The room this connection watches (旁观), or None.
         self.watching: str | None = None
@@ -76,7 +76,7 @@ class Session:
         """Serve the connection until it closes (``token``: the ``?token=`` of
         the URL, signed in with as an ``auth`` command)."""
         metrics.CONNECTIONS.inc()
-        self.outbox.start()
+        self.sends.start()
         pinger = asyncio.create_task(keepalive(self.ws, self.id, *self.gw.ping,
                                                heard=lambda: self.heard))
         try:
@@ -94,7 +94,7 @@ class Session:
             # First: the presence publisher forgets the session at once, so
             # that even a cancelled close leaves no session in its heartbeats.
             await signin.sign_out(self)
-            await self.outbox.stop()
+            await self.sends.stop()
             if self.watching is not None:
                 self.watching = None
                 metrics.SPECTATORS.dec()
@@ -106,11 +106,11 @@ class Session:
     @property
     def closing(self) -> bool:
         """True once nothing more is sent to the client."""
-        return self.outbox.closed
+        return self.sends.closed
 
     async def close_replaced(self) -> None:
         """A newer connection of the player signed in: close this one (4001)."""
-        self.outbox.closed = True
+        self.sends.closed = True
         await self.ws.close(CLOSE_REPLACED, "replaced")
 
     # -- sending ------------------------------------------------------------------
@@ -118,7 +118,7 @@ class Session:
     def send(self, obj: dict[str, Any]) -> None:
         """Queue ``obj`` for the client; cut the client off when it is too slow."""
         if not self.closing:
-            self.outbox.put(jsontext.dumps(obj))
+            self.sends.put(jsontext.dumps(obj))
 
     # -- the player ---------------------------------------------------------------
 

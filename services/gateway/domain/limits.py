@@ -116,7 +116,7 @@ class PlayerBuckets:
 
 
 class Queue(Protocol):
-    """A send queue as the budget sees it (services.gateway.adapters.writer.Outbox)."""
+    """A send queue as the budget sees it (services.gateway.adapters.writer.SendQueue)."""
 
     queued_bytes: int
 

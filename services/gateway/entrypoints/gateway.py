@@ -16,7 +16,7 @@ from paiju.presence.book import wall_ms
 from paiju.presence.publisher import PresencePublisher
 from paiju.presence.spectators import SpectatorWatcher
 from paiju.runtime import subjects
-from paiju.runtime.table_instances import Registry
+from paiju.runtime.table_instances import TableInstances
 from services.gateway import metrics
 from services.gateway.adapters import auth
 from services.gateway.adapters.backends import IN_FLIGHT, Backends, call
@@ -61,7 +61,7 @@ class Gateway:
     admission: Admission = field(init=False)
     #: The table instances that announced themselves (read when a record is
     #: looked for: any instance serves the record store they share).
-    table_instances: Registry = field(init=False)
+    table_instances: TableInstances = field(init=False)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -74,7 +74,7 @@ class Gateway:
         self.admission = Admission(cfg.gateway_max_calls_in_flight,
                                    cfg.gateway_max_loop_lag_seconds)
         self.chat_rate = PlayerBuckets(1 / chat.CHAT_EVERY_SECONDS, chat.CHAT_BURST)
-        self.table_instances = Registry(self.nats)
+        self.table_instances = TableInstances(self.nats)
         self.spectators = SpectatorWatcher(
             self.nats, self.tell_spectators,
             timeout_ms=int(cfg.presence_timeout_seconds * 1000))

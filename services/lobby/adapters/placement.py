@@ -47,7 +47,7 @@ class Tables:
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
         #: The registered instances' addresses (set by the lobby from its
-        #: :class:`~paiju.runtime.table_instances.Registry`).
+        #: :class:`~paiju.runtime.table_instances.TableInstances`).
         self.registered: Callable[[], Sequence[str]] = lambda: ()
         #: Reads the registry again now (set by the lobby): done once before
         #: a start is refused for want of an instance (one that registered

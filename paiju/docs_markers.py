@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -15,3 +16,12 @@ def replace_between(path: Path, begin: str, end: str, generated: str) -> bool:
     new = text[:start] + generated + text[stop:]
     path.write_text(new, encoding="utf-8")
     return new != text
+
+
+def rewrite(paths: Sequence[str], begin: str, end: str, generated: Callable[[], str]) -> None:
+    """Put ``generated()`` between the markers of each of ``paths`` and print
+    which changed (``<path>: rewritten`` or ``<path>: up to date``)."""
+    text = generated()
+    for arg in paths:
+        changed = replace_between(Path(arg), begin, end, text)
+        print(f"{arg}: {'rewritten' if changed else 'up to date'}")
