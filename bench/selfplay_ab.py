@@ -7,7 +7,10 @@ usage: python bench/selfplay_ab.py --before DIR [--after DIR] [--games N] [--rou
 ``--after`` defaults to this one. Each round plays ``N`` complete games of
 every engine in a fresh process per checkout (the order alternates from round
 to round, so that the machine's load weighs on both alike), with that
-checkout's own paiju imported (an editable install of this one set aside).
+checkout's own paiju imported (an editable install of this one set aside)
+and its own games: ``PAIJU_GAMES`` names the modules of the checkout's
+``paiju.games`` entry points (its pyproject.toml), so that a checkout from
+before a move of the engines runs its own.
 Prints each engine's complete games per CPU second before and after over all
 rounds and their ratio, then a JSON line.
 """
@@ -16,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +45,14 @@ print(json.dumps(out))
 """
 
 
+def game_modules(tree: Path) -> str:
+    """``PAIJU_GAMES`` for checkout ``tree``: the modules its pyproject.toml's
+    ``paiju.games`` entry points name, comma separated."""
+    project = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    targets = project["entry-points"]["paiju.games"].values()
+    return ",".join(target.split(":")[0] for target in targets)
+
+
 def run(before: Path, after: Path, games: int, rounds: int) -> dict[str, dict[str, float]]:
     """``{label: {"before", "after", "ratio"}}`` in games per CPU second."""
     trees = {"before": before, "after": after}
@@ -47,8 +60,10 @@ def run(before: Path, after: Path, games: int, rounds: int) -> dict[str, dict[st
     for k in range(rounds):
         order = ["before", "after"] if k % 2 == 0 else ["after", "before"]
         for side in order:
+            env = {**os.environ, "PAIJU_GAMES": game_modules(trees[side])}
             out = subprocess.run([sys.executable, "-c", CHILD, str(trees[side]), str(games),
-                                  str(k + 1)], capture_output=True, text=True, check=True).stdout
+                                  str(k + 1)], capture_output=True, text=True, check=True,
+                                 env=env).stdout
             for label, (n, seconds) in json.loads(out).items():
                 t = totals[side].setdefault(label, [0.0, 0.0])
                 t[0] += n

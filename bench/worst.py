@@ -313,10 +313,16 @@ def main(argv: list[str] | None = None) -> int:
         from bench import worst_table
 
         r["table"] = asyncio.run(worst_table.bench())
-    print(json.dumps(r, ensure_ascii=False))
-    if args.json is not None:
-        args.json.write_text(json.dumps(r, indent=1, ensure_ascii=False), encoding="utf-8")
+    emit(r, args.json)
     return 0
+
+
+def emit(r: dict[str, Any], path: Path | None) -> None:
+    """Print ``r`` as one JSON line and, where ``path`` is given, write it there
+    (indented)."""
+    print(json.dumps(r, ensure_ascii=False))
+    if path is not None:
+        path.write_text(json.dumps(r, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import sys
 import tempfile
@@ -44,7 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.worst import RUN6, RUN7, hunzhan_void_deal
+from bench.worst import RUN6, RUN7, emit, hunzhan_void_deal
 from paiju.common.v1 import common_pb2
 from paiju.rules.bounded import WORK
 from paiju.runtime.service import GC_THRESHOLDS_OF, tune_gc
@@ -252,10 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    r = asyncio.run(bench())
-    print(json.dumps(r, ensure_ascii=False))
-    if args.json is not None:
-        args.json.write_text(json.dumps(r, indent=1, ensure_ascii=False), encoding="utf-8")
+    emit(asyncio.run(bench()), args.json)
     return 0
 
 

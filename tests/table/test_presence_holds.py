@@ -64,14 +64,14 @@ class Gateway:
         await self.pub.disconnect(player, f"s-{player}")
         runner = self.h.table.rooms[room]
         seat = runner.sitting.seat_of(player)
-        await self.h.wait(lambda: seat in runner.holds, f"{player} held")
+        await self.h.wait(lambda: seat in runner.sitting.holds, f"{player} held")
 
     async def back(self, room: str, player: str) -> None:
         """``player`` signs in again; returns once the table ended its hold."""
         await self.pub.connect(player, f"s-{player}")
         runner = self.h.table.rooms[room]
         seat = runner.sitting.seat_of(player)
-        await self.h.wait(lambda: seat not in runner.holds, f"{player} back")
+        await self.h.wait(lambda: seat not in runner.sitting.holds, f"{player} back")
 
 
 def quiet(h: Harness, room: str) -> bool:

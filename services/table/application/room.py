@@ -56,7 +56,6 @@ from services.table.domain.entries import (
     Timer,
     Void,
 )
-from services.table.domain.holds import Holds
 from services.table.domain.outgoing import Answer, GameError, Outgoing, ms, ms_at_or_after
 from services.table.domain.sitting import Applied, Sitting, restore
 from services.table.domain.spec import GameSpec
@@ -145,14 +144,9 @@ class RoomRunner:
         return self.sitting.spec
 
     @property
-    def holds(self) -> Holds:
-        """The sitting's disconnect budgets."""
-        return self.sitting.holds
-
-    @property
     def name(self) -> str:
         """The game type (doudizhu …)."""
-        return self.spec.game
+        return self.sitting.name
 
     @property
     def game_id(self) -> str:
