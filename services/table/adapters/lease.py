@@ -208,12 +208,7 @@ class Leases:
 
     async def holder(self, game_id: str) -> dict[str, Any] | None:
         """The owner of ``game_id``'s lease (``{"instance", "address"}``) or None."""
-        try:
-            entry = await self.leases.get(game_id)
-        except nats.js.errors.KeyNotFoundError:
-            return None
-        value: dict[str, Any] = json.loads(entry.value or b"{}")
-        return value
+        return await _json_entry(self.leases, game_id)
 
     async def add_live(self, game_id: str, room: str, game: str) -> None:
         """List ``game_id`` as a live sitting."""
@@ -241,12 +236,7 @@ class Leases:
 
     async def live_info(self, game_id: str) -> dict[str, Any] | None:
         """``{"room", "game"}`` of a live sitting, or None once it is gone."""
-        try:
-            entry = await self.games.get(game_id)
-        except nats.js.errors.KeyNotFoundError:
-            return None
-        value: dict[str, Any] = json.loads(entry.value or b"{}")
-        return value
+        return await _json_entry(self.games, game_id)
 
     async def leased_ids(self) -> set[str]:
         """The game ids whose lease someone holds now (one listing of the
@@ -255,3 +245,14 @@ class Leases:
             return set(await self.leases.keys())
         except nats.js.errors.NoKeysError:
             return set()
+
+
+async def _json_entry(bucket: KeyValue, key: str) -> dict[str, Any] | None:
+    """The JSON object stored under ``key`` in ``bucket``, or None where there
+    is no such key."""
+    try:
+        entry = await bucket.get(key)
+    except nats.js.errors.KeyNotFoundError:
+        return None
+    value: dict[str, Any] = json.loads(entry.value or b"{}")
+    return value
