@@ -323,8 +323,8 @@ Global___RoomResult: _TypeAlias = RoomResult  # noqa: Y015
 
 @_typing.final
 class ResultLine(_message.Message):
-    """One line of a settlement screen, as the engine's result_lines() gives it
-    (issue 21): a label in the seeds' words (e.g. "地主胜", "倍数"), an optional
+    """One line of a settlement screen, as the engine's result_lines() gives it:
+    a label in the seeds' words (e.g. "地主胜", "倍数"), an optional
     value ("×8"; empty: none) and the seats it names (none: empty).
     """
 

@@ -118,7 +118,7 @@ export function onEvent(ev) {
   render();
 }
 
-/** Display data any event may carry (the server's, issue 21): every seat's
+/** Display data any event may carry (the server's): every seat's
  * card count (``hand_counts``), the public roles (``roles``), the game's
  * multiplier (``multiplier``). */
 function showData(g, ev) {

@@ -1,4 +1,4 @@
-// Playing with the keyboard (issue 21). At the table:
+// Playing with the keyboard. At the table:
 //   ← → (Home End)  move the cursor along the hand (the hand takes the focus)
 //   Space           select / unselect the card under the cursor
 //   Enter           play (or, while burying, bury) the selected cards

@@ -68,7 +68,7 @@ export function render(S) {
   const modal = $("#modal");
   modal.hidden = !S.modal;
   // Change-only: a dialog's buttons are not replaced while the game redraws.
-  // 看分 and 上一轮 are passive: they leave the hand and the buttons usable (issue 21).
+  // 看分 and 上一轮 are passive: they leave the hand and the buttons usable.
   setHtml(modal, !S.modal ? "" : `<div class="modal-bg ${S.modal.passive ? "passive" : ""}" data-act="modalBg"><div class="modal-box" role="dialog" aria-label="${esc(S.modal.title)}">` +
     `<div class="modal-head"><b>${esc(S.modal.title)}</b><button class="x" data-act="closeModal" aria-label="关闭">×</button></div>` +
     `<div class="modal-body">${S.modal.html}</div></div></div>`);
