@@ -18,7 +18,7 @@ from itertools import chain
 from typing import Any
 
 from paiju.games.daa.combos import CARD_ORDER
-from paiju.rules.cards import Card, deck, parse_cards
+from paiju.rules.cards import Card, deck, hand_of, parse_cards, remove
 from paiju.rules.engine import check_room_options
 from paiju.rules.errors import RulesError
 
@@ -104,6 +104,17 @@ def parse_deal(deal: Mapping[str, Any]) -> DaaDeal:
         held = [h[-1] for h in hands]
         held_index = [-1] * SEATS
     return DaaDeal(first, hands, order, held, held_index)
+
+
+def face_up_hands(deal: DaaDeal) -> list[Counter[str]]:
+    """Per seat, its dealt hand less its held-back card: what it holds face up
+    until the big A is settled."""
+    out = []
+    for hand, held in zip(deal.hands, deal.held, strict=True):
+        h = hand_of(hand)
+        remove(h, [held])
+        out.append(h)
+    return out
 
 
 def random_deal(rng: random.Random) -> dict[str, Any]:

@@ -4,11 +4,17 @@ Source: seed 003 (shared/seeds/003_0691f0c5d2a3cb84.txt) and
 shared/spec/rulings.md, sections "daa" and "Settlement"; docs/rules/daa.md
 states the rules as implemented with every ruling.
 
-Modules by purpose: :mod:`~paiju.games.daa.combos` (card order, combinations,
-what beats what), :mod:`~paiju.games.daa.moves` (what a hand can play),
-:mod:`~paiju.games.daa.deal` (options, the deal, the held-back cards),
-:mod:`~paiju.games.daa.teams` (declaring the big A, the sides, 推风),
-:mod:`~paiju.games.daa.scoring` (points); this module is the state machine.
+This module is the state machine: :class:`Daa` holds the game's state and
+answers the engine interface, asking its parts, which read or change that
+state through the protocols they declare: :mod:`~paiju.games.daa.deal`
+(options, the deal, the held-back cards), :mod:`~paiju.games.daa.declaring`
+(亮大A / 反大A, settling the big A and the sides), :mod:`~paiju.games.daa.teams`
+(the sides in play: 推风, 亮明, a side out), :mod:`~paiju.games.daa.combos`
+(card order, combinations, what beats what), :mod:`~paiju.games.daa.moves`
+(what a hand can play, checking a play), :mod:`~paiju.games.daa.actions`
+(the actions of a turn), :mod:`~paiju.games.daa.scoring` (points),
+:mod:`~paiju.games.daa.results` (public roles, the result's detail and
+lines) and :mod:`~paiju.games.daa.display` (views and display).
 
 Phases: ``declaring`` (亮大A / 反大A while the cards are dealt; nobody in
 particular is to act; the system's ``end_declare`` closes it), ``play``
@@ -20,38 +26,24 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from itertools import chain, combinations_with_replacement
+from itertools import chain
 from typing import Any
 
-from paiju.games.daa.combos import (
-    CARD_ORDER,
-    KEY_BIG_A,
-    KIND_NAMES,
-    KIND_SINGLE,
-    KIND_TAKE_BACK,
-    POWER,
-    POWER_BJ,
-    POWER_SJ,
-    RANK_OF_POWER,
-    TAKEABLE,
-    Combo,
-    beats,
-    classify,
-    power_class,
-    sort_cards,
-)
-from paiju.games.daa.deal import SEATS, parse_deal, parse_options, random_deal
-from paiju.games.daa.display import DaaShown
-from paiju.games.daa.moves import HandInfo, generate, generate_split
-from paiju.games.daa.results import DaaResults
+from paiju.games.daa import declaring, results, teams
+from paiju.games.daa import display as shown
+from paiju.games.daa.actions import PASS, REVEAL, play_actions
+from paiju.games.daa.combos import KIND_NAMES, Combo, sort_cards
+from paiju.games.daa.deal import SEATS, face_up_hands, parse_deal, parse_options, random_deal
+from paiju.games.daa.declaring import DEFAULT_BIG_SUIT
+from paiju.games.daa.moves import HandInfo, check_play, generate, generate_split, lowest_single
 from paiju.games.daa.scoring import end_points, escape_points
-from paiju.games.daa.teams import DEFAULT_BIG_SUIT
-from paiju.rules.cards import Card, hand_of, remove
-from paiju.rules.engine import Action, Event, Game, Result
+from paiju.games.daa.teams import can_reveal, next_with_cards
+from paiju.rules.cards import Card, remove
+from paiju.rules.engine import Action, Event, Game, Policy, Result
 from paiju.rules.errors import RulesError
 from paiju.rules.fastbuild import event as _event
 from paiju.rules.fastbuild import new as _new
-from paiju.rules.fastbuild import play_actions as _play_actions
+from paiju.rules.fastbuild import play_actions as _build_plays
 from paiju.rules.fastbuild import set_event_data as _set_e_data
 from paiju.rules.fastbuild import set_event_to as _set_e_to
 from paiju.rules.fastbuild import set_event_type as _set_e_type
@@ -59,27 +51,7 @@ from paiju.rules.fastbuild import set_event_type as _set_e_type
 _chain_all = chain.from_iterable
 
 
-_PASS: list[Action] = [Action(s, "pass") for s in range(SEATS)]
-
-
-def _rank_plays(seat: int) -> dict[tuple[Card, ...], Action]:
-    """The ``play`` action of every single and every pair of one rank (sorted in
-    the game's order) for ``seat``: the plays listed most often, made once."""
-    out: dict[tuple[Card, ...], Action] = {}
-    for r in RANK_OF_POWER:
-        for cards in combinations_with_replacement(sort_cards(r + s for s in "SHCD"), 2):
-            out[(cards[0],)] = Action(seat, "play", (cards[0],))
-            out[cards] = Action(seat, "play", cards)
-    for joker in ("SJ", "BJ"):
-        out[(joker,)] = Action(seat, "play", (joker,))
-    return out
-
-
-_RANK_PLAYS: list[dict[tuple[Card, ...], Action]] = [_rank_plays(s) for s in range(SEATS)]
-_REVEAL: list[Action] = [Action(s, "reveal") for s in range(SEATS)]
-
-
-class Daa(DaaResults, DaaShown, Game):
+class Daa(Game):
     """The 大A engine (see the module docstring and docs/rules/daa.md).
 
     ``deal``: ``hands`` (5 lists: 22 cards for the 3 seats from ``first``, 21
@@ -92,6 +64,10 @@ class Daa(DaaResults, DaaShown, Game):
 
     name = "daa"
     seats = SEATS
+    policy = Policy()
+    presentation = shown.PRESENTATION
+    phase_after_deal = "declaring"
+    phase_after_declaring = "play"
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         super().__init__(options, deal)
@@ -100,13 +76,11 @@ class Daa(DaaResults, DaaShown, Game):
         self.first = parsed.first
         self.order: list[Card] | None = parsed.order
         self.dealt_hands = parsed.hands
+        #: per seat: the held-back card (None once given) and its position in ``order``
         self.held: list[Card | None] = list(parsed.held)
         self.held_index = parsed.held_index
-        self.hands: list[Counter[str]] = []
-        for s in range(SEATS):
-            h = hand_of(parsed.hands[s])
-            remove(h, [parsed.held[s]])
-            self.hands.append(h)
+        #: per seat, the face-up cards
+        self.hands: list[Counter[str]] = face_up_hands(parsed)
         self._phase = "declaring"
         # declaring
         self.declarer: int | None = None  # 亮大A
@@ -124,6 +98,7 @@ class Daa(DaaResults, DaaShown, Game):
         # play
         self.turn = -1
         self.played_any = False
+        #: seats that played a big A (so everyone knows they hold one)
         self.big_a_shown: set[int] = set()
         self.standing: Combo | None = None
         self.standing_seat = -1
@@ -136,7 +111,7 @@ class Daa(DaaResults, DaaShown, Game):
         self.finish_order: list[int] = []
         self._info: list[HandInfo | None] = [None] * SEATS
 
-    # -- deal (deal) -------------------------------------------------------------
+    # -- the deal and the options --------------------------------------------------
 
     @classmethod
     def random_deal(cls, options: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -144,6 +119,20 @@ class Daa(DaaResults, DaaShown, Game):
         ``hands`` in dealing order (each hand's last card is its held-back
         card), ``bottom`` [], ``first``."""
         return random_deal(rng)
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """As the constructor checks them: the room-wide ones only."""
+        parse_options(options)
+
+    def held_back(self, seat: int) -> Card | None:
+        """The seat's face-down card until the big A is settled, then ``None``."""
+        return self.held[seat]
+
+    def held_back_positions(self) -> frozenset[int]:
+        """The positions in ``deal.order`` of the held-back cards (each seat's last
+        card, rulings.md "daa"); none for a deal without ``order``."""
+        return frozenset(self.held_index) if self.order is not None else frozenset()
 
     # -- state -------------------------------------------------------------------
 
@@ -162,6 +151,57 @@ class Daa(DaaResults, DaaShown, Game):
         finished."""
         return [self.turn] if self._phase == "play" and self.escaped is None else []
 
+    def _ended(self) -> bool:
+        return self._phase == "finished"
+
+    def _to_act(self) -> list[int]:
+        return [self.turn] if self._phase == "play" else []
+
+    def team(self) -> list[int]:
+        """The big-A side: ``[solo]``, ``[主方, 次方]``, or [] while declaring."""
+        return teams.team(self.solo, self.master, self.second)
+
+    # -- the declaring window ------------------------------------------------------
+
+    def _check_declaring(self) -> None:
+        if self._phase != "declaring":
+            raise RulesError("wrong_phase", "the declaring window is closed")
+
+    def declare_options(self, seat: int, dealt: int | None = None) -> list[Action]:
+        """The declarations ``seat`` may make now (with ``dealt``: against the
+        cards it held then): one A of a suit it holds (亮), or, after another
+        seat's 亮, two A of one suit (反). Empty outside the declaring window."""
+        if self._phase != "declaring":
+            return []
+        return declaring.declare_options(self, seat, dealt)
+
+    def _end_declare(self) -> list[Event]:
+        """Close the window (:func:`paiju.games.daa.declaring.close`): play begins."""
+        self._check_declaring()
+        events = declaring.close(self)
+        self._phase = "play"
+        return events
+
+    # -- play ----------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> list[Event]:
+        typ = action.type
+        if typ == "end_declare":
+            return self._end_declare()
+        seat = action.seat
+        assert seat is not None
+        if typ == "declare":
+            self._check_declaring()
+            return declaring.declare(self, seat, action.cards, action.dealt)
+        if typ in ("play", "pass", "reveal"):
+            self._check_turn(seat)
+            if typ == "play":
+                return self._do_play(seat, action.cards)
+            if typ == "pass":
+                return self._do_pass(seat)
+            return self._reveal(seat)
+        raise RulesError("unknown_action", f"daa has no action {typ!r}")
+
     def _fast_apply(self, action: Action) -> list[Event] | None:
         """A play or pass of the seat to act (see :meth:`Game._fast_apply`); the
         rest goes the shared way."""
@@ -174,23 +214,6 @@ class Daa(DaaResults, DaaShown, Game):
                 return self._do_pass(seat)
         return None
 
-    def _ended(self) -> bool:
-        return self._phase == "finished"
-
-    def _to_act(self) -> list[int]:
-        return [self.turn] if self._phase == "play" else []
-
-    def held_back(self, seat: int) -> Card | None:
-        """The seat's face-down card until the big A is settled, then ``None``."""
-        return self.held[seat]
-
-    def held_back_positions(self) -> frozenset[int]:
-        """The positions in ``deal.order`` of the held-back cards (each seat's last
-        card, rulings.md "daa"); none for a deal without ``order``."""
-        return frozenset(self.held_index) if self.order is not None else frozenset()
-
-    # -- play (declaring and the sides: teams) -----------------------------------
-
     def _check_turn(self, seat: int) -> None:
         if self._phase != "play":
             raise RulesError("wrong_phase", "the game is not in its play phase")
@@ -198,55 +221,18 @@ class Daa(DaaResults, DaaShown, Game):
             raise RulesError("not_your_turn", f"seat {self.turn} is to act")
 
     def _reveal(self, seat: int) -> list[Event]:
-        self._check_turn(seat)
-        if not self._can_reveal(seat):
+        """亮明 by the seat to act (phase and turn checked)."""
+        if not can_reveal(self, seat):
             raise RulesError("not_eligible", "only the hidden partner (or a declaring solo "
                              "before the first play) may reveal")
         self.named = True
         return [Event("revealed", {"seat": seat})]
 
-    def _classify_play(self, seat: int, cards: tuple[Card, ...]) -> tuple[Combo, bool]:
-        """The play's combination and whether it is a take-back (取回); raises."""
-        n = len(cards)
-        if not n:
-            raise RulesError("invalid_combination", "play at least one card")
-        hand = self.hands[seat]
-        if n == 1:
-            c = cards[0]
-            if not hand.get(c, 0) > 0:
-                raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
-            st = self.standing
-            if c[1] == "J":
-                single: Combo = (KIND_SINGLE, 1, POWER_BJ if c == "BJ" else POWER_SJ)
-            else:
-                single = (KIND_SINGLE, 1, KEY_BIG_A if c == self.big_card else POWER[c[0]])
-            if st is not None and not beats(single, st):
-                # (one 4 never takes back: a take-back answers 3 or more of a kind)
-                raise RulesError("does_not_beat", f"{list(cards)} does not beat the standing play")
-            return single, False
-        count = cards.count
-        if not all(hand.get(c, 0) >= count(c) for c in set(cards)):
-            raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
-        st = self.standing
-        if st is not None and st[0] in TAKEABLE and n == st[1] - 1 and all(
-            c[0] == "4" for c in cards
-        ):
-            return (KIND_TAKE_BACK, n, power_class(st)), True
-        combo = classify(cards, self.big_card)
-        if combo is None:
-            raise RulesError("invalid_combination", f"{list(cards)} is no combination")
-        if st is not None and not beats(combo, st):
-            raise RulesError("does_not_beat", f"{list(cards)} does not beat the standing play")
-        return combo, False
-
-    def _play(self, seat: int, cards: tuple[Card, ...]) -> list[Event]:
-        self._check_turn(seat)
-        return self._do_play(seat, cards)
-
     def _do_play(self, seat: int, cards: tuple[Card, ...]) -> list[Event]:
-        """A play of the seat to act (phase and turn checked)."""
-        combo, take = self._classify_play(seat, cards)
+        """A play of the seat to act (phase and turn checked): ``played``, a
+        take-back's ``taken_back``, the seat's ``hand`` (to it), ``player_out``."""
         hand = self.hands[seat]
+        combo, take = check_play(seat, hand, cards, self.standing, self.big_card)
         table = self.table
         if len(cards) > 1:
             cards = tuple(sort_cards(cards))
@@ -273,11 +259,7 @@ class Daa(DaaResults, DaaShown, Game):
         set_to(played, None)
         events = [played]
         if take:
-            taken = self.standing_cards
-            hand.update(taken)
-            remove(table, taken)
-            self.trick.append({"seat": seat, "type": "taken_back", "cards": list(taken)})
-            events.append(_event("taken_back", {"seat": seat, "cards": list(taken)}))
+            events.append(self._take_back(seat, hand))
         if info is None:
             sorted_hand = sort_cards(hand.elements())
         else:
@@ -297,15 +279,21 @@ class Daa(DaaResults, DaaShown, Game):
                 self._phase = "finished"
                 return events
         nxt = seat + 1 if seat < SEATS - 1 else 0
-        self.turn = nxt if hands[nxt] else self._next_with_cards(nxt)
+        self.turn = nxt if hands[nxt] else next_with_cards(hands, nxt)
         return events
 
-    def _pass(self, seat: int) -> list[Event]:
-        self._check_turn(seat)
-        return self._do_pass(seat)
+    def _take_back(self, seat: int, hand: Counter[str]) -> Event:
+        """取回: the standing cards go back from the table to ``hand``; the
+        ``taken_back`` event."""
+        taken = self.standing_cards
+        hand.update(taken)
+        remove(self.table, taken)
+        self.trick.append({"seat": seat, "type": "taken_back", "cards": list(taken)})
+        return _event("taken_back", {"seat": seat, "cards": list(taken)})
 
     def _do_pass(self, seat: int) -> list[Event]:
-        """A pass of the seat to act (phase and turn checked)."""
+        """A pass of the seat to act (phase and turn checked): ``passed``, and
+        ``trick_won`` once every other seat with cards passed."""
         if self.standing is None:
             raise RulesError("cannot_pass", "the leader must play")
         passed = _new(Event)
@@ -321,9 +309,9 @@ class Daa(DaaResults, DaaShown, Game):
             not hands[4]
         ) + (not hands[winner]):
             nxt = seat + 1 if seat < SEATS - 1 else 0
-            self.turn = nxt if hands[nxt] else self._next_with_cards(nxt)
+            self.turn = nxt if hands[nxt] else next_with_cards(hands, nxt)
             return events
-        leader = winner if self.hands[winner] else self._push_wind(winner)
+        leader = winner if hands[winner] else self._push_wind(winner)
         events.append(_event("trick_won", {"seat": winner, "next_leader": leader}))
         self.last_trick = self.trick
         self.trick = []
@@ -333,21 +321,14 @@ class Daa(DaaResults, DaaShown, Game):
         self.turn = leader
         return events
 
-    def _apply(self, action: Action) -> list[Event]:
-        typ = action.type
-        if typ == "end_declare":
-            return self._end_declare()
-        seat = action.seat
-        assert seat is not None
-        if typ == "declare":
-            return self._declare(action)
-        if typ == "play":
-            return self._play(seat, action.cards)
-        if typ == "pass":
-            return self._pass(seat)
-        if typ == "reveal":
-            return self._reveal(seat)
-        raise RulesError("unknown_action", f"daa has no action {typ!r}")
+    def _push_wind(self, seat: int) -> int:
+        """推风 (:func:`paiju.games.daa.teams.push_wind`): who leads after
+        ``seat`` won a trick with no cards left."""
+        return teams.push_wind(self, seat)
+
+    def _side_out(self) -> bool:
+        """True once one side has no cards left (:func:`paiju.games.daa.teams.side_out`)."""
+        return teams.side_out(self)
 
     # -- queries -----------------------------------------------------------------
 
@@ -375,17 +356,11 @@ class Daa(DaaResults, DaaShown, Game):
             info = self.hand_info(seat)
         standing = self.standing
         plays, k = generate_split(info, standing)
-        if k:  # singles and pairs first: their shared actions
-            n = len(plays)
-            out = list(map(_RANK_PLAYS[seat].__getitem__, plays if k == n else plays[:k]))
-            if k < n:
-                out += _play_actions(seat, plays[k:])
-        else:
-            out = _play_actions(seat, plays)
+        out = play_actions(seat, plays, k)
         if standing is not None:
-            out.append(_PASS[seat])
-        if not self.named and self._can_reveal(seat):
-            out.append(_REVEAL[seat])
+            out.append(PASS[seat])
+        if not self.named and can_reveal(self, seat):
+            out.append(REVEAL[seat])
         return out
 
     def non_play_actions(self, seat: int) -> list[Action]:
@@ -396,9 +371,9 @@ class Daa(DaaResults, DaaShown, Game):
             return self.declare_options(seat) if self._phase == "declaring" else []
         out: list[Action] = []
         if self.standing is not None:
-            out.append(_PASS[seat])
-        if not self.named and self._can_reveal(seat):
-            out.append(_REVEAL[seat])
+            out.append(PASS[seat])
+        if not self.named and can_reveal(self, seat):
+            out.append(REVEAL[seat])
         return out
 
     def _hint_plays(self, seat: int, limit: int) -> list[Action]:
@@ -406,73 +381,45 @@ class Daa(DaaResults, DaaShown, Game):
         to ``limit`` only (:func:`~paiju.games.daa.moves.generate_split`)."""
         if seat != self.turn or self._phase != "play":
             return []
-        return _play_actions(seat, generate_split(self.hand_info(seat), self.standing, limit)[0])
+        return _build_plays(seat, generate_split(self.hand_info(seat), self.standing, limit)[0])
 
     def default_action(self, seat: int) -> Action:
-        """``pass`` when following; when leading, the lowest single (the fewest
-        cards, lowest in the game's order; the big A counts as highest).
-        Raises ``not_your_turn`` when ``seat`` is not to act."""
+        """``pass`` when following; when leading, the lowest single
+        (:func:`~paiju.games.daa.moves.lowest_single`). Raises
+        ``not_your_turn`` when ``seat`` is not to act."""
         if self._phase != "play" or seat != self.turn:
             raise RulesError("not_your_turn", f"seat {seat} is not to act")
         if self.standing is not None:
-            return _PASS[seat]
+            return PASS[seat]
+        return Action(seat, "play", (lowest_single(self.hands[seat], self.big_card),))
 
-        def low(card: Card) -> tuple[int, int]:
-            combo = classify((card,), self.big_card)
-            assert combo is not None and combo[0] == KIND_SINGLE
-            return combo[2], CARD_ORDER[card]
-
-        return Action(seat, "play", (min(self.hands[seat], key=low),))
+    # -- what the table shows (display) --------------------------------------------
 
     def view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may see: its own face-up hand (the held-back card stays
-        hidden until the big A is settled), counts, the trick, public roles."""
-        hand = sort_cards(self.hands[seat].elements())
-        return {
-            "game": self.name,
-            "phase": self.phase,
-            "seat": seat,
-            "hand": hand,
-            "held_back": [1 if self.held[s] is not None else 0 for s in range(SEATS)],
-            "hand_counts": [sum(self.hands[s].values()) + (self.held[s] is not None)
-                            for s in range(SEATS)],
-            "to_act": self.to_act(),
-            "first": self.first,
-            "declarer": self.declarer,
-            "declared": self.declared_suit,
-            "counter_declarer": self.counter,
-            "big_a": self.big_suit if self.big_suit is not None else (
-                self.counter_suit or self.declared_suit),
-            "leader": self.leader,
-            "named": self.named,
-            "revealed": self.second if (self.named and self.second is not None) else None,
-            "named_solo": self.solo if (self.named and self.solo is not None) else None,
-            "big_a_played_by": sorted(self.big_a_shown),
-            "trick": [dict(p) for p in self.trick],
-            "standing": None if self.standing is None else {
-                "seat": self.standing_seat, "cards": list(self.standing_cards),
-                "combination": KIND_NAMES[self.standing[0]]},
-            "last_trick": [dict(p) for p in self.last_trick],
-            "trick_no": self.trick_no,
-            "finish_order": list(self.finish_order),
-        }
+        """What ``seat`` may see (:func:`paiju.games.daa.display.view`)."""
+        return shown.view(self, seat)
+
+    def display(self) -> dict[str, Any]:
+        """The big A, places out and 亮明 (:func:`paiju.games.daa.display.display`)."""
+        return shown.display(self)
+
+    def last_trick_view(self) -> dict[str, Any]:
+        """上一轮: the last finished trick's plays and passes."""
+        return shown.last_trick_view(self.last_trick)
+
+    def public_roles(self) -> list[str | None]:
+        """Per seat the role the table knows (:func:`paiju.games.daa.results.public_roles`)."""
+        return results.public_roles(self)
+
+    def result_lines(self) -> list[dict[str, Any]]:
+        """The settlement lines (:func:`paiju.games.daa.results.result_lines`);
+        raises ``wrong_phase`` before the game has finished."""
+        return results.result_lines(self, self.result().points, self._phase == "declaring")
 
     # -- results -----------------------------------------------------------------
 
-    def _detail(self) -> dict[str, Any]:
-        return {
-            "big_a": self.big_suit,
-            "team": self.team(),
-            "finish_order": list(self.finish_order),
-            "named": self.named,
-            "solo": self.solo is not None,
-            "declarer": self.declarer,
-            "counter_declarer": self.counter,
-            "redeal": False,
-        }
-
     def _result(self) -> Result:
-        return Result(self.points(), self._detail())
+        return Result(self.points(), results.detail(self))
 
     def points(self) -> list[int]:
         """Points per seat at the end (rulings.md "daa", End and points; see
@@ -487,4 +434,4 @@ class Daa(DaaResults, DaaShown, Game):
         return escape_points(seat, self.solo, self.named)
 
     def _result_detail_on_escape(self) -> dict[str, Any]:
-        return self._detail()
+        return results.detail(self)

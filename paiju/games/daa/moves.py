@@ -1,16 +1,17 @@
-"""大A (daa): what a hand can play (seed 003 牌套; rulings.md "daa").
+"""大A (daa): what a hand can play (seed 003 牌套, 取回; rulings.md "daa").
 
 :class:`HandInfo` analyses a hand by rank once per change of it;
 :func:`generate` lists every distinct card multiset it may play on a standing
 combination (or lead), :func:`generate_split` the same with the singles and
-one-rank pairs first. The combinations themselves (order, kinds, what beats
-what) are :mod:`paiju.games.daa.combos`.
+one-rank pairs first; :func:`check_play` checks one play; :func:`lowest_single`
+is the lead a timeout plays. The combinations themselves (order, kinds, what
+beats what) are :mod:`paiju.games.daa.combos`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, combinations, groupby, islice, product
 from typing import Any
@@ -27,6 +28,7 @@ from paiju.games.daa.combos import (
     KIND_PAIR_RUN,
     KIND_RUN,
     KIND_SINGLE,
+    KIND_TAKE_BACK,
     POS_OF_POWER,
     POWER,
     POWER_BJ,
@@ -36,8 +38,11 @@ from paiju.games.daa.combos import (
     TAKEABLE,
     Combo,
     beats,
+    classify,
+    power_class,
 )
 from paiju.rules.cards import BIG_JOKER, SMALL_JOKER, Card
+from paiju.rules.errors import RulesError
 
 
 @lru_cache(maxsize=65536)
@@ -418,3 +423,51 @@ def _fake_eights(counts: list[int]) -> list[HighPlay]:
             for hi in range(s + 1, e):
                 out.append(((kind, 2, hi), each, _SPANS[hi][2]))
     return out
+
+
+def check_play(seat: int, hand: Mapping[Card, int], cards: tuple[Card, ...],
+               standing: Combo | None, big_a: Card) -> tuple[Combo, bool]:
+    """The combination of ``seat``'s play of ``cards`` from ``hand`` on
+    ``standing`` (``None``: a lead) with big A ``big_a``, and whether it is a
+    take-back (取回: n-1 fours on a standing n-of-a-kind). Raises
+    ``invalid_combination``, ``cards_not_in_hand`` or ``does_not_beat``."""
+    n = len(cards)
+    if not n:
+        raise RulesError("invalid_combination", "play at least one card")
+    if n == 1:
+        c = cards[0]
+        if not hand.get(c, 0) > 0:
+            raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
+        if c[1] == "J":
+            single: Combo = (KIND_SINGLE, 1, POWER_BJ if c == BIG_JOKER else POWER_SJ)
+        else:
+            single = (KIND_SINGLE, 1, KEY_BIG_A if c == big_a else POWER[c[0]])
+        if standing is not None and not beats(single, standing):
+            # (one 4 never takes back: a take-back answers 3 or more of a kind)
+            raise RulesError("does_not_beat", f"{list(cards)} does not beat the standing play")
+        return single, False
+    count = cards.count
+    if not all(hand.get(c, 0) >= count(c) for c in set(cards)):
+        raise RulesError("cards_not_in_hand", f"seat {seat} does not hold {list(cards)}")
+    if standing is not None and standing[0] in TAKEABLE and n == standing[1] - 1 and all(
+        c[0] == "4" for c in cards
+    ):
+        return (KIND_TAKE_BACK, n, power_class(standing)), True
+    combo = classify(cards, big_a)
+    if combo is None:
+        raise RulesError("invalid_combination", f"{list(cards)} is no combination")
+    if standing is not None and not beats(combo, standing):
+        raise RulesError("does_not_beat", f"{list(cards)} does not beat the standing play")
+    return combo, False
+
+
+def lowest_single(hand: Iterable[Card], big_a: Card) -> Card:
+    """The lowest card of ``hand`` as a single: by its single's key (the big A
+    highest, above the jokers), then in the game's order."""
+
+    def low(card: Card) -> tuple[int, int]:
+        combo = classify((card,), big_a)
+        assert combo is not None and combo[0] == KIND_SINGLE
+        return combo[2], CARD_ORDER[card]
+
+    return min(hand, key=low)
