@@ -85,6 +85,8 @@ EXTRA_SETTINGS = {
                                               "(tests/gateway/test_tokens.py)",
     "TRACING_OTLP_ENDPOINT": "tracing to a collector (tests/e2e/test_tracing.py)",
     "METRICS_PORT": "a bad value refused at start (tests/e2e/test_platform_start.py)",
+    "GAME_LOG_REPLICAS": "the game log and leases at three replicas on a three-node cluster, "
+                         "as the production overlay sets them (tests/e2e/test_nats_cluster.py)",
     "GATEWAY_MAX_CALLS_IN_FLIGHT": "the gateway's headroom reached by a crowd of 14 clients "
                                    "(tests/gateway/test_overload.py; 256 by default, more "
                                    "than one address may open)",

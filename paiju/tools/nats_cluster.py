@@ -68,15 +68,23 @@ def meta_leader(host: str, nodes: Sequence[Node]) -> str | None:
 def stream_leader(host: str, nodes: Sequence[Node], stream: str) -> str | None:
     """The server name leading ``stream`` (any account), as the first node that
     answers and knows it says; None while it has no leader or none answers."""
+    return stream_leaders(host, nodes, stream).get(stream)
+
+
+def stream_leaders(host: str, nodes: Sequence[Node], prefix: str) -> dict[str, str]:
+    """``{stream: leader's server name}`` of the streams (any account) whose
+    name starts with ``prefix`` and that have a leader, as the first node that
+    answers and knows one of them says; ``{}`` where none does."""
     for node in nodes:
         try:
             data = _jsz(host, node, "?accounts=true&streams=true")
         except OSError:
             continue
-        for account in data.get("account_details") or []:
-            for detail in account.get("stream_detail") or []:
-                if detail.get("name") == stream:
-                    leader = (detail.get("cluster") or {}).get("leader")
-                    if leader:
-                        return str(leader)
-    return None
+        found = {str(d["name"]): str(d["cluster"]["leader"])
+                 for account in data.get("account_details") or []
+                 for d in account.get("stream_detail") or []
+                 if str(d.get("name", "")).startswith(prefix)
+                 and (d.get("cluster") or {}).get("leader")}
+        if found:
+            return found
+    return {}

@@ -22,7 +22,7 @@ PRESENTATION = Presentation(
     no_trump_declare=False, partners=True)
 
 
-class Shown(Protocol):
+class ShownState(Protocol):
     """The state the views and the display are read from (the table's public
     state and every seat's hand: :func:`view` shows a seat its own only)."""
 
@@ -63,13 +63,13 @@ class Shown(Protocol):
     finish_order: list[int]
 
 
-def big_a_suit(st: Shown) -> str | None:
+def big_a_suit(st: ShownState) -> str | None:
     """The big A's suit as the table knows it: settled, else countered (反),
     else declared (亮), else None."""
     return st.big_suit if st.big_suit is not None else (st.counter_suit or st.declared_suit)
 
 
-def display(st: Shown) -> dict[str, Any]:
+def display(st: ShownState) -> dict[str, Any]:
     """``badges`` per seat (its place out, 第N名; 亮明 for the revealed 次方) and,
     once a suit is known, ``trump`` (the big A)."""
     suit = big_a_suit(st)
@@ -90,7 +90,7 @@ def last_trick_view(last_trick: list[dict[str, Any]]) -> dict[str, Any]:
     return {"last_trick": [dict(p) for p in last_trick]}
 
 
-def view(st: Shown, seat: int) -> dict[str, Any]:
+def view(st: ShownState, seat: int) -> dict[str, Any]:
     """What ``seat`` may see: its own face-up hand (the held-back card stays
     hidden until the big A is settled), counts, the trick, public roles."""
     hands, held = st.hands, st.held
