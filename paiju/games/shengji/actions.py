@@ -1,6 +1,6 @@
 """升级 (shengji) fast paths: play actions and events built for the hot loop.
 
-No rule lives here (the rules: :mod:`paiju.games.shengji.game` and the seed
+No rule lives here (the rules: :mod:`paiju.games.shengji.play` and the seed
 shared/seeds/004_87bdd40096bb5c2e.txt, 牌型 / 发牌 / 跟牌). Actions are
 immutable, so the plays of one to four identical cards (seed 牌型: 单牌, 对牌,
 三张牌, 四张牌) are made once per seat at import and shared; other plays

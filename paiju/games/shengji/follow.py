@@ -5,7 +5,7 @@ suit first; the shape fallbacks of a quad, triple and pair lead; larger groups
 may be kept whole, 可以不拆) and rulings.md "shengji" ("Following as the seed,
 in its order of fallbacks"); the greedy reading of the fallbacks is a paiju
 ruling (docs/rules/shengji.md, "Following"). Pure functions over multisets of
-cards; the engine (:mod:`paiju.games.shengji.game`) passes a seat's cards.
+cards; the tricks (:mod:`paiju.games.shengji.play`) pass a seat's cards.
 
 A "suit" here is a card class (:func:`~paiju.games.shengji.cards.card_class`):
 a side suit's letter or ``"T"`` for all trumps.

@@ -4,25 +4,30 @@ Source: shared/seeds/004_87bdd40096bb5c2e.txt, shared/spec/rulings.md sections
 "shengji" and "Settlement", shared/spec/records.md. docs/rules/shengji.md
 explains the rules as implemented, with every ruling.
 
-Phases (this module: the engine, its phase machine, declaring and burying):
+Phases (this module: the engine, its state and its phase machine):
 
-- ``declaring`` (亮主 / 冲主 while the cards are dealt): any seat may
-  ``declare`` 3s of one suit; nobody is on the clock; the system's
-  ``end_declare`` closes the window. Nobody declared: a redeal (the game ends
-  with ``detail.redeal``).
-- ``burying`` (扣底): the kitty was shown to all; the dealer took it and
-  ``bury``\\ s exactly as many cards.
-- ``play`` (:mod:`paiju.games.shengji.play`): tricks of single / pair /
+- ``declaring`` (亮主 / 冲主 while the cards are dealt,
+  :mod:`~paiju.games.shengji.declaring`): any seat may ``declare`` 3s of one
+  suit; nobody is on the clock; the system's ``end_declare`` closes the
+  window. Nobody declared: a redeal (the game ends with ``detail.redeal``).
+- ``burying`` (扣底, :mod:`~paiju.games.shengji.burying`): the kitty was
+  shown to all; the dealer took it and ``bury``\\ s exactly as many cards.
+- ``play`` (:mod:`~paiju.games.shengji.play`): tricks of single / pair /
   triple / quad of identical cards; the dealer leads the first.
 - ``finished``.
 
-Seats 0 & 2 and 1 & 3 are partners (对家); play goes 0, 1, 2, 3. The parts:
-:mod:`~paiju.games.shengji.cards` (card tables and order),
-:mod:`~paiju.games.shengji.follow` (follow combinatorics),
+Seats 0 & 2 and 1 & 3 are partners (对家); play goes 0, 1, 2, 3. The engine
+holds the state; the parts are functions that take it:
+:mod:`~paiju.games.shengji.state` (the hands and their derived lists),
+:mod:`~paiju.games.shengji.declaring`, :mod:`~paiju.games.shengji.burying`,
+:mod:`~paiju.games.shengji.play` (the phases),
+:mod:`~paiju.games.shengji.results` (points, detail, settlement lines),
+:mod:`~paiju.games.shengji.display` (views, 看分, 上一轮, the display).
+Pure tables and functions: :mod:`~paiju.games.shengji.cards` (card tables
+and order), :mod:`~paiju.games.shengji.follow` (follow combinatorics),
 :mod:`~paiju.games.shengji.scoring` (table rows, 上台),
 :mod:`~paiju.games.shengji.deal` (options, deals),
 :mod:`~paiju.games.shengji.position` (positions for :meth:`Shengji.from_position`),
-:mod:`~paiju.games.shengji.state` (the state, hand bookkeeping),
 :mod:`~paiju.games.shengji.actions` (fast-built actions and events).
 """
 
@@ -30,9 +35,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
+from paiju.games.shengji import burying, declaring, display, results, state
 from paiju.games.shengji.cards import (
     CARD_POINTS,
     SEATS,
@@ -52,17 +58,30 @@ from paiju.games.shengji.cards import (
 from paiju.games.shengji.deal import Options, parse_deal, parse_options
 from paiju.games.shengji.deal import random_deal as _random_deal
 from paiju.games.shengji.follow import (
-    iter_follows,
     multiset_combinations,
     required_pattern,
     shaped_combinations,
 )
-from paiju.games.shengji.play import ShengjiPlay
+from paiju.games.shengji.play import (
+    default_play,
+    follow_actions,
+    follow_options,
+    iter_plays,
+    lead_options,
+    place,
+    play,
+)
 from paiju.games.shengji.position import bad_position, parse_captured_cards, parse_position
-from paiju.games.shengji.results import ShengjiResults
-from paiju.games.shengji.scoring import SCORE_TABLES, escape_points, score_row, table_result
-from paiju.rules.cards import SUITS, Card, Hand, holds, remove
-from paiju.rules.engine import Action, Event, Game, Result
+from paiju.games.shengji.scoring import (
+    SCORE_TABLES,
+    defender_points,
+    defenders,
+    escape_points,
+    score_row,
+)
+from paiju.games.shengji.state import Trick
+from paiju.rules.cards import Card, Hand
+from paiju.rules.engine import Action, Event, Game, Policy, Presentation, Result
 from paiju.rules.errors import RulesError
 
 __all__ = [
@@ -73,7 +92,7 @@ __all__ = [
 ]
 
 
-class Shengji(ShengjiResults, ShengjiPlay):
+class Shengji(Game):
     """升级 with 3s declaring trump (seed 004). See the module docstring.
 
     Options (rulings.md "shengji"): ``decks`` 1..4 (default 2); ``dealer``
@@ -82,10 +101,64 @@ class Shengji(ShengjiResults, ShengjiPlay):
     (default 20). Deal: ``hands`` (4 lists), ``bottom`` (the kitty), ``first``,
     optional ``order`` (see :func:`dealt_cards`). Raises ``bad_options`` and
     ``bad_deal``. A game in play is made by :meth:`from_position`.
+
+    Public, read only for callers: ``decks``, ``hand_size``, ``kitty_size``,
+    ``hands`` (per seat, card → count), ``dealt`` (the hands as dealt),
+    ``kitty`` (the kitty as dealt and shown), ``buried`` (the dealer's buried
+    kitty, highest first), ``declarer``, ``declared``, ``trump`` (a suit
+    letter or ``None``), ``dealer``, ``redeal``, ``leader``, ``trick``,
+    ``trick_no``, ``last_trick``, ``last_winner``, ``captured`` (points per
+    seat), ``captured_cards`` (per seat the point cards that made them, 看分),
+    ``kitty_multiplier``; ``power`` / ``cls`` / ``key`` (card → power, class,
+    low key once trump is fixed). The rest is the parts' bookkeeping:
+    ``stage`` (the phase by the rules: ``phase`` says ``finished`` after an
+    escape too), ``best`` (the index in ``trick`` of the play winning so far),
+    and the hands' derived lists and card tables
+    (:class:`~paiju.games.shengji.state.HandState`).
     """
 
     name: ClassVar[str] = "shengji"
     seats: ClassVar[int] = SEATS
+    presentation: ClassVar[Presentation] = display.PRESENTATION
+    policy: ClassVar[Policy] = display.POLICY
+    phase_after_deal: ClassVar[str] = "declaring"
+    phase_after_declaring: ClassVar[str] = "burying"
+
+    decks: int
+    option_dealer: int | None
+    escape_pts: int
+    turn_seconds: float
+    hand_size: int
+    kitty_size: int
+    first: int
+    order: list[Card] | None
+    dealt: list[Hand]
+    kitty: list[Card]
+    buried: list[Card]
+    stage: str
+    declarer: int | None
+    declared: tuple[Card, ...]
+    trump: str | None
+    dealer: int | None
+    redeal: bool
+    hands: list[Hand]
+    hand_lists: list[list[Card] | None]
+    distinct: list[list[Card] | None]
+    by_class: list[dict[str, dict[Card, int]] | None]
+    power: dict[Card, int]
+    cls: dict[Card, str]
+    key: dict[Card, tuple[int, int]]
+    strength: dict[Card, int]
+    low_order: dict[Card, int]
+    leader: int
+    trick: Trick
+    best: int
+    trick_no: int
+    last_trick: Trick
+    last_winner: int | None
+    captured: list[int]
+    captured_cards: list[list[Card]]
+    kitty_multiplier: int
 
     def __init__(self, options: Mapping[str, Any], deal: Mapping[str, Any]) -> None:
         super().__init__(options, deal)
@@ -103,10 +176,10 @@ class Shengji(ShengjiResults, ShengjiPlay):
         self.first = first
         self.order = order
         self.dealt = held
-        self._set_hands([Counter(h) for h in held])
+        state.set_hands(self, [Counter(h) for h in held])
         self.kitty = list(bottom)
         self.buried = []
-        self._phase = "declaring"
+        self.stage = "declaring"
         self.declarer = None
         self.declared = ()
         self.trump = None
@@ -114,7 +187,7 @@ class Shengji(ShengjiResults, ShengjiPlay):
         self.redeal = False
         # play state (the card tables once trump is fixed)
         self.power, self.cls, self.key = {}, {}, {}
-        self._strength, self._order = {}, {}
+        self.strength, self.low_order = {}, {}
         self.leader = 0
         self.trick = []
         self.best = 0
@@ -176,14 +249,14 @@ class Shengji(ShengjiResults, ShengjiPlay):
         g._start(opts, [Counter(h) for h in pos.hands], [], pos.dealer, None)
         g.dealer, g.trump = pos.dealer, pos.trump
         g.declarer, g.declared = pos.declarer, pos.declared
-        g._fix_trump(pos.trump)
-        g.buried = g._sorted(pos.buried)
+        state.fix_trump(g, pos.trump)
+        g.buried = state.high_first(g, pos.buried)
         g.captured = list(pos.captured)
         g.captured_cards = parse_captured_cards(opts.decks, pos, captured_cards)
-        g._phase, g.leader, g.trick_no = "play", pos.leader, pos.trick_no
+        g.stage, g.leader, g.trick_no = "play", pos.leader, pos.trick_no
         for seat, cards in pos.trick:
             try:
-                g._play(Action(seat, "play", tuple(sorted(cards))))
+                play(g, Action(seat, "play", tuple(sorted(cards))))
             except RulesError as e:
                 raise bad_position(f"seat {seat}'s play to the trick: {e.message}") from e
         return g
@@ -195,154 +268,86 @@ class Shengji(ShengjiResults, ShengjiPlay):
         ``order``. Raises ``bad_options``."""
         return _random_deal(options, rng)
 
-    # -- declaring ----------------------------------------------------------------------
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> None:
+        """As the constructor checks them (``decks`` 1..4, …;
+        :func:`~paiju.games.shengji.deal.parse_options`)."""
+        parse_options(options)
 
-    def _min_declare(self) -> int:
-        return 1 if self.decks <= 2 else 2
+    # -- the phase and the seat to act ----------------------------------------------------
 
-    def _holding(self, seat: int, dealt: int | None) -> Hand:
-        if dealt is None or self.order is None:
-            return self.dealt[seat]
-        return dealt_cards(self.order, self.first, seat, dealt)
+    @property
+    def phase(self) -> str:
+        """``declaring``, ``burying``, ``play`` or ``finished`` (after any end,
+        an escape too)."""
+        return "finished" if self.escaped is not None else self.stage
 
-    def declare_options(self, seat: int, dealt: int | None = None) -> list[Action]:
-        """What the declare buttons of ``seat`` may offer now: every legal
-        ``declare`` (each suit's 3s, each allowed count), checked against the
-        cards held after ``dealt`` cards were dealt (records.md), or the whole
-        hand. Empty outside ``declaring``. Source: seed 亮主 / 冲主, rulings.md.
-        """
-        if self._phase != "declaring" or seat == self.declarer:
-            return []
-        if dealt is not None and (self.order is None or not 0 <= dealt <= len(self.order)):
-            dealt = None
-        held = self._holding(seat, dealt)
-        low = max(self._min_declare(), len(self.declared) + 1)
-        standing = self.declared[0][1] if self.declared else None
-        out: list[Action] = []
-        for s in SUITS:
-            if s == standing:
-                continue
-            card = "3" + s
-            for n in range(low, held[card] + 1):
-                out.append(Action(seat, "declare", (card,) * n, dealt))
-        return out
+    def _ended(self) -> bool:
+        return self.stage == "finished"
 
-    def _check_declare(self, a: Action) -> None:
-        assert a.seat is not None
-        cards = a.cards
-        if not cards or cards[0][0] != "3" or any(c != cards[0] for c in cards):
-            raise RulesError("invalid_combination", "declare 3s of one suit (亮“3”)")
-        if a.dealt is not None and self.order is not None and not (
-            0 <= a.dealt <= len(self.order)
-        ):
-            raise RulesError("malformed_action", f"dealt must be 0..{len(self.order)}")
-        if self._holding(a.seat, a.dealt)[cards[0]] < len(cards):
-            raise RulesError("cards_not_in_hand", "the seat does not hold these 3s (yet)")
-        if len(cards) < self._min_declare():
-            raise RulesError(
-                "declare_too_weak", f"with {self.decks} decks declare at least a pair of 3s"
-            )
-        if self.declarer is not None:
-            if a.seat == self.declarer:
-                raise RulesError("not_eligible", "冲主 is for the other players")
-            if cards[0] == self.declared[0]:
-                raise RulesError("declare_too_weak", "冲主 needs 3s of another suit")
-            if len(cards) <= len(self.declared):
-                raise RulesError("declare_too_weak", "冲主 needs more 3s than the standing one")
+    @property
+    def finished(self) -> bool:
+        """True once the game has ended: normally, by a redeal or by an escape
+        (:attr:`Game.finished <paiju.rules.engine.Game.finished>`, read in one step)."""
+        return self.stage == "finished" or self.escaped is not None
 
-    def _declare(self, a: Action) -> list[Event]:
-        self._check_declare(a)
-        assert a.seat is not None
-        if self.dealer is None:
-            self.dealer = a.seat  # seed 抢庄: the first declarer deals the first game
-        self.declarer = a.seat
-        self.declared = a.cards
-        self.trump = a.cards[0][1]
-        return [Event("declared", {"seat": a.seat, "cards": list(a.cards), "trump": self.trump})]
+    def to_act(self) -> list[int]:
+        """The seat to act (a list of one) while burying or in play; ``[]``
+        while declaring or once finished (:meth:`Game.to_act
+        <paiju.rules.engine.Game.to_act>`, read in one step)."""
+        if self.escaped is None:
+            stage = self.stage
+            if stage == "play":
+                return [(self.leader + len(self.trick)) % SEATS]
+            if stage == "burying":
+                assert self.dealer is not None
+                return [self.dealer]
+        return []
 
-    def _end_declare(self) -> list[Event]:
-        if self.trump is None:
-            self.redeal = True
-            self._phase = "finished"
-            return [Event("declaring_closed", {"trump": None, "leader": None, "redeal": True})]
-        assert self.dealer is not None
-        self._fix_trump(self.trump)
-        dealer = self.dealer
-        self._hands[dealer].update(self.kitty)
-        self._hand_changed(dealer)
-        self._phase = "burying"
-        return [
-            Event("declaring_closed", {"trump": self.trump, "leader": dealer, "dealer": dealer}),
-            Event("kitty_shown", {"cards": list(self.kitty)}),
-            Event("kitty", {"cards": list(self.kitty)}, to=dealer),
-            Event("hand", {"cards": self._hand_sorted(dealer)}, to=dealer),
-        ]
+    def _to_act(self) -> list[int]:
+        if self.stage == "burying":
+            assert self.dealer is not None
+            return [self.dealer]
+        if self.stage == "play":
+            return [(self.leader + len(self.trick)) % SEATS]
+        return []
 
-    # -- burying ------------------------------------------------------------------------
+    # -- actions -----------------------------------------------------------------------
 
-    def _bury(self, a: Action) -> list[Event]:
-        assert a.seat is not None and self.dealer is not None
-        if len(a.cards) != self.kitty_size:
-            raise RulesError("wrong_count", f"bury exactly {self.kitty_size} cards")
-        hand = self._hands[self.dealer]
-        if not holds(hand, a.cards):
-            raise RulesError("cards_not_in_hand", "the dealer does not hold these cards")
-        remove(hand, a.cards)
-        self._hand_changed(self.dealer)
-        self.buried = self._sorted(a.cards)
-        self._phase = "play"
-        self.leader = self.dealer
-        self.trick_no = 1
-        # who buried how many, and every seat's count after it
-        return [Event("buried", {"seat": self.dealer, "count": len(a.cards),
-                                 "hand_counts": [sum(h.values()) for h in self._hands]}),
-                Event("hand", {"cards": self._hand_sorted(self.dealer)}, to=self.dealer)]
-
-    def default_bury(self) -> tuple[Card, ...]:
-        """The lowest ``kitty_size`` cards of the dealer's hand (rulings.md "Settlement":
-        a timeout during the bury buries the lowest cards in the game's order)."""
-        assert self.dealer is not None and self.trump is not None
-        cards = sorted(self._hands[self.dealer].elements(), key=self._order.__getitem__)
-        return tuple(sorted(cards[: self.kitty_size]))
-
-    def _bury_options(self) -> list[Action]:
-        # The legal set is every kitty-size sub-multiset of the hand (C(33, 8) ≈
-        # 13.9 million with two decks): listed are the runs of consecutive cards
-        # of the hand in the game's order, lowest first (see docs).
-        assert self.dealer is not None and self.trump is not None
-        # Equal cards are next to each other in that order, so a run equals an
-        # earlier one only when it equals the one just before it.
-        cards = sorted(self._hands[self.dealer].elements(), key=self._order.__getitem__)
-        k = self.kitty_size
-        dealer = self.dealer
-        return [Action(dealer, "bury", tuple(sorted(cards[i : i + k])))
-                for i in range(len(cards) - k + 1) if not i or cards[i - 1] != cards[i + k - 1]]
-
-    # -- the engine interface ----------------------------------------------------------
+    def _fast_apply(self, action: Action) -> list[Event] | None:
+        """A play of the seat to act in ``play`` (see
+        :meth:`~paiju.rules.engine.Game._fast_apply`); the rest goes the
+        shared way."""
+        seat = action.seat
+        if (action.type == "play" and self.stage == "play" and self.escaped is None
+                and seat == (self.leader + len(self.trick)) % SEATS):
+            assert seat is not None
+            return place(self, seat, action.cards)
+        return None
 
     def _apply(self, action: Action) -> list[Event]:
         t = action.type
         if t == "play":
-            if self._phase != "play":
+            if self.stage != "play":
                 raise RulesError("wrong_phase", "not the time to play")
-            return self._play(action)
+            return play(self, action)
         if t == "end_declare":
-            if self._phase != "declaring":
+            if self.stage != "declaring":
                 raise RulesError("wrong_phase", "the declaring window is closed")
-            return self._end_declare()
+            return declaring.end_declare(self)
         if t not in ("declare", "bury"):
             raise RulesError("unknown_action", f"shengji has no action {t!r}")
         seat = action.seat
         assert seat is not None
         if t == "declare":
-            if self._phase != "declaring":
+            if self.stage != "declaring":
                 raise RulesError("wrong_phase", "declaring is over")
-            return self._declare(action)
-        if self._phase != "burying":
+            return declaring.declare(self, action)
+        if self.stage != "burying":
             raise RulesError("wrong_phase", "not the time to bury")
         if seat != self.dealer:
             raise RulesError("not_your_turn", "the dealer buries")
-        return self._bury(action)
+        return burying.bury(self, action)
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now. Declaring: :meth:`declare_options`
@@ -351,39 +356,31 @@ class Shengji(ShengjiResults, ShengjiPlay):
         legal card multiset as a sorted tuple."""
         if self.escaped is not None:
             return []
-        phase = self._phase
-        if phase == "play":  # leads or follows of the seat to play
+        stage = self.stage
+        if stage == "play":  # leads or follows of the seat to play
             if seat != (self.leader + len(self.trick)) % SEATS:
                 return []
-            return self._follow_actions(seat) if self.trick else self._lead_options(seat)
-        if phase == "declaring":
-            return self.declare_options(seat)
-        if phase == "burying" and seat == self.dealer:
-            return self._bury_options()
+            return follow_actions(self, seat) if self.trick else lead_options(self, seat)
+        if stage == "declaring":
+            return declaring.declare_options(self, seat)
+        if stage == "burying" and seat == self.dealer:
+            return burying.bury_options(self)
         return []
 
     def non_play_actions(self, seat: int) -> list[Action]:
         """The declares while declaring and the dealer's buries; no play is
         listed (shengji has no pass)."""
-        if self.escaped is not None or self._phase == "play":
+        if self.escaped is not None or self.stage == "play":
             return []
         return self.legal_actions(seat)
 
     def iter_plays(self, seat: int) -> Iterator[Action]:
-        """The plays of :meth:`legal_actions`, lazily: a multi-card follow
-        from :func:`~paiju.games.shengji.follow.iter_follows`, the lowest
-        first, one per step."""
-        if (self.escaped is not None or self._phase != "play"
+        """The plays of :meth:`legal_actions`, lazily
+        (:func:`~paiju.games.shengji.play.iter_plays`)."""
+        if (self.escaped is not None or self.stage != "play"
                 or seat != (self.leader + len(self.trick)) % SEATS):
-            return
-        lead = self.trick[0][1] if self.trick else ()
-        if len(lead) < 2:
-            yield from self.legal_actions(seat)
-            return
-        led = self.cls[lead[0]]
-        for t in iter_follows(self._suit_items(seat, led), self._hands[seat], self.cls, led,
-                              len(lead), self.key.__getitem__):
-            yield Action(seat, "play", t)
+            return iter(())
+        return iter_plays(self, seat)
 
     def default_action(self, seat: int) -> Action:
         """What a timeout applies (rulings.md "Shared", "Settlement"): bury the
@@ -393,70 +390,44 @@ class Shengji(ShengjiResults, ShengjiPlay):
         to act."""
         if self.finished or seat not in self._to_act():
             raise RulesError("not_your_turn", f"seat {seat} is not to act")
-        if self._phase == "burying":
+        if self.stage == "burying":
             return Action(seat, "bury", self.default_bury())
-        return self._default_play(seat)
+        return default_play(self, seat)
 
-    def view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may see (JSON-able): its own hand (trumps, then each suit), counts,
-        the declaration, trump, dealer, the shown kitty, the trick and the last
-        trick, captured points; the buried kitty only for the dealer."""
-        v: dict[str, Any] = {
-            "game": self.name,
-            "phase": self.phase,
-            "seat": seat,
-            "decks": self.decks,
-            "hand": self._hand_sorted(seat),
-            "hand_counts": [sum(h.values()) for h in self._hands],
-            "to_act": self.to_act(),
-            "trump": self.trump,
-            "dealer": self.dealer,
-            "declarer": self.declarer,
-            "declared": list(self.declared),
-            "kitty_size": self.kitty_size,
-            "kitty_shown": list(self.kitty) if self._phase != "declaring" and not self.redeal
-            else None,
-            "leader": self.leader if self._phase == "play" else None,
-            "trick_no": self.trick_no,
-            "trick": [{"seat": s, "cards": list(c)} for s, c in self.trick],
-            "last_trick": {
-                "plays": [{"seat": s, "cards": list(c)} for s, c in self.last_trick],
-                "winner": self.last_winner,
-            },
-            "captured": list(self.captured),
-            "defender_points": self.defender_points(),
-            "scores": self.scores_detail(),
-            "escaped": self.escaped,
-        }
-        if seat == self.dealer and self.buried:
-            v["buried"] = list(self.buried)
-        if self.finished:
-            v["result"] = self.result().to_json()
-        return v
+    def declare_options(self, seat: int, dealt: int | None = None) -> list[Action]:
+        """What the declare buttons of ``seat`` may offer now
+        (:func:`~paiju.games.shengji.declaring.declare_options`)."""
+        return declaring.declare_options(self, seat, dealt)
 
-    def _detail(self) -> dict[str, Any]:
-        return {
-            "trump": self.trump,
-            "dealer": self.dealer,
-            "declarer": self.declarer,
-            "defender_points": self.defender_points(),
-            "kitty_points": card_points(self.buried),
-            "kitty_multiplier": self.kitty_multiplier,
-            "captured": list(self.captured),
-            "redeal": self.redeal,
-        }
+    def default_bury(self) -> tuple[Card, ...]:
+        """The lowest cards of the dealer's hand
+        (:func:`~paiju.games.shengji.burying.default_bury`)."""
+        return burying.default_bury(self)
+
+    def follow_options(self, seat: int) -> list[tuple[Card, ...]]:
+        """Every distinct legal follow of ``seat`` to the current trick
+        (:func:`~paiju.games.shengji.play.follow_options`)."""
+        return follow_options(self, seat)
+
+    def hand_in_order(self, cards: Iterable[Card]) -> list[Card]:
+        """``cards`` as a hand is shown
+        (:func:`~paiju.games.shengji.state.hand_in_order`)."""
+        return state.hand_in_order(self, cards)
+
+    # -- the sides and the results -----------------------------------------------------
+
+    def defenders(self) -> tuple[int, int]:
+        """The 非庄家方 seats (the dealer's opponents); ``ValueError`` before a dealer."""
+        if self.dealer is None:
+            raise ValueError("no dealer yet")
+        return defenders(self.dealer)
+
+    def defender_points(self) -> int:
+        """Points the defenders captured so far (抠底 included once the last trick is won)."""
+        return defender_points(self.dealer, self.captured)
 
     def _result(self) -> Result:
-        if self.redeal:
-            d = self._detail()
-            d["next_dealer"] = self.option_dealer
-            return Result([0] * SEATS, d, "redeal")
-        assert self.dealer is not None
-        points, next_dealer, up = table_result(self.decks, self.dealer, self.defender_points())
-        d = self._detail()
-        d["next_dealer"] = next_dealer  # seed 抢庄 / 上台
-        d["up"] = up
-        return Result(points, d)
+        return results.game_result(self)
 
     def escape_points(self, seat: int) -> list[int]:
         """The escapee pays ``escape_points`` (default 2) to each other seat
@@ -464,7 +435,36 @@ class Shengji(ShengjiResults, ShengjiPlay):
         return escape_points(seat, self.escape_pts)
 
     def _result_detail_on_escape(self) -> dict[str, Any]:
-        d = self._detail()
-        # paiju ruling: an escaped game does not move the deal.
-        d["next_dealer"] = self.dealer
-        return d
+        return results.escape_detail(self)
+
+    def result_lines(self) -> list[dict[str, Any]]:
+        """The settlement lines (:func:`~paiju.games.shengji.results.result_lines`)."""
+        return results.result_lines(self, self.result().detail)
+
+    def carry_over(self) -> dict[str, Any]:
+        """``{"dealer": next dealer}`` (seed 抢庄 / 上台; an escape keeps the deal)."""
+        nxt = self.result().detail.get("next_dealer")
+        return {} if nxt is None else {"dealer": nxt}
+
+    # -- what is shown -----------------------------------------------------------------
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see (:func:`~paiju.games.shengji.display.view`)."""
+        return display.view(self, seat)
+
+    def scores_view(self) -> dict[str, Any]:
+        """看分 (:func:`~paiju.games.shengji.display.scores_view`)."""
+        return display.scores_view(self)
+
+    def scores_detail(self) -> list[dict[str, Any]]:
+        """看分 per seat (:func:`~paiju.games.shengji.display.scores_detail`)."""
+        return display.scores_detail(self)
+
+    def last_trick_view(self) -> dict[str, Any]:
+        """上一轮: ``{"last_trick": {"plays": [{seat, cards}], "winner"}}``."""
+        return {"last_trick": display.last_trick(self)}
+
+    def display(self) -> dict[str, Any]:
+        """Trump, the dealer's badge, captured points, the kitty while it is
+        buried (:func:`~paiju.games.shengji.display.display`)."""
+        return display.display(self)

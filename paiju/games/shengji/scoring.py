@@ -3,11 +3,13 @@
 Source: shared/seeds/004_87bdd40096bb5c2e.txt sections 抠底 (the kitty's
 points × 2 / 4 / 6 / 8), 局分计算 (一)–(四) (the tables), 上台 and 抠底 /
 抢庄 (the next dealer); rulings.md "shengji" (the reading of the table's
-ranges, 下家 = the next seat in playing order). Pure functions; the engine
-(:mod:`paiju.games.shengji.game`) counts the points.
+ranges, 下家 = the next seat in playing order). Pure functions; the tricks
+(:mod:`paiju.games.shengji.play`) count the points.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from paiju.games.shengji.cards import SEATS
 
@@ -52,6 +54,15 @@ def kitty_multiplier(winning_size: int) -> int:
 def defenders(dealer: int) -> tuple[int, int]:
     """The 非庄家方 seats of ``dealer`` (its two opponents; seed 非庄家方)."""
     return (dealer + 1) % SEATS, (dealer + 3) % SEATS
+
+
+def defender_points(dealer: int | None, captured: Sequence[int]) -> int:
+    """Points the defenders of ``dealer`` captured (``captured``: points per
+    seat, 抠底 included once the last trick is won); 0 before a dealer."""
+    if dealer is None:
+        return 0
+    a, b = defenders(dealer)
+    return captured[a] + captured[b]
 
 
 def table_result(decks: int, dealer: int, defender_points: int) -> tuple[list[int], int, bool]:
