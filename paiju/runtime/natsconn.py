@@ -11,16 +11,34 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import nats
+import nats.errors
 from nats.aio.client import Client as NATS
 from opentelemetry.trace import SpanKind
 
 from paiju.events.v1.events_pb2 import Event
 from paiju.runtime import jsontext, tracing
 from paiju.runtime.health import Health
+
+#: What a call to NATS (a request, a key-value or JetStream call) raises when
+#: NATS is away or does not answer in time.
+NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
+
+
+async def logged_step(step: Callable[[], Awaitable[object]], what: str,
+                      log: logging.Logger) -> None:
+    """Run one step of a loop that goes on for ever: a NATS error is logged as a
+    warning (``<what> failed: <error>``), any other with its traceback; neither
+    is raised."""
+    try:
+        await step()
+    except NATS_ERRORS as e:
+        log.warning("%s failed: %s", what, e)
+    except Exception:
+        log.exception("%s failed", what)
 
 log = logging.getLogger("paiju.nats")
 

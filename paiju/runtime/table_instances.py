@@ -18,9 +18,10 @@ import json
 import logging
 from typing import Any
 
-import nats.errors
 import nats.js.errors
 from nats.aio.client import Client as NATS
+
+from paiju.runtime.natsconn import logged_step
 
 log = logging.getLogger("paiju.table_instances")
 
@@ -28,7 +29,6 @@ BUCKET = "paiju_table_instances"
 STREAM = f"KV_{BUCKET}"
 PREFIX = f"$KV.{BUCKET}."
 #: What reading the registry can raise when NATS is away or slow.
-NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
 
 
 class TableInstances:
@@ -81,10 +81,5 @@ class TableInstances:
     async def run(self) -> None:
         """Read the bucket every ``interval`` seconds until cancelled."""
         while True:
-            try:
-                await self.refresh()
-            except NATS_ERRORS as e:
-                log.warning("reading the table registry failed: %s", e)
-            except Exception:
-                log.exception("reading the table registry failed")
+            await logged_step(self.refresh, "reading the table registry", log)
             await asyncio.sleep(self.interval)

@@ -21,8 +21,9 @@ from pathlib import Path
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.runtime import db, natsconn
 from paiju.runtime.health import watch_peer
+from paiju.runtime.natsconn import NATS_ERRORS
 from paiju.runtime.service import Context, Setup, run
-from paiju.runtime.table_instances import NATS_ERRORS, TableInstances
+from paiju.runtime.table_instances import TableInstances
 from paiju.security import natsauth
 from services.lobby.adapters.ledger_client import Ledger
 from services.lobby.adapters.placement import Tables

@@ -40,13 +40,13 @@ from nats.aio.client import Client as NATS
 from paiju.presence.book import PresenceWatcher
 from paiju.runtime import db, natsconn, retries
 from paiju.runtime.health import watch_peer
-from paiju.runtime.natsconn import connect
+from paiju.runtime.natsconn import NATS_ERRORS, connect
 from paiju.runtime.service import Context, Setup, run
 from paiju.security import natsauth
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.adapters.gamelog import GameLog
 from services.table.adapters.instance_registry import Registration
-from services.table.adapters.lease import NATS_ERRORS, Leases, pool_name
+from services.table.adapters.lease import Leases, pool_name
 from services.table.adapters.publisher import NatsPublisher
 from services.table.adapters.remote import Ledger, Lobby
 from services.table.adapters.store import RecordStore

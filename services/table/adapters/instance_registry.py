@@ -27,7 +27,8 @@ from nats.aio.client import Client as NATS
 from nats.js import api
 from nats.js.kv import KeyValue
 
-from services.table.adapters.lease import NATS_ERRORS, NOT_CLUSTERED
+from paiju.runtime.natsconn import NATS_ERRORS
+from services.table.adapters.lease import NOT_CLUSTERED
 
 log = logging.getLogger("paiju.table.registry")
 

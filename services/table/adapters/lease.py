@@ -27,11 +27,12 @@ import logging
 import zlib
 from typing import Any
 
-import nats.errors
 import nats.js.errors
 from nats.aio.client import Client as NATS
 from nats.js import api
 from nats.js.kv import KeyValue
+
+from paiju.runtime.natsconn import NATS_ERRORS
 
 LEASES = "paiju_table_leases"
 GAMES = "paiju_table_games"
@@ -57,7 +58,6 @@ def renew_slice(game_id: str, slices: int) -> int:
     return zlib.crc32(game_id.encode()) % slices
 
 #: What talking to JetStream can raise when NATS is away or slow.
-NATS_ERRORS = (nats.errors.Error, TimeoutError, OSError)
 
 
 def pool_name(database_url: str, configured: str = "") -> str:

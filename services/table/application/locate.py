@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from services.table.adapters.lease import NATS_ERRORS
+from paiju.runtime.natsconn import NATS_ERRORS
 from services.table.application.runner import Table
 from services.table.domain.outgoing import GameError
 from services.table.domain.sitting import restore

@@ -34,10 +34,11 @@ from typing import Any, Protocol
 
 from paiju.common.v1 import common_pb2
 from paiju.rules import load
+from paiju.runtime.natsconn import NATS_ERRORS
 from paiju.table.v1 import table_pb2
 from services.table import metrics
 from services.table.adapters.gamelog import Fenced, GameLog, LogUnavailable
-from services.table.adapters.lease import NATS_ERRORS, Leases
+from services.table.adapters.lease import Leases
 from services.table.adapters.remote import Ledger, Lobby
 from services.table.application.clock import Clock
 from services.table.application.log_copy import Logged

@@ -27,9 +27,10 @@ from typing import Any
 
 from paiju.presence.book import Change
 from paiju.runtime import retries, subjects
+from paiju.runtime.natsconn import NATS_ERRORS
 from services.table import metrics
 from services.table.adapters.gamelog import Fenced, GameLog, LogUnavailable
-from services.table.adapters.lease import NATS_ERRORS, RENEW_SLICES, Leases
+from services.table.adapters.lease import RENEW_SLICES, Leases
 from services.table.adapters.publisher import Publisher
 from services.table.adapters.remote import Ledger, Lobby
 from services.table.adapters.store import RecordStore

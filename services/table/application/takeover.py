@@ -29,9 +29,9 @@ import logging
 import time
 
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime.natsconn import NATS_ERRORS, logged_step
 from services.table import metrics
 from services.table.adapters.gamelog import Fenced, LogUnavailable
-from services.table.adapters.lease import NATS_ERRORS
 from services.table.adapters.remote import Refused
 from services.table.application.room import RoomRunner
 from services.table.application.runner import Table
@@ -55,12 +55,7 @@ class Takeover:
             await asyncio.sleep(self.poll_seconds)
             if not self.table.accepting:
                 continue
-            try:
-                await self.scan()
-            except NATS_ERRORS as e:
-                log.warning("looking for games to take over failed: %s", e)
-            except Exception:
-                log.exception("looking for games to take over failed")
+            await logged_step(self.scan, "looking for games to take over", log)
 
     async def scan(self) -> list[str]:
         """One pass; returns the game ids taken over."""

@@ -19,7 +19,7 @@ import grpc
 
 from paiju.ledger.v1 import ledger_pb2
 from paiju.rules import load as load_game
-from paiju.runtime.table_instances import NATS_ERRORS
+from paiju.runtime.natsconn import NATS_ERRORS
 from paiju.table.v1 import table_pb2
 from paiju.tools.replay import RecordError, steps
 from services.gateway import metrics
