@@ -207,8 +207,7 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
         platform.start_services()
         platform.wait_serving(lambda: False)
         pids = {c.name: c.proc.pid for c in platform.children}
-        if platform.nats is not None:
-            pids["nats"] = platform.nats.proc.pid
+        pids.update({c.name: c.proc.pid for c in platform.nats})
         urls = [f"ws://{platform.plan.host}:{platform.plan.http_port + k}/ws"
                 for k in range(gateways_n)]
         echo_port = up.free_port(platform.plan.host)

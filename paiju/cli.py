@@ -59,12 +59,16 @@ def up(
     prometheus: Annotated[bool, typer.Option(
         help="also run Prometheus (where `prometheus` is on the PATH) scraping the "
         "services, with paiju's alerting and recording rules")] = False,
+    nats_cluster: Annotated[int, typer.Option(
+        help="NATS as a cluster of this many nodes (2-5; the game log at 3 replicas), "
+        "as production runs it")] = 1,
 ) -> None:
     """Run the whole platform: NATS, the four services, SQLite; a service that
     dies is restarted; Ctrl-C stops all."""
     from paiju.tools.up import main as up_main
 
-    up_main({"table": tables, "gateway": gateways}, prometheus=prometheus)
+    up_main({"table": tables, "gateway": gateways}, prometheus=prometheus,
+            nats_nodes=nats_cluster)
 
 
 @app.command("nats-config")

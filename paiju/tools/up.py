@@ -23,7 +23,11 @@ table service and of the gateway: instance k (from 0) of a service listens on
 its ports + 100·k (gRPC, health and metrics) and, for gateways, web port + k. The
 table instances share one record database (one pool: they take over each
 other's games) and register themselves in NATS, where the lobby finds them
-(``PAIJU_TABLE_ADDRS`` is not set).
+(``PAIJU_TABLE_ADDRS`` is not set). ``--nats-cluster N`` (2 to 5) runs NATS
+as N ``nats-server`` nodes with routes on loopback and JetStream on each
+(:mod:`paiju.tools.nats_cluster`, as the production overlay's cluster), the
+same users; every service is given every node, and the game log and leases
+are kept at ``min(N, 3)`` replicas (``PAIJU_GAME_LOG_REPLICAS`` unless set).
 
 Its own settings are declared in :mod:`paiju.config` with the services'
 (``PAIJU_UP_NATS_PORT``, ``PAIJU_UP_PORT_BASE``, ``PAIJU_UP_TIMEOUT``; see
@@ -51,6 +55,7 @@ from paiju.config import GRPC_PORTS, HEALTH_PORTS, METRICS_PORTS, settings
 from paiju.security import natsauth
 from paiju.tools import local_prometheus
 from paiju.tools.launch import Instance, instance_env
+from paiju.tools.nats_cluster import Node, client_urls, node_args
 from paiju.tools.procs import UpError as UpError  # re-exported, as the helpers below
 from paiju.tools.procs import die_with_parent as die_with_parent
 from paiju.tools.procs import free_port as free_port
@@ -67,6 +72,8 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 SERVICES = ("ledger", "table", "lobby", "gateway")
 #: Services that ``--tables`` / ``--gateways`` may run several instances of.
 SCALABLE = ("table", "gateway")
+#: The most NATS nodes `paiju up --nats-cluster` runs.
+MAX_NATS_NODES = 5
 #: Instance k of a service listens on its ports + INSTANCE_STRIDE * k.
 INSTANCE_STRIDE = 100
 NATS_DEFAULT_PORT = 4222
@@ -95,6 +102,8 @@ class Plan:
     health_ports: Mapping[str, int] = field(default_factory=dict)
     tls_dir: Path | None = None
     prometheus_port: int = local_prometheus.DEFAULT_PORT
+    #: NATS nodes to run (1: one server; more: a cluster).
+    nats_nodes: int = 1
 
     def addr(self, service: str, k: int = 0) -> str:
         """``host:port`` of the gRPC server of instance ``k`` of a service."""
@@ -128,11 +137,15 @@ class Plan:
                             database_url=self.database_url, base=base)
 
 
-def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Plan:
+def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None,
+         nats_nodes: int = 1) -> Plan:
     """The :class:`Plan` described by the environment ``env`` (see the module
-    docstring) and the instance ``counts`` per service (default 1 each).
-    Raises :class:`UpError` on a malformed number or a count below 1."""
+    docstring), the instance ``counts`` per service (default 1 each) and the
+    NATS nodes to run. Raises :class:`UpError` on a malformed number or a
+    count out of its range."""
     counts = dict(counts or {})
+    if not 1 <= nats_nodes <= MAX_NATS_NODES:
+        raise UpError(f"--nats-cluster must be 2 to {MAX_NATS_NODES} (got {nats_nodes})")
     for service, n in counts.items():
         if service not in SCALABLE:
             raise UpError(f"only {' and '.join(SCALABLE)} run as several instances")
@@ -166,6 +179,7 @@ def plan(env: Mapping[str, str], counts: Mapping[str, int] | None = None) -> Pla
         health_ports=healths,
         tls_dir=Path(tls).absolute() if (tls := env.get("PAIJU_TLS_DIR", "").strip()) else None,
         prometheus_port=local_prometheus.DEFAULT_PORT if base is None else base + 90,
+        nats_nodes=nats_nodes,
     )
 
 
@@ -192,7 +206,8 @@ class Platform:
     plan: Plan
     out: Callable[[str], None] = print
     children: list[Child] = field(default_factory=list)
-    nats: Child | None = None
+    #: The NATS servers started here (none where ``PAIJU_NATS_URL`` names one).
+    nats: list[Child] = field(default_factory=list)
     nats_dir: Path | None = None
     nats_creds: Path | None = None
     nats_users: list[str] = field(default_factory=list)  # more NATS users (benchmarks)
@@ -227,7 +242,8 @@ class Platform:
                           "(is paiju up already running? set PAIJU_UP_PORT_BASE to move all)")
 
     def start_nats(self) -> None:
-        """Start NATS (or use ``PAIJU_NATS_URL``); returns once it accepts clients."""
+        """Start NATS, one server or a cluster (or use ``PAIJU_NATS_URL``);
+        returns once every node accepts clients."""
         p = self.plan
         if p.nats_url:
             self.nats_url = p.nats_url
@@ -245,18 +261,34 @@ class Platform:
         self.nats_creds = natsauth.prepare(
             p.data_dir / "nats", self.nats_users,
             gateways=[m.name for m in p.instances() if m.service == "gateway"])
-        self.nats = self._spawn("nats", [nats_server_binary(), "-js", "-a", p.host,
-                                         "-c", str(self.nats_creds / natsauth.AUTH_CONF),
-                                         "-p", str(port), "-sd", str(self.nats_dir)],
-                                None, self._log_path("nats"))
-        self.nats_url = f"nats://{p.host}:{port}"
+        auth = ["-c", str(self.nats_creds / natsauth.AUTH_CONF)]
+        if p.nats_nodes == 1:
+            self.nats = [self._spawn("nats", [nats_server_binary(), "-js", "-a", p.host, *auth,
+                                              "-p", str(port), "-sd", str(self.nats_dir)],
+                                     None, self._log_path("nats"))]
+            self.nats_url = f"nats://{p.host}:{port}"
+            self._wait_listening(self.nats[0], port)
+            return
+        nodes = [Node(f"nats-{i}", port if i == 0 else free_port(p.host),
+                      free_port(p.host), free_port(p.host)) for i in range(p.nats_nodes)]
+        self.nats = [self._spawn(n.name, [nats_server_binary(), *auth,
+                                          *node_args(n, nodes, p.host, self.nats_dir)],
+                                 None, self._log_path(n.name)) for n in nodes]
+        self.nats_url = client_urls(nodes, p.host)
+        for child, node in zip(self.nats, nodes, strict=True):
+            self._wait_listening(child, node.client_port)
+
+    def _wait_listening(self, child: Child, port: int) -> None:
+        """Return once ``child`` (a NATS server) listens on ``port``; UpError if
+        it exits first or does not listen within 15 s."""
+        host = self.plan.host
         deadline = time.monotonic() + 15
-        while port_free(p.host, port):
-            if self.nats.proc.poll() is not None:
-                raise UpError(f"nats-server exited with {self.nats.proc.returncode}"
-                              f"{self._tail(self.nats)}")
+        while port_free(host, port):
+            if child.proc.poll() is not None:
+                raise UpError(f"{child.name} exited with {child.proc.returncode}"
+                              f"{self._tail(child)}")
             if time.monotonic() > deadline:
-                raise UpError(f"nats-server did not listen on {port}{self._tail(self.nats)}")
+                raise UpError(f"{child.name} did not listen on {port}{self._tail(child)}")
             time.sleep(0.05)
 
     def _log_path(self, name: str) -> Path:
@@ -278,8 +310,10 @@ class Platform:
         """Make the certificates (:meth:`make_certificates`), then start every
         service instance as ``python -m paiju.cli <service>``."""
         self.make_certificates()
+        replicas = {} if self.plan.nats_nodes == 1 or "PAIJU_GAME_LOG_REPLICAS" in os.environ \
+            else {"PAIJU_GAME_LOG_REPLICAS": str(min(self.plan.nats_nodes, 3))}
         for member in self.plan.instances():
-            env = self.plan.child_env(member, self.nats_url, self.nats_creds)
+            env = {**self.plan.child_env(member, self.nats_url, self.nats_creds), **replicas}
             self.children.append(self._spawn(
                 member.name, [sys.executable, "-m", "paiju.cli", member.service], env,
                 self._log_path(member.name)))
@@ -314,7 +348,7 @@ class Platform:
         what happened, one line per exit noticed or restart made."""
         now = time.monotonic() if now is None else now
         lines = []
-        for i, child in enumerate([*self.children, *([self.nats] if self.nats else [])]):
+        for i, child in enumerate([*self.children, *self.nats]):
             code = child.proc.poll()
             if code is None:
                 if now - child.started >= RESTART_RESET:
@@ -333,7 +367,7 @@ class Platform:
             if i < len(self.children):
                 self.children[i] = fresh
             else:
-                self.nats = fresh
+                self.nats[i - len(self.children)] = fresh
             lines.append(f"paiju up: {child.name} restarted (restart {fresh.restarts})")
         return lines
 
@@ -360,7 +394,7 @@ class Platform:
 
     def check_alive(self) -> None:
         """Raise :class:`UpError` if any child has exited."""
-        for child in [*self.children, *([self.nats] if self.nats else [])]:
+        for child in [*self.children, *self.nats]:
             code = child.proc.poll()
             if code is not None:
                 raise UpError(f"{child.name} exited with status {code}{self._tail(child)}")
@@ -397,9 +431,8 @@ class Platform:
         then NATS; removes NATS's temporary data."""
         _terminate(self.children, self.plan.drain_seconds + 5)
         self.children.clear()
-        if self.nats is not None:
-            _terminate([self.nats], 10)
-            self.nats = None
+        _terminate(self.nats, 10)
+        self.nats = []
         if self.nats_dir is not None:
             shutil.rmtree(self.nats_dir, ignore_errors=True)
             self.nats_dir = None
@@ -466,10 +499,12 @@ def health(addr: str, timeout: float = 1.0) -> str:
     return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
 
-def main(counts: Mapping[str, int] | None = None, prometheus: bool = False) -> None:
+def main(counts: Mapping[str, int] | None = None, prometheus: bool = False,
+         nats_nodes: int = 1) -> None:
     """Run the platform (``counts``: instances per scalable service; with
-    ``prometheus``, Prometheus too) until Ctrl-C or SIGTERM, restarting a
-    service that dies; exit status 1 if it could not start."""
+    ``prometheus``, Prometheus too; ``nats_nodes``: NATS servers, more than
+    one a cluster) until Ctrl-C or SIGTERM, restarting a service (or a NATS
+    node) that dies; exit status 1 if it could not start."""
     signals: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -480,7 +515,8 @@ def main(counts: Mapping[str, int] | None = None, prometheus: bool = False) -> N
     status = 0
     platform: Platform | None = None
     try:
-        platform = Platform(plan(os.environ, counts), out=lambda s: print(s, flush=True))
+        platform = Platform(plan(os.environ, counts, nats_nodes),
+                            out=lambda s: print(s, flush=True))
         platform.check_ports()
         platform.start_nats()
         platform.start_services()
