@@ -54,3 +54,27 @@ async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: st
     finally:
         await nc.close()
         await other_nc.close()
+
+
+async def test_taking_a_lease_again_is_safe_and_another_instance_is_refused(
+        nats_server: str) -> None:
+    """A take retried after its answer was lost finds the lease its own (True,
+    the revision kept); another instance's take of it is refused (False)."""
+    nc = await nats.connect(nats_server)
+    other_nc = await nats.connect(nats_server)
+    pool = f"t{uuid.uuid4().hex[:10]}"
+    mine = Leases(nc, "table-a", "127.0.0.1:1", pool, seconds=30)
+    other = Leases(other_nc, "table-b", "127.0.0.1:2", pool, seconds=30)
+    try:
+        await mine.ensure()
+        await other.ensure()
+        assert await mine.take("g1")
+        revision = mine.held["g1"]
+        mine.held.clear()  # as if the first answer never came
+        assert await mine.take("g1")
+        assert mine.held["g1"] == revision
+        assert not await other.take("g1")
+        assert "g1" not in other.held
+    finally:
+        await nc.close()
+        await other_nc.close()

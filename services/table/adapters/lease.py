@@ -130,12 +130,19 @@ class Leases:
         return self._games
 
     async def take(self, game_id: str) -> bool:
-        """Take the lease of ``game_id`` if nobody holds it (True). NATS errors
-        propagate."""
+        """Take the lease of ``game_id`` if nobody holds it (True); True too
+        where this instance holds it already (a try whose answer was lost took
+        it: a retry is safe). NATS errors propagate."""
         try:
             self.held[game_id] = await self.leases.create(game_id, self.value)
         except nats.js.errors.KeyWrongLastSequenceError:
-            return False
+            try:
+                entry = await self.leases.get(game_id)
+            except nats.js.errors.KeyNotFoundError:
+                return False
+            if entry.value != self.value:
+                return False
+            self.held[game_id] = int(entry.revision or 0)
         return True
 
     async def renew(self, game_id: str) -> bool:

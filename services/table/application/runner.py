@@ -51,6 +51,15 @@ log = logging.getLogger("paiju.table")
 ABSENT_KEPT = 10_000
 ABSENT_FORGET_SECONDS = 3600.0
 
+#: Seconds a new game's lease and live listing are tried again through a
+#: NATS election (the lobby's CreateGame waits 3 s; the log's append retries
+#: on its own, :class:`services.table.adapters.gamelog.GameLog`).
+BEGIN_RETRY_SECONDS = 2.0
+
+
+def _nats_error(e: BaseException) -> bool:
+    return isinstance(e, NATS_ERRORS)
+
 
 class Table:
     """Every room this instance runs, its clock, its log and leases, its peers.
@@ -163,11 +172,15 @@ class Table:
         """Take the lease, append the ``created`` entry, list the sitting live."""
         gid = spec.game_id
         try:
-            if not await self.leases.take(gid):
+            taken = await retries.call("table lease take", lambda: self.leases.take(gid),
+                                       _nats_error, give_up_after=BEGIN_RETRY_SECONDS)
+            if not taken:
                 raise GameError("game_exists", f"game {gid} is run by another instance",
                                 "ALREADY_EXISTS")
             seq = await self.log.append(gid, created, 0)
-            await self.leases.add_live(gid, spec.room, spec.game)
+            await retries.call("table live listing",
+                               lambda: self.leases.add_live(gid, spec.room, spec.game),
+                               _nats_error, give_up_after=BEGIN_RETRY_SECONDS)
         except Fenced as e:
             await self.leases.release(gid)
             raise GameError("game_exists", f"game {gid} has a log already",
