@@ -11,7 +11,10 @@
   the same way (``lobby_game_over``, ``lobby_game_moved``).
 
 The addresses may name every replica (:mod:`paiju.runtime.peers`): a call goes to
-one that is up, and a retry after a replica died goes to another.
+one that is up, and a retry after a replica died goes to another. Each call
+waits for a connection within its deadline (gRPC ``wait_for_ready``) instead
+of failing at once while the channel is between two connection attempts
+(after the peer was away, or started after the table).
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ class Ledger:
         """``Settle``, retried until answered (counted in settlements_retried)."""
         async def call() -> ledger_pb2.SettleResponse:
             reply: ledger_pb2.SettleResponse = await self.stub.Settle(
-                request, timeout=self.timeout)
+                request, timeout=self.timeout, wait_for_ready=True)
             return reply
         return await retry(call, "ledger_settle", metrics.SETTLEMENTS_RETRIED.inc)
 
@@ -87,7 +90,7 @@ class Ledger:
         """``ChargeFee``, retried until answered."""
         async def call() -> ledger_pb2.ChargeFeeResponse:
             reply: ledger_pb2.ChargeFeeResponse = await self.stub.ChargeFee(
-                request, timeout=self.timeout)
+                request, timeout=self.timeout, wait_for_ready=True)
             return reply
         return await retry(call, "ledger_charge_fee")
 
@@ -107,14 +110,14 @@ class Lobby:
     async def game_over(self, request: lobby_pb2.GameOverRequest) -> None:
         """``GameOver``, retried until answered."""
         async def call() -> None:
-            await self.stub.GameOver(request, timeout=self.timeout)
+            await self.stub.GameOver(request, timeout=self.timeout, wait_for_ready=True)
         await retry(call, "lobby_game_over")
 
     async def game_moved(self, request: lobby_pb2.GameMovedRequest) -> None:
         """``GameMoved``, retried until answered; :class:`Refused` NOT_FOUND
         when the room no longer runs the game."""
         async def call() -> None:
-            await self.stub.GameMoved(request, timeout=self.timeout)
+            await self.stub.GameMoved(request, timeout=self.timeout, wait_for_ready=True)
         await retry(call, "lobby_game_moved")
 
     async def close(self) -> None:
