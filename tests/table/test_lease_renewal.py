@@ -5,14 +5,19 @@ real NATS server (JetStream key-value)."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import AsyncIterator
 
 import nats
 
 from services.table.adapters.lease import RENEW_CONCURRENCY, Leases
 
 
-async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: str) -> None:
+@contextlib.asynccontextmanager
+async def two_instances(nats_server: str) -> AsyncIterator[tuple[Leases, Leases]]:
+    """The leases of two table instances of one new pool, each on its own
+    connection, their buckets made."""
     nc = await nats.connect(nats_server)
     other_nc = await nats.connect(nats_server)
     pool = f"t{uuid.uuid4().hex[:10]}"
@@ -21,6 +26,14 @@ async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: st
     try:
         await mine.ensure()
         await other.ensure()
+        yield mine, other
+    finally:
+        await nc.close()
+        await other_nc.close()
+
+
+async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: str) -> None:
+    async with two_instances(nats_server) as (mine, other):
         games = [f"g{i:03d}" for i in range(300)]
         for g in games:
             assert await mine.take(g)
@@ -51,23 +64,13 @@ async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: st
         # and each lease still names this instance
         entry = await mine.leases.get("g123")
         assert entry.value == mine.value
-    finally:
-        await nc.close()
-        await other_nc.close()
 
 
 async def test_taking_a_lease_again_is_safe_and_another_instance_is_refused(
         nats_server: str) -> None:
     """A take retried after its answer was lost finds the lease its own (True,
     the revision kept); another instance's take of it is refused (False)."""
-    nc = await nats.connect(nats_server)
-    other_nc = await nats.connect(nats_server)
-    pool = f"t{uuid.uuid4().hex[:10]}"
-    mine = Leases(nc, "table-a", "127.0.0.1:1", pool, seconds=30)
-    other = Leases(other_nc, "table-b", "127.0.0.1:2", pool, seconds=30)
-    try:
-        await mine.ensure()
-        await other.ensure()
+    async with two_instances(nats_server) as (mine, other):
         assert await mine.take("g1")
         revision = mine.held["g1"]
         mine.held.clear()  # as if the first answer never came
@@ -75,6 +78,3 @@ async def test_taking_a_lease_again_is_safe_and_another_instance_is_refused(
         assert mine.held["g1"] == revision
         assert not await other.take("g1")
         assert "g1" not in other.held
-    finally:
-        await nc.close()
-        await other_nc.close()
