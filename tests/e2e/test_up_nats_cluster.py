@@ -12,8 +12,6 @@ import json
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -21,25 +19,11 @@ from typing import Any
 
 import pytest
 
-from bench.failover import port_base
 from paiju.tools.bots import run_bots
+from tests.paiju_up import running_up
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
-#: Settings that would point paiju up elsewhere: unset, as on a fresh machine.
-UNSET = ("PAIJU_NATS_URL", "PAIJU_DATABASE_URL", "PAIJU_TLS_DIR", "PAIJU_INSTANCE",
-         "PAIJU_GAME_LOG_REPLICAS", "PAIJU_TABLE_ADDRS", "PAIJU_GATEWAY_PORT", "PAIJU_HOST")
-
-
-def wait_for(text: Path, marker: str, up: subprocess.Popen[bytes], seconds: float) -> str:
-    """``text``'s content once it holds ``marker``; fails if ``up`` exits first."""
-    deadline = time.monotonic() + seconds
-    while marker not in (out := text.read_text(errors="replace")):
-        assert up.poll() is None, out
-        assert time.monotonic() < deadline, out
-        time.sleep(0.2)
-    return out
 
 
 def monitor_ports(logs: Path) -> dict[str, int]:
@@ -93,18 +77,9 @@ def node_pid(name: str, logs: Path) -> int:
 
 
 def test_paiju_up_runs_nats_as_a_cluster_and_restarts_a_lost_node(tmp_path: Path) -> None:
-    base = port_base()
-    env = {k: v for k, v in os.environ.items() if k not in UNSET}
-    env |= {"PAIJU_UP_PORT_BASE": str(base), "PAIJU_DATA_DIR": str(tmp_path / "data"),
-            "PYTHONUNBUFFERED": "1"}
-    out = tmp_path / "up.out"
-    logs = tmp_path / "data" / "logs"
-    with out.open("wb") as sink:
-        up = subprocess.Popen([sys.executable, "-m", "paiju.cli", "up", "--nats-cluster", "3"],
-                              env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=sink,
-                              stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        banner = wait_for(out, "Ctrl-C stops everything.", up, 180)
+    with running_up(tmp_path, "--nats-cluster", "3") as up:
+        banner = up.out.read_text(errors="replace")
+        logs = up.data / "logs"
         nats_line = next(line for line in banner.splitlines() if line.strip().startswith("nats"))
         assert nats_line.count("nats://") == 3, nats_line
         ports = monitor_ports(logs)
@@ -114,18 +89,11 @@ def test_paiju_up_runs_nats_as_a_cluster_and_restarts_a_lost_node(tmp_path: Path
         assert meta["cluster_size"] == 3 and meta["leader"], meta
         # A node lost: paiju up starts it again, as any child.
         os.kill(node_pid("nats-1", logs), signal.SIGKILL)
-        wait_for(out, "nats-1 restarted", up, 30)
+        up.wait_for("nats-1 restarted", 30)
         wait_healthy(ports.values(), 60)
-        summary = asyncio.run(run_bots(f"ws://127.0.0.1:{base + 80}/ws", ["doudizhu", "hunzhan"],
+        summary = asyncio.run(run_bots(up.gateway_url, ["doudizhu", "hunzhan"],
                                        1, 1, (0.0, 0.1), seed=3, show_progress=False))
         assert summary["games_finished"] == {"doudizhu": 1, "hunzhan": 1}, summary
         assert set(summary["errors"]) <= {"declare_too_weak"}, summary
         # The game log's stream is kept at three replicas.
         assert game_log_replicas(ports["nats-0"]) == [3]
-    finally:
-        os.killpg(up.pid, signal.SIGTERM)
-        try:
-            up.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(up.pid, signal.SIGKILL)
-            up.wait()

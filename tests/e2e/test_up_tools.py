@@ -7,27 +7,17 @@ only what README says to set (``PAIJU_DEV_MODE=1`` for the link, as
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from bench.failover import port_base
 from paiju.tools.bots import BotError, Client
+from tests.paiju_up import ROOT, running_up
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
-#: Settings that would tell the tools where to go: unset, as beside a plain paiju up.
-UNSET = ("PAIJU_NATS_URL", "PAIJU_DATABASE_URL", "PAIJU_TLS_DIR", "PAIJU_INSTANCE",
-         "PAIJU_DEV_MODE", "PAIJU_TOKEN_SECRET", "PAIJU_LEDGER_ADDR", "PAIJU_LOBBY_ADDR",
-         "PAIJU_TABLE_ADDRS", "PAIJU_GATEWAY_PORT", "PAIJU_HOST")
 
 
 def paiju(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -48,21 +38,8 @@ async def replay_refusal(url: str, game_id: str, link: str) -> str:
 
 
 def test_replay_link_and_admin_find_paiju_up_under_a_port_base(tmp_path: Path) -> None:
-    base = port_base()
-    env = {k: v for k, v in os.environ.items() if k not in UNSET}
-    env |= {"PAIJU_UP_PORT_BASE": str(base), "PAIJU_DATA_DIR": str(tmp_path / "data"),
-            "PYTHONUNBUFFERED": "1"}
-    out = tmp_path / "up.out"
-    with out.open("wb") as sink:
-        up = subprocess.Popen([sys.executable, "-m", "paiju.cli", "up"], env=env, cwd=ROOT,
-                              stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                              start_new_session=True)
-    try:
-        deadline = time.monotonic() + 180
-        while "Ctrl-C stops everything." not in out.read_text(errors="replace"):
-            assert up.poll() is None, out.read_text(errors="replace")
-            assert time.monotonic() < deadline, out.read_text(errors="replace")
-            time.sleep(0.2)
+    with running_up(tmp_path) as up:
+        env, base = up.env, up.base
         # The link: made as README says, it points at this paiju up's web client,
         # and its gateway takes it (the game is unknown; the link is good).
         made = paiju(env | {"PAIJU_DEV_MODE": "1"}, "replay-link", "no-such-game")
@@ -87,11 +64,3 @@ def test_replay_link_and_admin_find_paiju_up_under_a_port_base(tmp_path: Path) -
         assert audit.returncode == 0, audit.stderr
         found = paiju(env, "admin", "find", "nobody-at-all")
         assert found.returncode == 0, found.stderr
-    finally:
-        up.send_signal(signal.SIGTERM)
-        try:
-            up.wait(60)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(up.pid, signal.SIGKILL)
-            up.wait()

@@ -17,13 +17,10 @@ Screenshots (artifacts/web/): up_replay_end.png, up_replay_link_end.png.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import random
 import secrets
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,16 +28,12 @@ from typing import Any
 
 import pytest
 
-from bench.failover import port_base
 from paiju.tools.bots import Bot, Stats
-from tests.e2e.test_up_tools import UNSET
-from tests.fixtures import stop_process
+from tests.paiju_up import ROOT, running_up
 from tests.web.helpers import DESKTOP
 from tests.web.test_web_records import SERVER, counters, hands_after, open_replay, settled_in
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -49,38 +42,19 @@ def up(tmp_path_factory: pytest.TempPathFactory
     """``paiju up`` after three bots played one doudizhu game at its gateway:
     (the environment it runs in, its port base, its data folder, the bots'
     names)."""
-    tmp = tmp_path_factory.mktemp("up")
-    base = port_base()
-    env = {k: v for k, v in os.environ.items() if k not in UNSET}
-    env |= {"PAIJU_UP_PORT_BASE": str(base), "PAIJU_DATA_DIR": str(tmp / "data"),
-            "PYTHONUNBUFFERED": "1"}
-    out = tmp / "up.out"
-    with out.open("wb") as sink:
-        proc = subprocess.Popen([sys.executable, "-m", "paiju.cli", "up"], env=env, cwd=ROOT,
-                                stdin=subprocess.DEVNULL, stdout=sink,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 180
-        while "Ctrl-C stops everything." not in out.read_text(errors="replace"):
-            assert proc.poll() is None, out.read_text(errors="replace")
-            assert time.monotonic() < deadline, out.read_text(errors="replace")
-            time.sleep(0.2)
+    with running_up(tmp_path_factory.mktemp("up")) as up:
         run = secrets.token_hex(3)
         names = [f"up{seat}-{run}" for seat in range(3)]
 
         async def play() -> None:
             stats = Stats()
-            bots = [Bot(f"ws://127.0.0.1:{base + 80}/ws", n, "doudizhu", f"{SERVER}-02", seat,
+            bots = [Bot(up.gateway_url, n, "doudizhu", f"{SERVER}-02", seat,
                         1, (0.0, 0.0), stats, random.Random(seat))
                     for seat, n in enumerate(names)]
             await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), timeout=150)
 
         asyncio.run(play())
-        yield env, base, tmp / "data", names
-    finally:
-        stop_process(proc, timeout=30)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 9)
+        yield up.env, up.base, up.data, names
 
 
 async def at_the_end(page: Any, record: dict[str, Any]) -> dict[str, Any]:
