@@ -53,20 +53,47 @@ def game_log_replicas(port: int) -> list[int]:
             if str(d.get("name", "")).startswith("paiju_gamelog_")]
 
 
-def wait_healthy(ports: Any, seconds: float) -> None:
-    """Wait until every node's ``/healthz`` says ok (JetStream current again)."""
+def stream_details(port: int) -> dict[str, dict[str, Any]]:
+    """Every stream (game log, leases, registry …) as the node on ``port``
+    reports it: name -> its ``cluster`` (leader, replicas)."""
+    url = f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true"
+    with urllib.request.urlopen(url, timeout=2) as r:
+        data = json.loads(r.read())
+    return {str(d["name"]): d.get("cluster") or {}
+            for account in data.get("account_details") or []
+            for d in account.get("stream_detail") or []}
+
+
+def whole(ports: dict[str, int]) -> bool:
+    """Is JetStream whole again: every node's ``/healthz`` ok, and every
+    stream led, with every replica current as its leader reports it (a
+    follower does not know the others')?"""
+    for port in ports.values():
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+            if json.loads(r.read()).get("status") != "ok":
+                return False
+    seen = {name: stream_details(port) for name, port in ports.items()}
+    streams = {s for details in seen.values() for s in details}
+    for stream in streams:
+        leader = seen[next(iter(seen))].get(stream, {}).get("leader")
+        if leader not in seen or stream not in seen[leader]:
+            return False
+        if not all(r.get("current") for r in seen[leader][stream].get("replicas") or []):
+            return False
+    return bool(streams)
+
+
+def wait_healthy(ports: dict[str, int], seconds: float) -> None:
+    """Wait until JetStream is whole again (:func:`whole`)."""
     deadline = time.monotonic() + seconds
-    for port in ports:
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-                    if json.loads(r.read()).get("status") == "ok":
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, f"node on {port} not healthy"
-            time.sleep(0.2)
-    time.sleep(2)  # a table instance's next announcement (every 5/3 s) lands
+    while True:
+        try:
+            if whole(ports):
+                return
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "JetStream did not become whole again"
+        time.sleep(0.2)
 
 
 def node_pid(name: str, logs: Path) -> int:
@@ -90,7 +117,7 @@ def test_paiju_up_runs_nats_as_a_cluster_and_restarts_a_lost_node(tmp_path: Path
         # A node lost: paiju up starts it again, as any child.
         os.kill(node_pid("nats-1", logs), signal.SIGKILL)
         up.wait_for("nats-1 restarted", 30)
-        wait_healthy(ports.values(), 60)
+        wait_healthy(ports, 60)
         summary = asyncio.run(run_bots(up.gateway_url, ["doudizhu", "hunzhan"],
                                        1, 1, (0.0, 0.1), seed=3, show_progress=False))
         assert summary["games_finished"] == {"doudizhu": 1, "hunzhan": 1}, summary
