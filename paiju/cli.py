@@ -61,7 +61,7 @@ def up(
         "services, with paiju's alerting and recording rules")] = False,
     nats_cluster: Annotated[int, typer.Option(
         help="NATS as a cluster of this many nodes (2-5; the game log at 3 replicas), "
-        "as production runs it")] = 1,
+        "in production's shape")] = 1,
 ) -> None:
     """Run the whole platform: NATS, the four services, SQLite; a service that
     dies is restarted; Ctrl-C stops all."""
