@@ -68,6 +68,7 @@ from bench.procstats import cpu_seconds
 from paiju.common.v1 import common_pb2
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.security import identity, natsauth
+from services.ledger.adapters.journal_pg import moving
 from services.ledger.adapters.pgpipe import Pipe
 from services.ledger.domain import settlement as rules
 
@@ -191,15 +192,7 @@ SELECT tx.id, locked.account, locked.balance FROM tx LEFT JOIN locked ON true
 #: Update the balances (players guarded at zero, then the house's), write the
 #: entries from the new balances, the outbox rows, the stored result, the
 #: seats and the daily tally (history and rankings).
-PLAIN_CLOSE = """
-WITH moved AS (
-    UPDATE bench_accounts AS a SET balance = a.balance + v.delta
-    FROM unnest($1::text[], $2::bigint[]) AS v(account, delta)
-    WHERE a.account = v.account AND (a.kind = 'house' OR a.balance + v.delta >= 0)
-    RETURNING a.account, v.delta, a.balance),
-posted AS (
-    INSERT INTO bench_entries (transaction_id, account, delta, balance_after)
-    SELECT $3, account, delta, balance FROM moved ORDER BY account),
+PLAIN_CLOSE = moving("bench") + """
 events AS (
     INSERT INTO bench_outbox (subject, type, game_id, data_json, created_ms)
     SELECT s, 'balance_changed', $4, d, $5 FROM unnest($6::text[], $7::text[]) AS e(s, d)),

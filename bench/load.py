@@ -2,7 +2,7 @@
 
 usage: python bench/load.py [--tables 50,200,500] [--seconds 60] [--think 0.5,2] [--procs 3]
     [--quick] [--profile DIR] [--table-instances N] [--gateways M] [--event-loop uvloop,asyncio]
-    [--store auto|sqlite|postgres|URL]
+    [--store auto|sqlite|postgres|URL] [--sweep]
 
 For each table count it starts a fresh platform the way ``paiju up`` does
 (:mod:`paiju.tools.up`: a private NATS server and the four services as
@@ -26,7 +26,15 @@ every bot is seated, a window of ``--seconds`` is measured:
   (:mod:`bench.echo`), paced at 20 per second each; the platform's overhead
   is the ratio of the round trips;
 - CPU ms per accepted action of every process (each service instance, NATS,
-  the bots together): the cost of one more action, so of one more table.
+  the bots together): the cost of one more action, so of one more table;
+  also in milligauges of the run's machine gauge (:mod:`bench.gauge`,
+  measured before each size and after the last, the least kept), which
+  compare across machines.
+
+``--sweep`` finds the capacity: the sizes of ``--tables`` (default
+:data:`SWEEP`) in order until one misses the goal (act p99 under 100 ms, no
+platform error); it prints the largest that met it in tables and in tables
+per gauge, and keeps it in the JSON's ``capacity``.
 
 ``--table-instances N --gateways M`` run the platform as ``paiju up --tables N
 --gateways M`` (bot process i talks to gateway i mod M). ``--event-loop
@@ -39,6 +47,8 @@ the ramp (``*-ramp.txt``; collapsed stacks, summarised on stderr); every
 service's ``/metrics`` page at the end is kept there too. Each size also reports
 its ramp: the refusals of login, watch_server, sit and ready before the window,
 when every bot sat, the gRPC calls that did not end OK and the slow ones.
+After the bots stop, fresh sign-ins are tried until one is answered in under
+1 s (bench/load_recovery.py: how long that took, within 10 s).
 Prints one line per figure, then a JSON line with every number.
 """
 
@@ -68,9 +78,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import load_store  # noqa: E402  (after the path set-up above)
+from bench import load_recovery, load_store  # noqa: E402  (after the path set-up above)
+from bench.gauge import gauge_ms, in_milligauges  # noqa: E402
 from bench.load_bots import worker  # noqa: E402
-from bench.load_report import GOAL_P99_MS, RACES, platform_errors, report  # noqa: E402
+from bench.load_report import (  # noqa: E402
+    GOAL_P99_MS,
+    RACES,
+    meets_goal,
+    platform_errors,
+    report,
+)
 from bench.procstats import (  # noqa: E402
     cpu_seconds,
     rss_mb,
@@ -86,6 +103,8 @@ __all__ = ["RACES", "platform_errors", "report", "summarise_profile"]  # re-expo
 MIX = ("doudizhu", "hunzhan", "shengji", "daa")
 ROOMS_PER_SERVER = 6
 GOAL_TABLES = 500
+#: The sizes a capacity sweep tries, in order.
+SWEEP = "50,100,200,300,400,500,700,1000"
 #: Bots arrive at this rate (each login opens an account and grants coins).
 LOGINS_PER_SECOND = 50
 
@@ -219,6 +238,7 @@ def run_size(size: Size, show: bool) -> dict[str, Any]:
         echo.stdout.readline()  # "ready"
         result = _load(size, urls, rooms, pids, echo_nats,
                        f"127.0.0.1:{echo_port}", show, workers)
+        result["sign_in_after"] = asyncio.run(load_recovery.sign_in_after(urls[0]))
         platform.check_alive()
         result["metrics"] = load_store.scrape(platform.plan.host, {
             c.name: c.metrics_port for c in platform.plan.instances()}, size.profile)
@@ -421,6 +441,55 @@ def _exit_on_sigterm() -> None:
     signal.signal(signal.SIGINT, stop)
 
 
+def run_sizes(sizes: list[Size], show: bool, stop_at_miss: bool) -> list[dict[str, Any]]:
+    """Run each size (a sweep stops after the first that misses the goal);
+    each result gets the run's machine gauge (the least of those measured
+    before each size and after the last) and its CPU per action in it."""
+    out: list[dict[str, Any]] = []
+    gauges = [gauge_ms()]
+    for size in sizes:
+        _log(f"== platform load: {size.tables} tables ({size.instances[0]} table, "
+             f"{size.instances[1]} gateway instances, {size.event_loop}); "
+             f"machine gauge {gauges[-1]} ms ==")
+        try:
+            r = run_size(size, show)
+        except Exception as e:  # a size that could not run is a figure too
+            r = {"tables": size.tables, "failed": f"{type(e).__name__}: {e}"}
+        out.append(r)
+        gauges.append(gauge_ms())
+        if stop_at_miss and not meets_goal(r):
+            break
+    gauge = min(gauges)
+    for r in out:
+        if "failed" in r:
+            print(f"platform {r['tables']} tables: FAILED ({r['failed']})", flush=True)
+            continue
+        r["gauge_ms"] = gauge
+        r["cpu_mg_per_action"] = {n: in_milligauges(v, gauge)
+                                  for n, v in r["cpu_ms_per_action"].items()}
+        for line in report(r):
+            print(line, flush=True)
+    return out
+
+
+def capacity(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The most tables of a sweep that met the goal (0: none did), and the
+    same per gauge: tables × gauge ms / 1000, the tables a machine that runs
+    the gauge once per CPU second would hold."""
+    held = [r["tables"] for r in results if meets_goal(r)]
+    gauge = next((r["gauge_ms"] for r in results if "gauge_ms" in r), None)
+    tables = max(held, default=0)
+    return {"tables": tables, "gauge_ms": gauge,
+            "tables_per_gauge": round(tables * gauge / 1000, 2) if gauge else None}
+
+
+def capacity_line(c: dict[str, Any]) -> str:
+    """The sweep's printed result."""
+    return (f"capacity: {c['tables']} tables (act p99 < {GOAL_P99_MS:.0f} ms, no platform "
+            f"error); machine gauge {c['gauge_ms']} ms, so {c['tables_per_gauge']} tables "
+            "per gauge (tables × gauge ms / 1000)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the load benchmark at every size; exit status 0 (numbers are the output)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -442,6 +511,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="auto (PostgreSQL at PAIJU_TEST_POSTGRES_URL or 127.0.0.1:5432 if "
                              "it answers, else SQLite), sqlite, postgres, or a postgresql:// URL;"
                              " a PostgreSQL store is a fresh database per run")
+    parser.add_argument("--sweep", action="store_true",
+                        help="find the capacity: the sizes of --tables (default "
+                             f"{SWEEP}) in order until one misses the goal")
     parser.add_argument("--event-loop", default="uvloop",
                         help="the services' PAIJU_EVENT_LOOP; several (uvloop,asyncio): each "
                              "size is run once with each, one after the other")
@@ -456,22 +528,14 @@ def main(argv: list[str] | None = None) -> int:
         think = tuple(float(x) for x in args.think.split(","))
         sizes = [Size(int(t), (think[0], think[-1]), args.seconds, args.games, args.procs,
                       args.profile, (args.table_instances, args.gateways), loop, args.store)
-                 for t in (args.tables or "50,200,500").split(",")
+                 for t in (args.tables or (SWEEP if args.sweep else "50,200,500")).split(",")
                  for loop in args.event_loop.split(",")]
-    out = []
-    for size in sizes:
-        _log(f"== platform load: {size.tables} tables ({size.instances[0]} table, "
-             f"{size.instances[1]} gateway instances, {size.event_loop}) ==")
-        try:
-            r = run_size(size, show)
-        except Exception as e:  # a size that could not run is a figure too
-            r = {"tables": size.tables, "failed": f"{type(e).__name__}: {e}"}
-            print(f"platform {size.tables} tables: FAILED ({r['failed']})", flush=True)
-        else:
-            for line in report(r):
-                print(line, flush=True)
-        out.append(r)
-    print(json.dumps({"bench": "platform", "results": out}, ensure_ascii=False), flush=True)
+    out = run_sizes(sizes, show, stop_at_miss=args.sweep)
+    summary: dict[str, Any] = {"bench": "platform", "results": out}
+    if args.sweep:
+        summary["capacity"] = capacity(out)
+        print(capacity_line(summary["capacity"]), flush=True)
+    print(json.dumps(summary, ensure_ascii=False), flush=True)
     return 0
 
 

@@ -101,17 +101,7 @@ def run_platform(quick: bool, profile: Path | None) -> dict[str, Any]:
         sizes = [load.Size(5, (0.0, 0.0), None, 1, 2, profile)]
     else:
         sizes = [load.Size(t, (0.5, 2.0), 60.0, 1, 3, profile) for t in (50, 200, 500)]
-    results = []
-    for size in sizes:
-        try:
-            r = load.run_size(size, show)
-        except Exception as e:  # report the size that broke and go on
-            r = {"tables": size.tables, "failed": f"{type(e).__name__}: {e}"}
-            print(f"platform {size.tables} tables: FAILED ({r['failed']})", flush=True)
-        else:
-            for line in load.report(r):
-                print(line, flush=True)
-        results.append(r)
+    results = load.run_sizes(sizes, show, stop_at_miss=False)
     return {"results": results}
 
 

@@ -3,7 +3,8 @@
 ``paiju up`` runs the whole platform on one machine; ``paiju lobby`` /
 ``table`` / ``ledger`` / ``gateway`` run one service as a container would;
 ``paiju replay FILE|-`` checks a game record (shared/spec/records.md);
-``paiju bots`` plays games through a gateway; ``paiju certs`` issues the
+``paiju bots`` plays games through a gateway; ``paiju ai`` sits AI players
+(:mod:`paiju.tools.ai_worker`); ``paiju certs`` issues the
 services' certificates (paiju.security.identity); ``paiju nats-config DIR`` makes the
 services' NATS credentials (:mod:`paiju.security.natsauth`); ``paiju admin`` is the
 operator's console (:mod:`paiju.tools.admin`).
@@ -217,6 +218,82 @@ def bots(
     print(json.dumps(summary, ensure_ascii=False))
     if summary["errors"].get("internal"):
         raise typer.Exit(1)
+
+
+@app.command("ai")
+def ai(
+    game: Annotated[str, typer.Option(help="the game the AI players play")],
+    players: Annotated[int, typer.Option(
+        help="AI players: they fill idle rooms seat by seat (fewer than a room's "
+             "seats leave seats for people)")] = 1,
+    level: Annotated[str, typer.Option(
+        help="the AI level (normal, hard, random); a game without normal plays random")
+                     ] = "normal",
+    server: Annotated[str | None, typer.Option(
+        help="the coin server to sit at (default: the game's cheapest)")] = None,
+    games: Annotated[int | None, typer.Option(
+        help="games to play at each table (default: until stopped)")] = None,
+    think: Annotated[str, typer.Option(help="seconds an AI thinks per decision: MIN-MAX")
+                     ] = "1-3",
+    prefix: Annotated[str, typer.Option(help="the AI players' names: PREFIX1, PREFIX2 …")
+                      ] = "机器人",
+    gateway: Annotated[str, typer.Option(
+        help="the gateway's WebSocket URL, or several comma separated")
+                       ] = "ws://127.0.0.1:8080/ws",
+    metrics_port: Annotated[int | None, typer.Option(
+        help="serve Prometheus /metrics on this port (default: none)")] = None,
+    seed: Annotated[int | None, typer.Option(help="seed of the AI players' choices")] = None,
+) -> None:
+    """AI players that sit at a game and play through a gateway; the last line
+    is a JSON summary. Ctrl-C: each finishes the game it plays, then stops."""
+    import asyncio
+    import signal
+    from typing import Any
+
+    from paiju.tools.ai_worker import level_of, run_ai
+    from paiju.tools.bots import GAMES, gateways
+
+    if game not in GAMES:
+        raise typer.BadParameter(f"--game is one of {', '.join(GAMES)}")
+    try:
+        level_of(game, level)
+    except KeyError as e:
+        raise typer.BadParameter(str(e.args[0])) from e
+    if players < 1 or len(prefix) + len(str(players)) > 24:
+        raise typer.BadParameter("--players is at least 1, and a name at most 24 characters")
+    lo, _, hi = think.partition("-")
+    try:
+        span = (float(lo), float(hi or lo))
+    except ValueError as e:
+        raise typer.BadParameter("--think is MIN-MAX seconds, e.g. 1-3") from e
+    if metrics_port is not None:
+        from paiju.runtime.metrics import serve_metrics
+
+        serve_metrics(metrics_port, "127.0.0.1")
+    async def main() -> dict[str, Any]:
+        # The first Ctrl-C (or SIGTERM): each AI finishes its game, then stops;
+        # a second one stops at once.
+        stop, loop = asyncio.Event(), asyncio.get_running_loop()
+
+        def first() -> None:
+            stop.set()
+            print("paiju ai: finishing the games in play (Ctrl-C again to stop now)",
+                  file=sys.stderr)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, first)
+        return await run_ai(gateways(gateway), game, players, level=level, server=server,
+                            games=games, think=span, prefix=prefix, seed=seed, stop=stop)
+
+    try:
+        summary = asyncio.run(main())
+    except OSError as e:
+        print(f"paiju ai: cannot reach the gateway at {gateway} ({e.strerror or e}); "
+              "is `paiju up` running? (--gateway ws://HOST:PORT/ws)", file=sys.stderr)
+        raise typer.Exit(2) from e
+    print(json.dumps(summary, ensure_ascii=False))
 
 
 def _admin() -> None:

@@ -193,6 +193,23 @@ class Settings(BaseSettings):
     rooms_file: Annotated[Path, AfterValidator(check_readable_file)] | None = Field(
         default=None, description="coin servers and rooms (YAML); see [lobby.md](lobby.md)",
         json_schema_extra=_doc("lobby", "built-in default offering every game"))
+    relief_coins: Annotated[int, Field(ge=0, le=10**12)] = Field(
+        default=2000, description="relief coins (救济金) granted per claim to a player whose "
+        "balance is below every server of a game (0: no relief offered; docs/lobby.md "
+        "\"Relief\")", json_schema_extra=_doc("lobby"))
+    relief_claims_per_day: Annotated[int, Field(ge=1, le=100)] = Field(
+        default=3, description="relief claims a player may make per relief day",
+        json_schema_extra=_doc("lobby"))
+    relief_day_starts_utc_hour: Annotated[int, Field(ge=0, le=23)] = Field(
+        default=16, description="the UTC hour at which a relief day starts and the claims "
+        "are counted anew (16: midnight in China, UTC+8)", json_schema_extra=_doc("lobby"))
+    private_rooms_per_player: Annotated[int, Field(ge=0, le=100)] = Field(
+        default=1, description="private rooms (好友房) a player may have open at once "
+        "(0: nobody may open one; docs/lobby.md \"Private rooms\")",
+        json_schema_extra=_doc("lobby"))
+    private_code_tries_per_minute: Annotated[int, Field(ge=1, le=1000)] = Field(
+        default=10, description="invite codes a player may try (join or watch) a minute, per "
+        "lobby process; more are refused too_many_attempts", json_schema_extra=_doc("lobby"))
     lobby_reconcile_seconds: Positive = Field(
         default=5.0, description="seconds between the reconciler's passes over started rooms",
         json_schema_extra=_doc("lobby"))
@@ -263,6 +280,10 @@ class Settings(BaseSettings):
     gateway_sessions_per_player_per_minute: Annotated[int, Field(gt=0)] = Field(
         default=20, description="sign-ins (`login`, `auth`) one player may make per minute on "
         "one gateway; more are refused (`too_many_sessions`)", json_schema_extra=_doc("gateway"))
+    gateway_max_replay_shares: Annotated[int, Field(gt=0)] = Field(
+        default=50, description="active shared replay links (`share_replay`) one player may "
+        "hold; more are refused (`too_many_shares`) until one is revoked",
+        json_schema_extra=_doc("gateway"))
     gateway_max_queued_bytes: Annotated[int, Field(gt=0)] = Field(
         default=256 * 1024 * 1024, description="bytes waiting in all send queues of one gateway; "
         "the connection whose message would pass it is cut off", json_schema_extra=_doc("gateway"))

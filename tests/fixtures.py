@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -509,3 +510,11 @@ def sigstop(pid: int, timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError(f"process {pid} did not stop")
         time.sleep(0.01)
+
+
+def samples(port: int, name: str) -> dict[str, float]:
+    """Every sample of metric ``name`` on a metrics port, by its labels' text."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        text = r.read().decode()
+    return {line.split(" ")[0][len(name):]: float(line.split(" ")[1])
+            for line in text.splitlines() if line.startswith(name + "{")}

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import random
+import secrets
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -25,6 +29,9 @@ import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from paiju.tools.launch import Instance, instance_env
 from tests.fixtures import (
@@ -172,6 +179,15 @@ class Platform:
         path = self.data / f"{service}.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def stored_record(self, game_id: str) -> dict[str, Any]:
+        """The game record (records.md) the table service stored for
+        ``game_id`` (its SQLite database); fails the test when there is none."""
+        with sqlite3.connect(self.data / "table.db") as db:
+            row = db.execute("SELECT record_json FROM table_game_records WHERE game_id = ?",
+                             (game_id,)).fetchone()
+        assert row is not None, f"no stored record for {game_id}"
+        return dict(json.loads(row[0]))
+
     def lost_port_race(self) -> str | None:
         """The service that exited because its port was taken (its log says
         so), or ``None``."""
@@ -218,6 +234,19 @@ def _wait_healthy(p: Platform) -> None:
         wait_for_port(port)
 
 
+def rooms_env(tmp_path_factory: pytest.TempPathFactory, rooms_yaml: str) -> dict[str, str]:
+    """The ``extra_env`` of a platform that runs the rooms file ``rooms_yaml``
+    (written to a new temporary folder)."""
+    rooms = tmp_path_factory.mktemp("rooms") / "rooms.yaml"
+    rooms.write_text(rooms_yaml, encoding="utf-8")
+    return {"ROOMS_FILE": str(rooms)}
+
+
+#: An environment variable naming a folder: each platform's data and logs are
+#: copied there when it stops (to read what a failed run did).
+KEEP_LOGS = "PAIJU_TEST_KEEP_LOGS"
+
+
 @contextlib.contextmanager
 def running_platform(extra_env: Mapping[str, str] | None = None,
                      replicas: Mapping[str, int] | None = None,
@@ -261,6 +290,30 @@ def running_platform(extra_env: Mapping[str, str] | None = None,
             yield p
         finally:
             p.stop()
+            keep = os.environ.get(KEEP_LOGS)
+            if keep:
+                shutil.copytree(p.data, Path(keep) / p.data.name, dirs_exist_ok=True)
             shutil.rmtree(p.data, ignore_errors=True)
     finally:
         nats.close()
+
+
+@contextlib.contextmanager
+def after_one_game(prefix: str, room: str) -> Iterator[tuple[Platform, list[str]]]:
+    """A platform (:func:`running_platform`, a deal of 5 ms a card) where three
+    bots named ``<prefix><seat>-<run>`` played one doudizhu game at ``room``
+    (seats 0–2): the platform and their names."""
+    from paiju.tools.bots import Bot, Stats
+
+    with running_platform({"TABLE_DEAL_INTERVAL_MS": "5"}) as p:
+        run = secrets.token_hex(3)
+        names = [f"{prefix}{seat}-{run}" for seat in range(3)]
+
+        async def play() -> None:
+            stats = Stats()
+            bots = [Bot(p.gateway_url, name, "doudizhu", room, seat, 1, (0.0, 0.0),
+                        stats, random.Random(seat)) for seat, name in enumerate(names)]
+            await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), timeout=120)
+
+        asyncio.run(play())
+        yield p, names

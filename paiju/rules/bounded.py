@@ -19,6 +19,10 @@ from paiju.rules.cards import Card
 #: (docs/client-protocol.md).
 HINT_PLAYS = 50
 
+#: Plays a seat's decision inputs (the table's ``GetSeatView``, the gateway's
+#: ``seat_view``) list at most; every non-play option comes beside them.
+SEAT_VIEW_PLAYS = 500
+
 
 class WorkCounter:
     """Counts candidate plays built by the lazy generators (a plain integer

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, ClassVar
 
 from paiju.rules.bounded import HINT_PLAYS
 from paiju.rules.cards import Card, parse_cards
+from paiju.rules.counter import DEFAULT_ORDER, unseen
 from paiju.rules.errors import RulesError
 
 #: Consecutive timeouts of one seat that make an escape (seed 000 §超时不出).
@@ -67,16 +68,25 @@ ROOM_OPTIONS: dict[str, tuple[bool, float, float | None, bool]] = {
     "fee_rate": (False, 0, 1, False),
 }
 
+#: Room-wide options that are true or false, read by the table only:
+#: ``card_counter`` (the 记牌器 is shown; default true).
+ROOM_FLAGS = frozenset({"card_counter"})
+
 
 def check_room_options(game: str, options: object, own: frozenset[str] | set[str]
                        ) -> Mapping[str, Any]:
     """Check a room's ``options`` for game ``game`` whose own option keys are
-    ``own``: an object whose keys are ``own`` or :data:`ROOM_OPTIONS`, each
-    room-wide one a number in its range (``fee_rate`` below 1). Returns
+    ``own``: an object whose keys are ``own``, :data:`ROOM_OPTIONS`, each
+    room-wide one a number in its range (``fee_rate`` below 1), or
+    :data:`ROOM_FLAGS`, each true or false. Returns
     ``options``; raises ``RulesError("bad_options")`` naming the key."""
     if not isinstance(options, Mapping):
         raise RulesError("bad_options", f"{game}: options must be an object")
     for key, value in options.items():
+        if key in ROOM_FLAGS:
+            if not isinstance(value, bool):
+                raise RulesError("bad_options", f"{game}: {key} must be true or false")
+            continue
         spec = ROOM_OPTIONS.get(key)
         if spec is None:
             if key not in own:
@@ -170,6 +180,18 @@ class Result:
         return {"points": list(self.points), "detail": dict(self.detail)}
 
 
+def result_line(label: str, value: str = "", seats: Sequence[int] = ()) -> dict[str, Any]:
+    """One settlement line in the shape of :meth:`Game.result_lines` and
+    events.md ``game_finished.lines``: ``{"label": str, "value": str,
+    "seats": [int]}``, value and seats only where given."""
+    out: dict[str, Any] = {"label": label}
+    if value:
+        out["value"] = value
+    if seats:
+        out["seats"] = list(seats)
+    return out
+
+
 @dataclass(frozen=True)
 class Policy:
     """How a game's results are paid and carried from one game to the next."""
@@ -208,6 +230,9 @@ class Presentation:
     #: True where some seats play together (partners: 斗地主's farmers, 升级's
     #: 对家, 大A's sides); False where every seat plays for itself.
     partners: bool = False
+    #: The 记牌器's ranks, high to low as the game's players read them
+    #: (:data:`paiju.rules.counter.DEFAULT_ORDER`: jokers, then A … 2).
+    counter_order: tuple[str, ...] = DEFAULT_ORDER
 
 
 class Game(ABC):
@@ -224,6 +249,10 @@ class Game(ABC):
     #: True where the engine implements :meth:`_fast_apply` (set per class:
     #: an engine without one pays no call for it).
     _fast_path: ClassVar[bool] = False
+    #: The rule options a player may choose when opening a private room
+    #: (好友房), each with its allowed values in the order to offer them
+    #: (e.g. ``{"decks": (1, 2, 3, 4)}``); the rest are the server's.
+    choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -341,6 +370,56 @@ class Game(ABC):
         ``主方`` / ``次方``), else ``None``; never a role only its own seat
         knows. Default: none known."""
         return [None] * self.seats
+
+    # -- the card counter (记牌器, :mod:`paiju.rules.counter`) --
+
+    def deck_cards(self) -> list[Card]:
+        """Every card this game is played with (its options choose the
+        decks). Default: none, a game without a card counter."""
+        return []
+
+    def played_cards(self) -> list[Card]:
+        """The cards out of every hand that everyone has seen face up now
+        (played to a trick, a kitty shown out of play); never a card face
+        down (a kitty not taken, a buried kitty, a held-back card)."""
+        return []
+
+    def shown_held(self) -> list[list[Card]]:
+        """Per seat, the cards everyone saw go into its hand and that stay
+        there until played (斗地主's kitty in the landlord's hand). Default:
+        none."""
+        return [[] for _ in range(self.seats)]
+
+    def set_aside_seen(self, seat: int) -> list[Card]:
+        """The cards out of play that ``seat`` alone has seen (升级's buried
+        kitty, for the dealer who buried it). Default: none."""
+        return []
+
+    def card_counter(self, seat: int | None, hand: list[Card] | None = None
+                     ) -> list[list[str | int]] | None:
+        """The 记牌器 of ``seat`` (``None``: a spectator, public information
+        only): ``[[rank, unseen], …]`` in the presentation's
+        ``counter_order``, e.g. ``[["BJ", 1], ["SJ", 1], ["2", 4], …]``;
+        ``None`` for a game without one (no :meth:`deck_cards`).
+        ``hand``: the seat's hand as it sees it (the table passes a paced
+        deal's cards so far); default its view's ``hand``."""
+        if seat is not None and hand is None:
+            hand = list(self.view(seat).get("hand") or [])
+        found = self.card_counters({seat: hand or []})
+        return None if found is None else found[seat]
+
+    def card_counters(self, hands: Mapping[int | None, list[Card]]
+                      ) -> dict[int | None, list[list[str | int]]] | None:
+        """:meth:`card_counter` of each seat of ``hands`` (seat → its hand as
+        it sees it; ``None`` → a spectator) at once; ``None`` for a game
+        without one."""
+        deck = self.deck_cards()
+        if not deck:
+            return None
+        seen = {seat: [*cards, *self.set_aside_seen(seat)] if seat is not None else []
+                for seat, cards in hands.items()}
+        return unseen(deck, self.played_cards(), self.shown_held(), seen,
+                      self.presentation.counter_order)
 
     # -- shared behaviour ---------------------------------------------------------
 

@@ -6,6 +6,9 @@ raises :class:`RulesError` from ``apply`` has left its state exactly as it was.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 #: Every code an engine may raise, with what it means. Codes from records.md
 #: first, then paiju's own additions.
 CODES: dict[str, str] = {
@@ -43,3 +46,18 @@ class RulesError(Exception):
         super().__init__(f"{code}: {message}" if message else code)
         self.code = code
         self.message = message or CODES[code]
+
+
+@contextmanager
+def reading_deal() -> Iterator[None]:
+    """Around the reading of a given deal (a mapping from a game record):
+    a missing key or any card error becomes ``RulesError("bad_deal")`` with
+    the reason kept; a ``bad_deal`` passes as it is."""
+    try:
+        yield
+    except KeyError as e:
+        raise RulesError("bad_deal", f"the deal lacks {e}") from e
+    except RulesError as e:
+        if e.code == "bad_deal":
+            raise
+        raise RulesError("bad_deal", e.message) from e

@@ -42,6 +42,12 @@ async def logged_step(step: Callable[[], Awaitable[object]], what: str,
 
 log = logging.getLogger("paiju.nats")
 
+#: Seconds between the client's PINGs to its server.
+PING_INTERVAL = 2.0
+#: PINGs left unanswered before the connection is taken for dead (then
+#: reconnected, to another server of a cluster where one is given).
+MAX_OUTSTANDING_PINGS = 2
+
 
 async def connect(url: str, health: Health | None, name: str,
                   first_attempt_timeout: float | None = None, *,
@@ -87,8 +93,12 @@ async def connect(url: str, health: Health | None, name: str,
         max_reconnect_attempts=-1,  # also makes the first connect retry until it works
         reconnect_time_wait=0.5,
         connect_timeout=2,
-        ping_interval=5,
-        max_outstanding_pings=2,
+        # A server that went silent (its host lost, a network cut: no TCP
+        # close) is left after PING_INTERVAL · (MAX_OUTSTANDING_PINGS + 1)
+        # seconds at most, for another server of the cluster; nats-py's
+        # defaults (2 min, 2) left it four to six minutes.
+        ping_interval=PING_INTERVAL,
+        max_outstanding_pings=MAX_OUTSTANDING_PINGS,
         disconnected_cb=disconnected,
         reconnected_cb=reconnected,
         error_cb=error,

@@ -14,6 +14,12 @@ def lobby_rooms(server: str) -> str:
     return f"paiju.lobby.{server}.rooms"
 
 
+def lobby_private_room(server: str, room: str) -> str:
+    """``paiju.lobby.<server>.room.<room>``: ``room_changed`` of a private room
+    (好友房), for its seated players only (never on the server's subject)."""
+    return f"paiju.lobby.{server}.room.{room}"
+
+
 def table_events(room: str) -> str:
     """``paiju.table.<room>.events``: the public events of the game in ``room``."""
     return f"paiju.table.{room}.events"

@@ -75,12 +75,18 @@ RULES: Mapping[str, Rule] = {
     _LOBBY + "LastResult": _rule(GATEWAY, OPERATOR, why="a returning player's last "
                                                          "settlement; paiju admin show"),
     _LOBBY + "QuickStart": _rule(GATEWAY, why="a player's quick start (快速开始)"),
+    _LOBBY + "ClaimRelief": _rule(GATEWAY, why="a broke player's relief coins (救济金)"),
+    _LOBBY + "OpenRoom": _rule(GATEWAY, why="a player opens a private room (好友房)"),
+    _LOBBY + "JoinCode": _rule(GATEWAY, why="a player joins a private room by its code"),
+    _LOBBY + "RoomByCode": _rule(GATEWAY, why="a player watches a private room by its code"),
+    _LOBBY + "RemoveSeat": _rule(GATEWAY, why="a private room's owner removes a seat (踢出)"),
     # table: games are created by the lobby, played through the gateway
     _TABLE + "CreateGame": _rule(LOBBY, why="the lobby starts a full room's game"),
     _TABLE + "Act": _rule(GATEWAY, why="a seated player's move"),
     _TABLE + "Check": _rule(GATEWAY, why="a move checked without playing it"),
     _TABLE + "Hints": _rule(GATEWAY, why="a player's legal moves"),
     _TABLE + "GetView": _rule(GATEWAY, why="a seat's view (its own hand)"),
+    _TABLE + "GetSeatView": _rule(GATEWAY, why="a seat's decision inputs (its own seat only)"),
     _TABLE + "GetPublicView": _rule(GATEWAY, OPERATOR,
                                     why="a spectator's view (no hand, no hidden card)"),
     _TABLE + "GetScores": _rule(GATEWAY, why="the scores"),
@@ -92,9 +98,14 @@ RULES: Mapping[str, Rule] = {
     _TABLE + "ListGames": _rule(LOBBY, OPERATOR, why="placement and reconciliation"),
     _TABLE + "GetRecord": _rule(GATEWAY, OPERATOR, why="a finished game's record (replays: "
                                 "the gateway checks the viewer)"),
+    _TABLE + "CreateShare": _rule(GATEWAY, why="a player shares a finished game's replay"),
+    _TABLE + "ListShares": _rule(GATEWAY, why="a player's active replay shares"),
+    _TABLE + "RevokeShare": _rule(GATEWAY, why="a player revokes a replay share"),
+    _TABLE + "GetShare": _rule(GATEWAY, why="a shared replay link is checked"),
     _TABLE + "LocateGame": _rule(LOBBY, OPERATOR, why="a game's lease and log, before the "
                                  "reconciler voids it"),
-    # ledger: coins move only by the table's settlements and the operator's grants
+    # ledger: coins move only by the table's settlements, the operator's grants and
+    # the lobby's relief
     _LEDGER + "OpenAccount": _rule(GATEWAY, why="a player's first sign-in"),
     _LEDGER + "GetBalance": _rule(GATEWAY, LOBBY, OPERATOR,
                                   why="a player's coins; the lobby checks a room's minimum"),
@@ -104,9 +115,12 @@ RULES: Mapping[str, Rule] = {
                                  "starting coins"),
     _LEDGER + "Settle": _rule(TABLE, why="a finished game's settlement"),
     _LEDGER + "ChargeFee": _rule(TABLE, why="the no-call fee"),
+    _LEDGER + "GrantRelief": _rule(LOBBY, why="relief coins (救济金): the lobby checks the "
+                                             "game's minimum, the ledger the balance and cap"),
     _LEDGER + "Audit": _rule(OPERATOR, why="the books' consistency check"),
     _LEDGER + "GetGames": _rule(GATEWAY, OPERATOR, why="a player's settled games (战绩)"),
     _LEDGER + "GetRankings": _rule(GATEWAY, OPERATOR, why="a coin server's rankings"),
+    _LEDGER + "GetStats": _rule(GATEWAY, OPERATOR, why="a player's stats per game"),
     # the operator's console (paiju admin): only the operator
     _LEDGER + "FindAccounts": _rule(OPERATOR, why="paiju admin find: players by id or name"),
     _LEDGER + "Adjust": _rule(OPERATOR, why="paiju admin adjust: coins with a reason, "

@@ -74,6 +74,7 @@ def inbox_prefix(user: str) -> str:
 
 
 _ROOMS = subjects.lobby_rooms("*")
+_PRIVATE_ROOMS = subjects.lobby_private_room("*", "*")
 _TABLE = subjects.table_events("*")
 _PLAYER = subjects.player_events("*")
 _CONTROL = subjects.player_control("*")
@@ -89,9 +90,10 @@ _REGISTRY_READ = ("$JS.API.STREAM.INFO.KV_paiju_table_instances",
 
 #: What each service may publish and subscribe (besides its inbox,
 #: ``_INBOX.<user>.>``, which every one subscribes). Who sends what is
-#: events.md "Subjects": the lobby ``room_changed``; the table the public and
-#: private game events, its durable game log (``paiju.gamelog.>``) and key-value
-#: leases through the JetStream API (``$JS.API.>``; ``$KV.<bucket>.>`` puts;
+#: events.md "Subjects": the lobby ``room_changed`` (a private room's on its
+#: own subject); the table the public and private game events, its durable
+#: game log (``paiju.gamelog.>``) and key-value leases through the JetStream
+#: API (``$JS.API.>``; ``$KV.<bucket>.>`` puts;
 #: ``$JS.ACK.>`` / ``$JS.FC.>`` the acknowledgements and flow-control replies of
 #: its consumers); the ledger ``balance_changed`` from its outbox; the gateway
 #: its own presence (:data:`OWN` is the replica's name) and
@@ -100,14 +102,15 @@ _REGISTRY_READ = ("$JS.API.STREAM.INFO.KV_paiju_table_instances",
 #: gateways. Nobody but the table writes to JetStream;
 #: the lobby and the gateway read the table registry (paiju/runtime/table_instances.py).
 PERMISSIONS: dict[str, Permissions] = {
-    "lobby": Permissions(publish=(_ROOMS, *_REGISTRY_READ), subscribe=(subjects.PRESENCE_ALL,)),
+    "lobby": Permissions(publish=(_ROOMS, _PRIVATE_ROOMS, *_REGISTRY_READ),
+                         subscribe=(subjects.PRESENCE_ALL,)),
     "table": Permissions(
         publish=(_TABLE, _PLAYER, "paiju.gamelog.>", "$JS.API.>", "$KV.*.>", "$JS.ACK.>",
                  "$JS.FC.>"),
         subscribe=(subjects.PRESENCE_ALL,)),
     "ledger": Permissions(publish=(_PLAYER,), subscribe=()),
     "gateway": Permissions(publish=(_OWN_PRESENCE, _CONTROL, _CHAT, *_REGISTRY_READ),
-                           subscribe=(_ROOMS, _TABLE, _PLAYER, _CONTROL, _CHAT,
+                           subscribe=(_ROOMS, _PRIVATE_ROOMS, _TABLE, _PLAYER, _CONTROL, _CHAT,
                                       subjects.PRESENCE_ALL)),
 }
 

@@ -37,7 +37,7 @@ from paiju.tools.botclient import Client as Client
 ACTION_EVENTS = {"played", "passed", "bid", "declared", "revealed", "taken_back"}
 #: Events on the player's own subject, numbered by its private ``seq``
 #: (docs/client-protocol.md "Events"); the table's public events carry its public ``seq``.
-PRIVATE_EVENTS = {"hand", "your_turn", "kitty", "view", "balance_changed"}
+PRIVATE_EVENTS = {"hand", "your_turn", "kitty", "view", "balance_changed", "counter"}
 #: Seats per game (shared/spec/records.md "Games"), as the engines have them.
 SEATS = {game: load(game).seats for game in ENGINES}
 GAMES = tuple(SEATS)
@@ -74,6 +74,9 @@ class Stats:
     seq_repeats: int = 0
     #: the longest a bot waited between two table events of one game (seconds)
     longest_wait: float = 0.0
+    #: that longest wait per game: the lobby's game id (a deal and its redeals
+    #: are one game) -> seconds, the longest any of its seats waited
+    game_waits: dict[str, float] = field(default_factory=dict)
 
     def summary(self, seconds: float) -> dict[str, Any]:
         """The JSON summary (round trips in milliseconds)."""
@@ -235,7 +238,9 @@ class Bot:
         if game != self.game_id:
             self.game_id, self.seq = game, 0
         elif self.last_event_at:
-            self.stats.longest_wait = max(self.stats.longest_wait, now - self.last_event_at)
+            waited, key = now - self.last_event_at, sitting(game)
+            self.stats.longest_wait = max(self.stats.longest_wait, waited)
+            self.stats.game_waits[key] = max(self.stats.game_waits.get(key, 0.0), waited)
         self.last_event_at = now
         if self.seq and seq > self.seq + 1:
             self.need_view = True
@@ -248,12 +253,16 @@ class Bot:
 
     def _from_view(self, view: dict[str, Any]) -> None:
         """Start again from a view (the ``view`` event or command reply): its
-        ``seq`` numbers, and the bot's turn if it is to act."""
+        ``seq`` numbers, and the bot's turn if it is to act. The table's
+        public seq is the view's ``public_seq`` (a ``view`` event's own ``seq``
+        is the player's, docs/client-protocol.md "Events"), else its ``seq``
+        (a reply of a server without ``public_seq``)."""
         if view.get("game_id"):
             self.game_id = str(view["game_id"])
             self.played.add(sitting(self.game_id))
-        if isinstance(view.get("seq"), int):
-            self.seq = view["seq"]
+        public = view.get("public_seq", view.get("seq"))
+        if isinstance(public, int):
+            self.seq = public
         if isinstance(view.get("player_seq"), int):
             self.player_seq = view["player_seq"]
         self.need_view = False
@@ -384,24 +393,29 @@ class Bot:
                 # start): press again; a seat shown ready waits for the others
                 self.ready_sent = False
             return
+        action = await self._choose(turn)
         await asyncio.sleep(self.rng.uniform(*self.think))
         if self.my_turn is not turn:
             return  # the turn moved on while thinking (a timeout, the deal ended)
+        self.my_turn = None  # the next your_turn event wakes the bot again
+        if action is not None:
+            await self._act(action)
+
+    async def _choose(self, turn: dict[str, Any]) -> dict[str, Any] | None:
+        """The action (``{type, cards?}``) to send for ``turn`` (a ``your_turn``
+        event), or ``None`` to send nothing: in a declaring window a random
+        declaration with chance ``declare_p``, else a random action of the
+        turn's own hints (your_turn.hints, as the web client takes them; asked
+        with ``hints`` only from a server that does not send them)."""
         if turn.get("phase") == "declaring":
             options = turn.get("declare_options") or []
-            self.my_turn = None
             if options and self.rng.random() < self.declare_p:
-                await self._act({"type": "declare", "cards": self.rng.choice(options)})
-            return
-        # The turn's own hints (your_turn.hints), as the web client takes them;
-        # asked with ``hints`` only from a server that does not send them.
+                return {"type": "declare", "cards": self.rng.choice(options)}
+            return None
         actions = turn.get("hints")
         if not isinstance(actions, list):
             actions = ((await self._try("hints")) or {}).get("actions") or []
-        self.my_turn = None  # the next your_turn event wakes the bot again
-        if not actions:
-            return
-        await self._act(self.rng.choice(actions))
+        return self.rng.choice(actions) if actions else None
 
     async def _act(self, action: dict[str, Any]) -> None:
         await self.client.pace()

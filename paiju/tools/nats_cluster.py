@@ -88,3 +88,37 @@ def stream_leaders(host: str, nodes: Sequence[Node], prefix: str) -> dict[str, s
         if found:
             return found
     return {}
+
+
+def _monitor(host: str, port: int, path: str, timeout: float = 2.0) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://{host}:{port}{path}", timeout=timeout) as r:
+        data: dict[str, Any] = json.loads(r.read())
+    return data
+
+
+def stream_details(host: str, port: int) -> dict[str, dict[str, Any]]:
+    """Every stream (game log, leases, registry …) as the node monitored on
+    ``port`` reports it: name -> its ``cluster`` (leader, replicas)."""
+    data = _monitor(host, port, "/jsz?accounts=true&streams=true")
+    return {str(d["name"]): d.get("cluster") or {}
+            for account in data.get("account_details") or []
+            for d in account.get("stream_detail") or []}
+
+
+def whole(host: str, ports: dict[str, int]) -> bool:
+    """Is JetStream whole: every node (server name -> monitoring port) says
+    ``/healthz`` ok, and every stream is led, with every replica current as
+    its leader reports it (a follower does not know the others')? Raises
+    ``OSError`` where a node does not answer."""
+    for port in ports.values():
+        if _monitor(host, port, "/healthz").get("status") != "ok":
+            return False
+    seen = {name: stream_details(host, port) for name, port in ports.items()}
+    streams = {s for details in seen.values() for s in details}
+    for stream in streams:
+        leader = seen[next(iter(seen))].get(stream, {}).get("leader")
+        if leader not in seen or stream not in seen[leader]:
+            return False
+        if not all(r.get("current") for r in seen[leader][stream].get("replicas") or []):
+            return False
+    return bool(streams)

@@ -208,6 +208,8 @@ class Platform:
     children: list[Child] = field(default_factory=list)
     #: The NATS servers started here (none where ``PAIJU_NATS_URL`` names one).
     nats: list[Child] = field(default_factory=list)
+    #: The nodes of a NATS cluster started here (their names and ports; none for one server).
+    nats_nodes: list[Node] = field(default_factory=list)
     nats_dir: Path | None = None
     nats_creds: Path | None = None
     nats_users: list[str] = field(default_factory=list)  # more NATS users (benchmarks)
@@ -274,6 +276,7 @@ class Platform:
         self.nats = [self._spawn(n.name, [nats_server_binary(), *auth,
                                           *node_args(n, nodes, p.host, self.nats_dir)],
                                  None, self._log_path(n.name)) for n in nodes]
+        self.nats_nodes = nodes
         self.nats_url = client_urls(nodes, p.host)
         for child, node in zip(self.nats, nodes, strict=True):
             self._wait_listening(child, node.client_port)

@@ -8,7 +8,7 @@ Ready while NATS is connected.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from websockets.asyncio.server import serve
 
@@ -25,10 +25,18 @@ from services.gateway.entrypoints.static import request_handler
 async def setup(ctx: Context) -> Sequence[str]:
     """Connect NATS and the services, and start the WebSocket server."""
     cfg = ctx.config
+    # Set once the gateway exists: after a reconnect every connection gets its view again.
+    came_back: list[Callable[[], None]] = []
+
+    def reconnected() -> None:
+        for resync in came_back:
+            resync()
+
     nc = await natsconn.connect(cfg.nats_url, ctx.health, name=f"gateway:{cfg.instance}",
-                                auth=natsauth.client_options(cfg))
+                                auth=natsauth.client_options(cfg), on_reconnected=reconnected)
     presence = PresencePublisher(nc, new_gateway_id(cfg.instance), cfg.presence_heartbeat_seconds)
     gateway = Gateway(cfg, nc, Backends(cfg.lobby_addr, cfg.ledger_addr, ctx.identity), presence)
+    came_back.append(gateway.resync)
     await presence.start()
     ctx.tasks.append(asyncio.create_task(gateway.watch_loop_lag()))
     # The client's files, gzip and ETags: computed once, here.

@@ -50,11 +50,18 @@ for _kind in ("phrase", "emote"):
     CHAT_MESSAGES.labels(_kind)
 REPLAYS_OPENED = Counter("paiju_gateway_replays_opened_total",
                          "Finished games opened in the replay viewer, by viewer "
-                         "(player: one of its players; operator: by a replay link).", ["viewer"])
+                         "(player: one of its players; operator: by an operator's replay link; "
+                         "shared: by a player's shared link).", ["viewer"])
 REPLAYS_REFUSED = Counter("paiju_gateway_replays_refused_total",
                           "Replays refused to a player who did not play the game.")
+REPLAY_SHARES = Counter("paiju_gateway_replay_shares_total",
+                        "Players' shared replay links, by event (made, revoked, opened).",
+                        ["event"])
+for _event in ("made", "revoked", "opened"):
+    REPLAY_SHARES.labels(_event)
 HISTORY_PAGES = Counter("paiju_gateway_history_pages_total", "History (战绩) pages served.")
 RANKINGS_VIEWED = Counter("paiju_gateway_rankings_viewed_total", "Rankings served.")
+STATS_VIEWED = Counter("paiju_gateway_stats_viewed_total", "Players' stats served.")
 CALLS_IN_FLIGHT = Gauge("paiju_gateway_calls_in_flight",
                         "Calls of this gateway to the services not yet answered "
                         "(sampled every 0.1 s).")
@@ -63,3 +70,13 @@ LOOP_LAG = Gauge("paiju_gateway_loop_lag_seconds",
 SHED = Counter("paiju_gateway_shed_total",
                "Commands refused with busy past the gateway's headroom, by reason "
                "(calls_in_flight, loop_lag).", ["reason"])
+#: Numbered events kept from a client or repaired before it (kind: ``gap``
+#: repaired with a view first, ``repeat`` dropped, ``reconnect``: a view sent
+#: after the gateway's NATS connection came back),
+#: services.gateway.application.sequencing.
+SEQ_REPAIRS = Counter("paiju_gateway_seq_repairs_total",
+                      "Table event seq gaps repaired with a view, repeats dropped, and views "
+                      "sent after a NATS reconnect, before a client saw them (kind: gap, "
+                      "repeat, reconnect).", ["kind"])
+for _kind in ("gap", "repeat", "reconnect"):
+    SEQ_REPAIRS.labels(_kind)

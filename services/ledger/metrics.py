@@ -24,6 +24,14 @@ GRANTED = Counter("paiju_ledger_granted_coins_total", "Coins granted to players.
 #: Coins operators adjusted (paiju admin adjust), by direction: ``given``, ``taken``.
 ADJUSTED = Counter("paiju_ledger_adjusted_coins_total",
                    "Coins operators gave or took (paiju admin adjust).", ["direction"])
+#: Relief claims (救济金, GrantRelief) by result: ``granted``, ``repeated``
+#: (idempotent repeat), ``not_eligible`` (balance at or above the
+#: threshold), ``spent`` (the day's claims used).
+RELIEF = Counter("paiju_ledger_relief_total", "Relief claims (GrantRelief), by result.",
+                 ["result"])
+for _result in ("granted", "repeated", "not_eligible", "spent"):
+    RELIEF.labels(_result)
+RELIEF_COINS = Counter("paiju_ledger_relief_coins_total", "Relief coins granted to players.")
 #: Transactions retried after a deadlock, serialization failure or busy database.
 RETRIES = Counter("paiju_ledger_retries_total",
                   "Database transactions retried (deadlock, serialization, busy).", ["operation"])
@@ -31,8 +39,10 @@ OUTBOX_PENDING = Gauge("paiju_ledger_outbox_pending", "Events written but not ye
 OUTBOX_LAG = Gauge("paiju_ledger_outbox_lag_seconds",
                    "Age of the oldest unpublished event (0 when none).")
 OUTBOX_PUBLISHED = Counter("paiju_ledger_outbox_published_total", "Events published to NATS.")
-#: History and rankings reads (GetGames, GetRankings), and a rankings read's time.
+#: History, stats and rankings reads (GetGames, GetStats, GetRankings), and a
+#: rankings read's time.
 HISTORY_READ = Counter("paiju_ledger_history_reads_total", "GetGames calls answered.")
+STATS_READ = Counter("paiju_ledger_stats_reads_total", "GetStats calls answered.")
 RANKINGS_READ = Counter("paiju_ledger_rankings_reads_total", "GetRankings calls answered.")
 RANKINGS_SECONDS = Histogram("paiju_ledger_rankings_duration_seconds",
                              "Time to read a server's rankings.", buckets=LATENCY_BUCKETS)

@@ -33,6 +33,8 @@ from services.lobby.application.presence import SeatPresence
 from services.lobby.application.reconcile import Reconciler, ReconcileSettings
 from services.lobby.domain import coin_servers
 from services.lobby.domain.clock import Clock, SystemClock
+from services.lobby.domain.private import PrivateTerms
+from services.lobby.domain.relief import ReliefTerms
 from services.lobby.entrypoints.servicer import LobbyServicer
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -85,7 +87,10 @@ def make_setup(clock: Clock | None = None, interval: float = 1.0,
         with contextlib.suppress(*NATS_ERRORS):
             await registry.refresh()
         ctx.tasks.append(asyncio.create_task(registry.run()))
-        lobby = Lobby(config, store, ledger, tables, nc, the_clock)
+        lobby = Lobby(config, store, ledger, tables, nc, the_clock, ReliefTerms(
+            ctx.config.relief_coins, ctx.config.relief_claims_per_day,
+            ctx.config.relief_day_starts_utc_hour), PrivateTerms(
+            ctx.config.private_rooms_per_player, ctx.config.private_code_tries_per_minute))
         if lobbies is not None:
             lobbies.append(lobby)
         presence = SeatPresence(lobby, nc, int(ctx.config.presence_timeout_seconds * 1000))

@@ -41,12 +41,20 @@ IDLE_STANDUPS = Counter(
 QUICK_STARTS = Counter(
     "paiju_lobby_quick_starts_total",
     "Quick starts (快速开始) by result: seated, or the refusal's reason.", ["result"])
+CODE_TRIES = Counter(
+    "paiju_lobby_code_tries_total",
+    "Invite codes of private rooms (好友房) tried, by result: found, wrong (no "
+    "room has it), limited (refused too_many_attempts).", ["result"])
+PRIVATE_ROOMS_OPENED = Counter(
+    "paiju_lobby_private_rooms_opened_total", "Private rooms (好友房) opened.")
 RECOVERY_REASONS = ("game_missing", "table_unreachable")
 
 for _reason in SIT_REFUSALS:
     SITS_REFUSED.labels(_reason)
 for _reason in QUICK_START_RESULTS:
     QUICK_STARTS.labels(_reason)
+for _result in ("found", "wrong", "limited"):
+    CODE_TRIES.labels(_result)
 for _reason in RECOVERY_REASONS:
     ROOMS_RECOVERED.labels(_reason)
 for _reason in ("game_moved", "reconciler"):

@@ -10,10 +10,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bench import load, run
+from bench import gauge, load, load_report, run
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -45,6 +46,8 @@ def test_quick_suite_runs_and_prints_every_figure(tmp_path: Path) -> None:
     assert "RSS MiB ledger" in out and "gateway" in out
     assert "1 table and 1 gateway instances, uvloop" in out
     assert "CPU ms per accepted action: ledger" in out
+    assert "the same in milligauges (gauge " in out
+    assert "after the bots stopped: a fresh sign-in answered in " in out
     # the ledger: figures beside plain SQL, or the reason it was skipped
     assert ("ledger  1 clients:" in out and "plain SQL" in out) or "ledger: skipped" in out
     assert "== summary" in out
@@ -58,6 +61,10 @@ def test_quick_suite_runs_and_prints_every_figure(tmp_path: Path) -> None:
     assert set(platform["rss_mb"]) == {"ledger", "table", "lobby", "gateway", "nats"}
     assert set(platform["cpu_ms_per_action"]) == {"ledger", "table", "lobby", "gateway", "nats",
                                                   "bots"}
+    assert platform["gauge_ms"] > 0
+    after = platform["sign_in_after"]  # a quiet platform answers the first try
+    assert after["met"] and after["answers"].get("ok", 0) >= 1 and after["last_s"] < 1.0, after
+    assert set(platform["cpu_mg_per_action"]) == set(platform["cpu_ms_per_action"])
 
 
 def test_rooms_file_shares_tables_among_the_games(tmp_path: Path) -> None:
@@ -141,3 +148,24 @@ def test_sqlite_store_when_asked_or_when_no_postgres_answers() -> None:
     assert said == ["no PostgreSQL at 127.0.0.1:9: SQLite"]
     with pytest.raises(RuntimeError):
         load_store.choose_store("postgres", nowhere, said.append)
+
+
+def _size(tables: int, p99: float | None, errors: dict[str, int]) -> dict[str, Any]:
+    return {"tables": tables, "rtt_ms": {"p99": p99}, "errors": errors, "gauge_ms": 80.0}
+
+
+def test_capacity_is_the_largest_size_that_met_the_goal() -> None:
+    results = [_size(50, 12.0, {}), _size(100, 40.0, {"not_your_turn": 3}),
+               _size(200, 99.0, {}), _size(300, 140.0, {}), {"tables": 400, "failed": "boom"}]
+    # 100 tables: a move that raced the game is no platform error; 300 misses p99 < 100 ms
+    assert [load_report.meets_goal(r) for r in results] == [True, True, True, False, False]
+    assert load.capacity(results) == {"tables": 200, "gauge_ms": 80.0, "tables_per_gauge": 16.0}
+    assert not load_report.meets_goal(_size(50, 12.0, {"unavailable": 1}))
+    assert load.capacity([_size(50, 300.0, {})])["tables"] == 0
+
+
+def test_the_gauge_workload_is_fixed_and_its_units_scale_with_it() -> None:
+    # the workload must not change: milligauges compare only across the same workload
+    assert gauge.workload() == 1252706520
+    assert gauge.gauge_ms(runs=1) > 0
+    assert gauge.in_milligauges(4.4, 110.0) == 40.0

@@ -62,6 +62,7 @@ PANELS: dict[str, list[dict[str, str]] | None] = {
     "sum(rate(paiju_ledger_retries_total[5m])) or vector(0)": [{}],
     "sum(rate(paiju_ledger_coins_moved_total[5m])) * 60": [{}],
     "sum(rate(paiju_ledger_fees_total[5m])) * 60": [{}],
+    "sum(rate(paiju_ledger_relief_coins_total[5m])) * 60": [{}],
     # refusals a client earns (NOT_FOUND…) may show; no call failed
     'sum by (grpc_service, grpc_code) (rate(grpc_server_handled_total{grpc_code!="OK"}[5m]))':
         None,
@@ -106,6 +107,12 @@ def live() -> Iterator[Live]:
             assert summary["games_finished"] == {g: 1 for g in GAMES}, summary
             prom.until("Prometheus scraped the games' ends", lambda: prom.query(
                 f"sum(paiju_table_games_finished_total) >= {len(GAMES)}"))
+            # A game is counted finished as its end begins (settlement, record,
+            # GameOver, game_finished) and stops running only after: until
+            # Prometheus scrapes every instance running none, a test that looks
+            # for the instance running a game of its own may find one of these.
+            prom.until("Prometheus scraped every game's end done", lambda: prom.query(
+                "sum(paiju_table_games_running) == 0"))
             prom.until("the rules evaluated after them", lambda: prom.query(
                 "paiju:slo_game_errors:ratio_rate5m == 0"))
             yield Live(p, prom, docs)
@@ -207,7 +214,7 @@ def test_the_takeover_panel_shows_a_killed_instances_game(live: Live) -> None:
         bots = pool.submit(asyncio.run, run_bots(p.gateway_url, ["doudizhu"], 1, 1, (0.3, 0.6),
                                                  seed=37, show_progress=False))
         [running] = prom.until("a table instance running the game", lambda: prom.query(
-            "paiju_table_games_running > 0"), timeout=60)
+            'paiju_table_games_running{game="doudizhu"} > 0'), timeout=60)
         killed = by_port[running["metric"]["instance"]]
         p.procs[killed].kill()  # SIGKILL: no hand-over, the lease runs out
         prom.until("the panel showing the takeover",  # increase() extrapolates: about 1

@@ -7,12 +7,14 @@ overlay sets it) on three ``nats-server`` nodes with routes on loopback
 Bots play doudizhu and hunzhan; once every game is under way the node that
 is JetStream's meta leader (as its monitoring endpoint ``/jsz`` says) is
 SIGKILLed, then started again; then the node leading the game log's stream
-is SIGKILLed and started again. Every game finishes with no error seen by a
-player (none refused a start), each game is settled once and its record
-replays to its result. What players saw is printed: the longest wait a bot
-saw between two events of one game, and the public ``seq`` gaps and repeats
-that reached the bots (each gap repaired by the bot's ``view``; the
-platform does not repair them itself yet)."""
+is SIGKILLed and started again. Just after each kill another table of bots
+sits down and presses start: its game must start (the lobby looks for a
+table instance through the election). Every game finishes with no error
+seen by a player (none refused a start), each game is settled once and its
+record replays to its result, and no public ``seq`` gap or repeat reached a
+bot (the gateway repairs a gap with the client's view and drops a repeat).
+What players saw is printed: the longest wait a bot saw between two events
+of one game, and the gaps and repeats."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from paiju.tools.bots import run_bots
 from paiju.tools.nats_cluster import stream_leaders
 from paiju.tools.replay import replay
 from services.table.adapters.gamelog import STREAM_PREFIX
+from tests.gateway.test_overload import metric
 from tests.nats_cluster import HOST, NatsCluster
 from tests.platform_procs import Platform, running_platform
 
@@ -42,6 +45,12 @@ GAMES = ["doudizhu", "hunzhan"]
 DOWN_SECONDS = 4.0
 
 
+def seq_repairs(p: Platform) -> dict[str, float]:
+    """The gateway's ``paiju_gateway_seq_repairs_total`` by kind."""
+    return {kind: metric(p, "gateway", "paiju_gateway_seq_repairs_total", kind=kind)
+            for kind in ("gap", "repeat", "reconnect")}
+
+
 def rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(db) as conn:
         return list(conn.execute(sql).fetchall())
@@ -52,16 +61,27 @@ def running_games(p: Platform) -> int:
     return len(rows(p.data / "lobby.db", "SELECT room FROM lobby_rooms WHERE state = 'started'"))
 
 
-async def kill_and_restart(cluster: NatsCluster, name: str) -> None:
-    """SIGKILL node ``name``, wait :data:`DOWN_SECONDS`, start it again."""
+#: The game of the table that starts just after each kill.
+LATE_GAME = "doudizhu"
+
+
+async def kill_and_restart(p: Platform, cluster: NatsCluster, name: str,
+                           starts: list[asyncio.Task[dict[str, Any]]]) -> None:
+    """SIGKILL node ``name``, let a new table of bots start a game (added to
+    ``starts``) while it is down, wait :data:`DOWN_SECONDS`, start the node
+    again."""
     cluster.kill(name)
+    starts.append(asyncio.create_task(run_bots(
+        p.gateway_url, [LATE_GAME], 1, 1, (0.3, 0.8), seed=len(starts), show_progress=False)))
     await asyncio.sleep(DOWN_SECONDS)
     cluster.start_node(name)
 
 
-async def faults(p: Platform, cluster: NatsCluster) -> list[str]:
+async def faults(p: Platform, cluster: NatsCluster,
+                 starts: list[asyncio.Task[dict[str, Any]]]) -> list[str]:
     """Once games run: kill the meta leader, then the game log's stream leader
-    (each restarted); returns what was killed."""
+    (each restarted, a game started while each is down: ``starts``); returns
+    what was killed."""
     deadline = time.monotonic() + 90
     while running_games(p) < TABLES * len(GAMES):
         assert time.monotonic() < deadline, "the games did not all start"
@@ -70,7 +90,7 @@ async def faults(p: Platform, cluster: NatsCluster) -> list[str]:
     killed = []
     meta = cluster.wait_leader()
     killed.append(f"meta leader {meta}")
-    await kill_and_restart(cluster, meta)
+    await kill_and_restart(p, cluster, meta, starts)
     cluster.wait_leader()
     await asyncio.sleep(3)
     leaders: dict[str, str] = {}
@@ -82,35 +102,48 @@ async def faults(p: Platform, cluster: NatsCluster) -> list[str]:
     assert len(leaders) == 1, f"the game log's stream and its leader: {leaders}"
     (stream,) = leaders.values()
     killed.append(f"stream leader {stream}")
-    await kill_and_restart(cluster, stream)
+    await kill_and_restart(p, cluster, stream, starts)
     return killed
 
 
-async def play(p: Platform) -> tuple[dict[str, Any], list[str]]:
+async def play(p: Platform) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+    """The bots' summary, the late tables' summaries, what was killed."""
     assert isinstance(p.nats, NatsCluster)
     bots = asyncio.create_task(run_bots(p.gateway_url, GAMES, 1, TABLES, (0.3, 0.8), seed=5,
                                         show_progress=False))
+    starts: list[asyncio.Task[dict[str, Any]]] = []
     try:
-        killed = await faults(p, p.nats)
+        killed = await faults(p, p.nats, starts)
         summary = await asyncio.wait_for(bots, 300)
+        late = [await asyncio.wait_for(t, 120) for t in starts]
     finally:
-        bots.cancel()
-    return summary, killed
+        for task in [bots, *starts]:
+            task.cancel()
+    return summary, late, killed
 
 
 def test_games_go_on_through_a_meta_leader_and_a_stream_leader_loss() -> None:
     with running_platform(extra_env={"GAME_LOG_REPLICAS": "3"}, replicas={"table": 2},
                           nats_nodes=3) as p:
-        summary, killed = asyncio.run(play(p))
+        summary, late, killed = asyncio.run(play(p))
+        print(f"gateway seq repairs: {seq_repairs(p)}")
         print(f"killed: {killed}; longest wait between two events of a game: "
               f"{summary['longest_wait_s']} s; seq gaps {summary['seq_gaps']}, repeats "
-              f"{summary['seq_repeats']}; summary: {summary}")
+              f"{summary['seq_repeats']}; started during the faults: "
+              f"{[s['games_finished'] for s in late]}, errors {[s['errors'] for s in late]}, "
+              f"gaps {[s['seq_gaps'] for s in late]}, repeats "
+              f"{[s['seq_repeats'] for s in late]}; summary: {summary}")
         assert summary["games_finished"] == {g: TABLES for g in GAMES}, summary
         assert summary["errors"] == {}, summary
+        assert (summary["seq_gaps"], summary["seq_repeats"]) == (0, 0), summary
+        for started in late:  # started while a node was down: none refused
+            assert started["games_finished"] == {LATE_GAME: 1}, started
+            assert started["errors"] == {}, started
+            assert (started["seq_gaps"], started["seq_repeats"]) == (0, 0), started
         records = rows(p.data / "table.db",
                        "SELECT game_id, reason, record_json FROM table_game_records")
         finished = [gid for gid, reason, _ in records if reason != "redeal"]
-        assert len(finished) == TABLES * len(GAMES) == len(set(finished)), records
+        assert len(finished) == TABLES * len(GAMES) + len(late) == len(set(finished)), records
         settled = Counter(ref for (ref,) in rows(
             p.data / "ledger.db",
             "SELECT reference FROM ledger_transactions WHERE kind = 'settle'"))

@@ -3,7 +3,8 @@ whole platform as real processes, three players through the gateway's
 WebSocket in a doudizhu game; NATS is stopped for a few seconds mid-game and
 started again. Each client's events are checked as a client checks them
 (docs/client-protocol.md: a jump in the public ``seq`` or the private
-``player_seq`` is a gap, repaired by a ``view`` that is at least as new):
+``player_seq`` is a gap, repaired by a ``view`` that is at least as new, its
+``public_seq`` and ``player_seq``):
 after the outage every client got a fresh ``view``, no gap is left
 unrepaired, and each client's last known numbers are the table's (a ``view``
 asked for at the end)."""
@@ -26,6 +27,12 @@ PLAYERS = ("out0", "out1", "out2")
 ROOM_SEATS = 3
 
 
+def public_seq(view: dict[str, Any]) -> int:
+    """The table's public number a ``view`` carries: its ``public_seq``; a
+    ``view`` event's own ``seq`` is the player's (docs/client-protocol.md)."""
+    return int(view["public_seq"])
+
+
 @dataclass
 class Watcher:
     """One player's client: every event in arrival order."""
@@ -46,7 +53,8 @@ class Watcher:
             if ev.get("game_id") != game_id:
                 continue
             if ev.get("type") == "view":
-                seq, player_seq = max(seq, int(ev["seq"])), max(player_seq, int(ev["player_seq"]))
+                seq = max(seq, public_seq(ev))
+                player_seq = max(player_seq, int(ev["player_seq"]))
                 open_gaps = [(k, n) for k, n in open_gaps
                              if (seq if k == "seq" else player_seq) < n]
                 continue
@@ -70,7 +78,7 @@ class Watcher:
             if ev.get("game_id") != game_id or not isinstance(ev.get("seq"), int):
                 continue
             if ev["type"] == "view":
-                seq, player_seq = max(seq, ev["seq"]), max(player_seq, ev["player_seq"])
+                seq, player_seq = max(seq, public_seq(ev)), max(player_seq, ev["player_seq"])
             elif ev["type"] in PRIVATE_EVENTS:
                 player_seq = max(player_seq, ev["seq"])
             else:
@@ -127,7 +135,7 @@ async def outage(p: Platform) -> None:
             assert w.gaps(game_id) == []
             assert w.client is not None
             view = (await w.client.call("view"))["view"]
-            assert w.last_numbers(game_id) == (view["seq"], view["player_seq"]), w.name
+            assert w.last_numbers(game_id) == (public_seq(view), view["player_seq"]), w.name
     finally:
         for w in watchers:
             if w.client is not None:

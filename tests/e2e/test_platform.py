@@ -133,7 +133,8 @@ def test_every_metric_of_the_dashboard_and_alerts_is_exported(
 #: values (game types, results, error codes, states, dependencies); never a
 #: player, game, room or connection id (the developers' guide: no unbounded labels).
 BOUNDED_LABELS = {"game", "result", "reason", "kind", "operation", "state", "cmd", "code",
-                  "dependency", "method", "outcome", "viewer", "direction", "generation"}
+                  "dependency", "method", "outcome", "viewer", "direction", "generation",
+                  "event"}
 GAME_ID = re.compile(r"[0-9a-f]{32}(?:\.r\d+)?")
 
 
@@ -158,4 +159,7 @@ def test_metrics_carry_no_unbounded_labels(played: tuple[Platform, dict[str, Any
                 # the garbage collector's generations (paiju_gc_pause_seconds)
                 if "generation" in labels:
                     assert labels["generation"] in {"0", "1", "2"}, (service, sample)
+                # a shared replay's events (paiju_gateway_replay_shares_total)
+                if "event" in labels:
+                    assert labels["event"] in {"made", "revoked", "opened"}, (service, sample)
     assert checked > 0

@@ -13,13 +13,9 @@ connection; a link for another game or a forged one is refused.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import json
 import os
-import random
 import secrets
-import sqlite3
 import subprocess
 import sys
 import urllib.request
@@ -29,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from paiju.tools.bots import Bot, BotError, Client, Stats
-from tests.platform_procs import Platform, running_platform
+from paiju.tools.bots import BotError, Client
+from tests.platform_procs import Platform, after_one_game
 
 #: The platform starts and bots play a game first: about 25 s.
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
@@ -42,27 +38,8 @@ SERVER = "doudizhu-10"
 def played() -> Iterator[tuple[Platform, list[str]]]:
     """A platform where three bots (names returned) played one doudizhu game
     at room ``doudizhu-10-01``."""
-    with running_platform({"TABLE_DEAL_INTERVAL_MS": "5"}) as p:
-        run = secrets.token_hex(3)
-        names = [f"rec{seat}-{run}" for seat in range(3)]
-
-        async def play() -> None:
-            stats = Stats()
-            bots = [Bot(p.gateway_url, name, "doudizhu", f"{SERVER}-01", seat, 1, (0.0, 0.0),
-                        stats, random.Random(seat)) for seat, name in enumerate(names)]
-            await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), timeout=120)
-
-        asyncio.run(play())
-        yield p, names
-
-
-def stored_record(p: Platform, game_id: str) -> dict[str, Any]:
-    with sqlite3.connect(p.data / "table.db") as conn:
-        row = conn.execute("SELECT record_json FROM table_game_records WHERE game_id = ?",
-                           (game_id,)).fetchone()
-    assert row is not None, f"no stored record {game_id}"
-    record: dict[str, Any] = json.loads(row[0])
-    return record
+    with after_one_game("rec", f"{SERVER}-01") as played:
+        yield played
 
 
 async def signed_in(p: Platform, name: str) -> Client:
@@ -95,7 +72,7 @@ async def test_history_matches_the_record(played: tuple[Platform, list[str]]) ->
         await c.close()
     assert len(reply["games"]) == 1 and reply["next"] == 0
     g = reply["games"][0]
-    record = stored_record(p, g["game_id"])
+    record = p.stored_record(g["game_id"])
     assert record["reason"] in ("normal", "escape") and record["server"] == SERVER
     mine = next(x for x in record["players"] if x["name"] == names[0])
     row = next(r for r in record["settlement"] if r["seat"] == mine["seat"])
@@ -118,7 +95,7 @@ async def test_replay_steps_through_the_record(played: tuple[Platform, list[str]
     c = await signed_in(p, names[1])
     try:
         game_id = (await c.call("history"))["games"][0]["game_id"]
-        record = stored_record(p, game_id)
+        record = p.stored_record(game_id)
         first = await c.call("replay", game_id=game_id)
         actions = record["actions"]
         assert first["steps"] == len(actions) + 1 and first["step"] == 0
@@ -182,7 +159,7 @@ async def test_replay_is_for_players_and_operator_links(
         assert await refusal(anonymous, "history") == "unauthenticated"
         seen = await anonymous.call("replay", game_id=game_id, link=link(game_id), step=1)
         assert (seen["viewer"], seen["step"]) == ("operator", 1)
-        assert seen["frame"]["action"] == stored_record(p, game_id)["actions"][0]
+        assert seen["frame"]["action"] == p.stored_record(game_id)["actions"][0]
         assert await refusal(anonymous, "replay", game_id=game_id,
                              link=link("other-game")) == "bad_link"
         forged = link(game_id)[:-4] + "AAAA"
@@ -198,7 +175,7 @@ async def test_rankings_of_the_server(played: tuple[Platform, list[str]]) -> Non
     c = await signed_in(p, names[0])
     try:
         game_id = (await c.call("history"))["games"][0]["game_id"]
-        record = stored_record(p, game_id)
+        record = p.stored_record(game_id)
         reply = await c.call("rankings", server=SERVER)
         assert await refusal(c, "rankings", server="Bad Server!") == "no_such_server"
         other = await c.call("rankings", server="doudizhu-100")
@@ -214,3 +191,73 @@ async def test_rankings_of_the_server(played: tuple[Platform, list[str]]) -> Non
     assert {r["name"]: r["rank"] for r in reply["rows"]} == expected_rank
     assert reply["players"] == 3 and reply["me"]["rank"] == expected_rank[names[0]]
     assert other["rows"] == [] and other["me"] is None
+
+
+async def test_rankings_windows_hold_the_one_game(played: tuple[Platform, list[str]]) -> None:
+    """The only game of this platform is in every window: week (the
+    default), season and all list the same rows; a window out of the three,
+    or no string, is ``bad_request``."""
+    p, names = played
+    c = await signed_in(p, names[0])
+    try:
+        replies = {w: await c.call("rankings", server=SERVER, window=w)
+                   for w in ("week", "season", "all")}
+        plain = await c.call("rankings", server=SERVER)
+        codes = [await refusal(c, "rankings", server=SERVER, window=w) for w in ("month", 7)]
+    finally:
+        await c.close()
+    assert codes == ["bad_request", "bad_request"]
+    assert {w: r["window"] for w, r in replies.items()} == {
+        "week": "week", "season": "season", "all": "all"}
+    assert plain["window"] == "week" and plain["rows"] == replies["week"]["rows"]
+    assert replies["season"]["rows"] == replies["all"]["rows"] == replies["week"]["rows"]
+    assert replies["all"]["from_ms"] == 0
+    assert replies["week"]["to_ms"] == replies["season"]["to_ms"] == replies["all"]["to_ms"]
+    assert replies["week"]["from_ms"] == replies["week"]["to_ms"] - 7 * 86_400_000
+
+
+async def test_stats_of_me_and_of_another(played: tuple[Platform, list[str]]) -> None:
+    """``stats`` of one settled doudizhu game per player, against the stored
+    record: 1 game, a win where its points are positive, best = worst = its
+    coins, the time played its finished_at − started_at; another player's by
+    id (from the rankings); refusals."""
+    p, names = played
+    c = await signed_in(p, names[0])
+    try:
+        game_id = (await c.call("history"))["games"][0]["game_id"]
+        record = p.stored_record(game_id)
+        mine = await c.call("stats")
+        ids = {r["name"]: r["player"] for r in (await c.call("rankings", server=SERVER))["rows"]}
+        theirs = await c.call("stats", player=ids[names[1]], game="doudizhu")
+        none = await c.call("stats", game="hunzhan")
+        codes = [await refusal(c, "stats", **args) for args in (
+            {"player": "no such id!"}, {"player": "nobody-at-all-here"}, {"game": "chess"},
+            {"player": 5})]
+    finally:
+        await c.close()
+    assert codes == ["bad_request", "no_such_player", "bad_request", "bad_request"]
+    assert none["games"] == []
+    anonymous = Client(p.gateway_url, lambda ev: None)
+    await anonymous.connect()
+    try:  # signed-in players only
+        assert await refusal(anonymous, "stats", player=ids[names[1]]) == "unauthenticated"
+        assert await refusal(anonymous, "rankings", server=SERVER,
+                             window="all") == "unauthenticated"
+    finally:
+        await anonymous.close()
+
+    def expected(name: str) -> dict[str, Any]:
+        seat = next(x["seat"] for x in record["players"] if x["name"] == name)
+        points = record["result"]["points"][seat]
+        coins = next(r["coins"] for r in record["settlement"] if r["seat"] == seat)
+        won = 1 if points > 0 else 0
+        lost = 1 if points < 0 else 0
+        return {"game": "doudizhu", "games": 1, "wins": won, "losses": lost,
+                "draws": 1 - won - lost, "win_rate": float(won), "best": coins, "worst": coins,
+                "escapes": 1 if record["reason"] == "escape" and points < 0 else 0,
+                "coins": coins, "played_ms": record["finished_at"] - record["started_at"]}
+
+    for reply, name in ((mine, names[0]), (theirs, names[1])):
+        assert reply["name"] == name
+        assert [{k: g[k] for k in expected(name)} for g in reply["games"]] == [expected(name)]
+        assert abs(reply["games"][0]["last_ms"] - record["finished_at"]) < 60_000

@@ -28,8 +28,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 REPLICAS = {"lobby": 2, "ledger": 2, "table": 2, "gateway": 2}
 #: Games per room and rooms: two rooms, so the least-loaded placement puts
-#: one on each table; three games each, so games start after the kill.
-GAMES, ROOMS = 3, 2
+#: one on each table; four games each, so that while a game is under way on
+#: each table one of them still has games to place after the kill (a room
+#: may start a game or two after the other under load).
+GAMES, ROOMS = 4, 2
 
 
 async def running_games(addr: str) -> list[table_pb2.GameSummary]:
@@ -49,10 +51,13 @@ async def play_and_kill(p: Platform) -> tuple[dict[str, Any], dict[str, int], di
     deadline = time.monotonic() + 180
     while True:
         assert not bots.done(), bots.result()
-        assert time.monotonic() < deadline, "no game got under way on each table"
+        assert time.monotonic() < deadline, \
+            "no moment with a game under way on each table and a game still to place"
         under_way = {t: [g.game_id for g in await running_games(p.addr(t)) if g.seq >= 8]
                      for t in ("table", "table-2")}
-        if all(under_way.values()):
+        # the kill must come before a room's last game, so that the surviving
+        # lobby places games after it
+        if all(under_way.values()) and min(games_started(p, t) for t in under_way) < GAMES:
             break
         await asyncio.sleep(0.2)
     before = {t: games_started(p, t) for t in ("table", "table-2")}

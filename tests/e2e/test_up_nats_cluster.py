@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from paiju.tools.bots import run_bots
+from paiju.tools.nats_cluster import whole
 from tests.paiju_up import running_up
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
@@ -53,42 +54,12 @@ def game_log_replicas(port: int) -> list[int]:
             if str(d.get("name", "")).startswith("paiju_gamelog_")]
 
 
-def stream_details(port: int) -> dict[str, dict[str, Any]]:
-    """Every stream (game log, leases, registry …) as the node on ``port``
-    reports it: name -> its ``cluster`` (leader, replicas)."""
-    url = f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true"
-    with urllib.request.urlopen(url, timeout=2) as r:
-        data = json.loads(r.read())
-    return {str(d["name"]): d.get("cluster") or {}
-            for account in data.get("account_details") or []
-            for d in account.get("stream_detail") or []}
-
-
-def whole(ports: dict[str, int]) -> bool:
-    """Is JetStream whole again: every node's ``/healthz`` ok, and every
-    stream led, with every replica current as its leader reports it (a
-    follower does not know the others')?"""
-    for port in ports.values():
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-            if json.loads(r.read()).get("status") != "ok":
-                return False
-    seen = {name: stream_details(port) for name, port in ports.items()}
-    streams = {s for details in seen.values() for s in details}
-    for stream in streams:
-        leader = seen[next(iter(seen))].get(stream, {}).get("leader")
-        if leader not in seen or stream not in seen[leader]:
-            return False
-        if not all(r.get("current") for r in seen[leader][stream].get("replicas") or []):
-            return False
-    return bool(streams)
-
-
 def wait_healthy(ports: dict[str, int], seconds: float) -> None:
     """Wait until JetStream is whole again (:func:`whole`)."""
     deadline = time.monotonic() + seconds
     while True:
         try:
-            if whole(ports):
+            if whole("127.0.0.1", ports):
                 return
         except OSError:
             pass

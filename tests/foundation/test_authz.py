@@ -53,7 +53,8 @@ def test_the_decided_callers() -> None:
     assert RULES[ledger + "Settle"].callers == {"table"}
     assert RULES[ledger + "ChargeFee"].callers == {"table"}
     assert RULES[table + "CreateGame"].callers == {"lobby"}
-    for m in ("GetView", "Hints", "Leave", "Act", "Check", "GetScores", "GetLastTrick"):
+    for m in ("GetView", "GetSeatView", "Hints", "Leave", "Act", "Check", "GetScores",
+              "GetLastTrick"):
         assert RULES[table + m].callers == {"gateway"}, m
     assert RULES[lobby + "GameOver"].callers == {"table"}
     assert RULES[ledger + "Grant"].callers == {"operator"}

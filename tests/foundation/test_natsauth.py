@@ -42,6 +42,7 @@ from tests.fixtures import NatsServer, free_port, service_env, until
 #: One concrete subject of each kind.
 SUBJECTS = {
     "rooms": "paiju.lobby.s1.rooms",
+    "private": "paiju.lobby.s1.room.s1-x0123456789ab",
     "table": "paiju.table.r1.events",
     "player": "paiju.player.p1.events",
     "control": "paiju.player.p1.control",
@@ -54,7 +55,7 @@ SUBJECTS = {
 #: What each service may publish (events.md "Subjects": who sends which event;
 #: the gateway, user ``gateway``, its own presence only).
 MAY_PUBLISH = {
-    "lobby": {"rooms"},
+    "lobby": {"rooms", "private"},
     "table": {"table", "player", "gamelog"},
     "ledger": {"player"},
     "gateway": {"presence", "control", "chat"},
@@ -66,7 +67,8 @@ MAY_SUBSCRIBE = {
     "ledger": set(),
     # The gateways read every gateway's presence for the spectator counts, and
     # the quick chat they publish for the rooms' players.
-    "gateway": {"rooms", "table", "player", "control", "chat", "presence", "others_presence"},
+    "gateway": {"rooms", "private", "table", "player", "control", "chat", "presence",
+                "others_presence"},
 }
 
 
@@ -316,8 +318,9 @@ def test_every_subject_of_paiju_subjects_has_a_publisher_and_the_gateway_reads_i
 
     from paiju.runtime import subjects
 
-    kinds = {"lobby_rooms": "rooms", "table_events": "table", "player_events": "player",
-             "player_control": "control", "presence": "presence", "chat": "chat"}
+    kinds = {"lobby_rooms": "rooms", "lobby_private_room": "private", "table_events": "table",
+             "player_events": "player", "player_control": "control", "presence": "presence",
+             "chat": "chat"}
     made = {name for name, f in inspect.getmembers(subjects, inspect.isfunction)
             if f.__module__ == subjects.__name__}
     # own_presence is the pattern of a gateway user's permission, not a subject
@@ -327,6 +330,13 @@ def test_every_subject_of_paiju_subjects_has_a_publisher_and_the_gateway_reads_i
         if kind == "presence":  # a gateway id is <its user>.<process>
             subject = subjects.presence("gateway.p1")
             assert subject == SUBJECTS[kind]
+            continue
+        if kind == "private":  # a private room's: its server and its room
+            subject = subjects.lobby_private_room("s1", "s1-x0123456789ab")
+            assert subject == SUBJECTS[kind]
+            publishers = {s for s in natsauth.SERVICES
+                          if natsauth.permitted(natsauth.allowed_publish(s), subject)}
+            assert publishers == {"lobby"}
             continue
         subject = getattr(subjects, name)("x1")
         assert subject == SUBJECTS[kind].replace(SUBJECTS[kind].split(".")[2], "x1")

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import time
 
 import pytest
 
 from paiju.events.v1.events_pb2 import Event
 from paiju.runtime.health import Health
-from paiju.runtime.natsconn import connect, decode, encode, publish
-from tests.fixtures import NatsServer, free_port
+from paiju.runtime.natsconn import (
+    MAX_OUTSTANDING_PINGS,
+    PING_INTERVAL,
+    connect,
+    decode,
+    encode,
+    publish,
+)
+from tests.fixtures import NatsServer, free_port, sigstop
 
 
 def test_encode_puts_data_as_json_in_the_event() -> None:
@@ -58,3 +68,25 @@ async def test_connect_gives_up_after_the_first_attempt_timeout() -> None:
     with pytest.raises(TimeoutError, match="did not answer"):
         await connect(f"nats://127.0.0.1:{free_port()}", None, "nobody",
                       first_attempt_timeout=0.5)
+
+
+async def test_a_silent_server_is_left_within_a_few_seconds(
+        nats_process: NatsServer) -> None:
+    """A server that stops answering without closing the connection (SIGSTOP:
+    as a lost host) is taken for dead after PINGs go unanswered, within
+    ``PING_INTERVAL · (MAX_OUTSTANDING_PINGS + 1)`` seconds: a few, not the
+    minutes of nats-py's defaults."""
+    assert PING_INTERVAL * (MAX_OUTSTANDING_PINGS + 1) <= 6
+    nc = await connect(nats_process.url, None, "test-ping")
+    assert nats_process.proc is not None
+    pid = nats_process.proc.pid
+    sigstop(pid)
+    started = time.monotonic()
+    try:
+        while nc.is_connected and time.monotonic() - started < 30:
+            await asyncio.sleep(0.1)
+        waited = time.monotonic() - started
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        await nc.close()
+    assert waited <= PING_INTERVAL * (MAX_OUTSTANDING_PINGS + 1) + 1.0, waited

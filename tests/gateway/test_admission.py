@@ -9,9 +9,9 @@ from __future__ import annotations
 from services.gateway.domain.admission import Admission
 
 NEW_WORK = ("login", "auth", "sit", "ready", "quick_start", "watch", "watch_server", "servers",
-            "rooms", "history", "rankings", "replay")
+            "rooms", "history", "rankings", "replay", "share_replay", "shares")
 GAME_AND_ENDINGS = ("act", "view", "hints", "check", "scores", "last_trick", "chat", "stand",
-                    "leave", "unwatch", "ping")
+                    "leave", "unwatch", "ping", "revoke_share")
 
 
 def test_within_headroom_every_command_runs() -> None:

@@ -32,9 +32,9 @@ PACE = 18.0
 CODE = re.compile(r"^[a-z][a-z0-9_]*$")
 COMMANDS = ["ping", "login", "auth", "servers", "rooms", "watch_server", "sit", "stand",
             "ready", "leave", "act", "check", "hints", "view", "scores", "last_trick",
-            "history", "replay", "rankings"]
+            "history", "replay", "rankings", "stats", "relief"]
 FIELDS = ["name", "token", "server", "room", "seat", "action", "cards", "type", "limit",
-          "game_id", "step", "link", "before"]
+          "game_id", "step", "link", "before", "game", "claim", "player", "window"]
 #: Rooms the fuzzers may really sit in: not those of the bots (the cheapest servers).
 ROOMS = ["daa-100-01", "daa-100-02", "shengji-4deck-100-01", "doudizhu-1000-03", "nowhere-01"]
 

@@ -8,8 +8,6 @@ import asyncio
 import itertools
 import json
 import random
-import re
-import sqlite3
 import time
 from collections import Counter
 from typing import Any
@@ -18,17 +16,29 @@ import jwt
 import nats
 import pytest
 
+from bench.chaos_checks import KITTY_OWNER
 from paiju.config import DEV_TOKEN_SECRET
 from paiju.runtime import natsconn
 from paiju.tools.bots import Bot, BotError, Client, Stats, run_bots
+from paiju.tools.hidden_cards import PUBLIC_CARDS as PUBLIC_CARDS
+from paiju.tools.hidden_cards import CapturingBot as CapturingBot
+from paiju.tools.hidden_cards import counters as counters
+from paiju.tools.hidden_cards import hidden_cards_shown
+from paiju.tools.hidden_cards import of_game as of_game
 from tests.fixtures import until
 from tests.platform_procs import Platform
 
 pytestmark = pytest.mark.timeout(600)
 
-CARD = re.compile(r"^(?:[2-9TJQKA][SHCD]|BJ|SJ)$")
-#: Public events whose ``cards`` the rules show to everyone.
-PUBLIC_CARDS = {"played", "declared", "kitty_shown", "taken_back"}
+#: Per game, the cards of each rank in its deck, as the seeds deal them (斗地主
+#: one deck; 混战 two without 3 4 6; 大A and 升级 two, as the test rooms deal them).
+DECK_COUNTS: dict[str, dict[str, int]] = {
+    "doudizhu": {"BJ": 1, "SJ": 1} | {r: 4 for r in "23456789TJQKA"},
+    "hunzhan": {"BJ": 2, "SJ": 2} | {r: 8 for r in "25789TJQKA"},
+    "daa": {"BJ": 2, "SJ": 2} | {r: 8 for r in "23456789TJQKA"},
+    "shengji": {"BJ": 2, "SJ": 2} | {r: 8 for r in "23456789TJQKA"},
+}
+
 
 
 class Capture:
@@ -210,81 +220,17 @@ async def test_a_player_cannot_act_for_another_seat(platform: Platform) -> None:
             await c.__aexit__()
 
 
-def card_lists(obj: Any, path: str = "") -> list[tuple[str, list[str]]]:
-    """Every list of cards anywhere in ``obj``, with its path."""
-    found: list[tuple[str, list[str]]] = []
-    if isinstance(obj, list):
-        if obj and all(isinstance(x, str) and CARD.match(x) for x in obj):
-            found.append((path, obj))
-        else:
-            for i, x in enumerate(obj):
-                found += card_lists(x, f"{path}[{i}]")
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            found += card_lists(v, f"{path}.{k}")
-    return found
-
-
 def check_no_hidden_cards(events: list[dict[str, Any]], own: list[str],
-                          kitty: list[str] | None, held_back: str | None = None) -> int:
-    """Every card list a client received holds only cards it may know: its own
-    dealt cards, the kitty where it took it, and cards the rules showed to
-    everyone before (played, declared, shown). daa's ``held_back`` card
-    (rulings.md "daa": hidden from its owner too until the big A is settled)
-    is known only from ``declaring_closed`` on. Returns how many lists it checked."""
-    known = Counter(own) + Counter(kitty or [])
-    if held_back is not None:
-        known -= Counter([held_back])
-    checked = 0
-    for ev in events:
-        if ev.get("type") == "declaring_closed" and held_back is not None:
-            known += Counter([held_back])
-            held_back = None
-        if ev.get("type") in PUBLIC_CARDS and isinstance(ev.get("cards"), list):
-            known += Counter(ev["cards"])
-            continue
-        for path, cards in card_lists(ev):
-            checked += 1
-            over = Counter(cards) - known
-            assert not over, f"{ev.get('type')}{path} shows {sorted(over.elements())}"
+                          kitty: list[str] | None, held_back: str | None = None,
+                          deck: dict[str, int] | None = None) -> int:
+    """:func:`~paiju.tools.hidden_cards.hidden_cards_shown` (with the game's
+    ``deck``, rank → cards, every 记牌器 too), failing on the first card shown
+    that the seat did not know; returns how many lists and counters it checked."""
+    checked, shown = hidden_cards_shown(events, own, kitty, held_back, deck)
+    assert not shown, shown[0]
     return checked
 
 
-def of_game(events: list[dict[str, Any]], game_id: str) -> list[dict[str, Any]]:
-    """The events of game ``game_id``: those naming it, and those naming no
-    game between its ``game_started`` and its ``game_finished`` (a redeal
-    before it is another game, with another deal)."""
-    marks = [i for i, e in enumerate(events) if e.get("game_id") == game_id
-             and e["type"] in ("game_started", "game_finished")]
-    start, end = (marks[0], marks[-1]) if marks else (len(events), -1)
-    return [e for i, e in enumerate(events) if e.get("game_id") == game_id
-            or (e.get("game_id") is None and start <= i <= end)]
-
-
-class CapturingBot(Bot):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.events: list[dict[str, Any]] = []
-        inner = self.client.on_event
-
-        def keep(ev: dict[str, Any]) -> None:
-            self.events.append(ev)
-            inner(ev)
-
-        self.client.on_event = keep
-
-
-def stored_record(platform: Platform, game_id: str) -> dict[str, Any]:
-    with sqlite3.connect(platform.data / "table.db") as db:
-        row = db.execute("SELECT record_json FROM table_game_records WHERE game_id = ?",
-                         (game_id,)).fetchone()
-    assert row, f"no stored record for {game_id}"
-    return dict(json.loads(row[0]))
-
-
-#: Who takes the kitty, from the result's detail (records.md): doudizhu's
-#: landlord, shengji's dealer; hunzhan and daa have none.
-KITTY_OWNER = {"doudizhu": "landlord", "shengji": "dealer"}
 #: Players of a game (the seeds: 斗地主 3, 混战 4, 大A 5, 升级 4).
 SEATS = {"doudizhu": 3, "hunzhan": 4, "daa": 5, "shengji": 4}
 
@@ -313,7 +259,7 @@ async def test_a_client_never_receives_hidden_cards(platform: Platform, game: st
                 and e.get("reason") != "redeal"]
     assert finished
     game_id = finished[-1]["game_id"]
-    record = stored_record(platform, game_id)
+    record = platform.stored_record(game_id)
     hands = record["deal"]["hands"]
     assert len(hands) == seats
     detail = (finished[-1].get("result") or {}).get("detail", {})
@@ -324,7 +270,8 @@ async def test_a_client_never_receives_hidden_cards(platform: Platform, game: st
         events = of_game(bot.events, game_id)
         kitty = record["deal"]["bottom"] if s == owner else None
         held = hands[s][-1] if game == "daa" else None
-        total += check_no_hidden_cards(events, hands[s], kitty, held)
+        total += check_no_hidden_cards(events, hands[s], kitty, held, DECK_COUNTS[game])
+        assert counters(events), "each player is sent its 记牌器"
         assert [e for e in events if e["type"] == "hand"], "each player is sent its hand"
         assert bool([e for e in events if e["type"] == "kitty"]) == (s == owner)
         if held is not None:  # the held-back card's check had hands to look at

@@ -46,7 +46,7 @@ async def test_an_act_after_its_instance_died_reaches_the_new_owner_once(
         nc = await nats.connect(nats_process.url)
         backends = Backends(cl.lobby_addr, cl.ledger_addr, as_identity("gateway"))
         try:
-            router = Router(backends, Subscriptions(nc, Fanout(nc), lambda _: None),
+            router = Router(backends, Subscriptions(nc, Fanout(nc), lambda *_: None),
                             lambda: player)
             await router.seated(lobby_pb2.Room(room=room, state="started",
                                                table_instance=a.addr, server="s1"))

@@ -230,7 +230,7 @@ async def test_leave_during_a_game_is_an_escape_and_outside_one_stands(
 
 
 #: Events a client gets on its own subject; every other game event is public.
-PRIVATE = {"hand", "your_turn", "kitty", "view", "balance_changed"}
+PRIVATE = {"hand", "your_turn", "kitty", "view", "balance_changed", "counter"}
 
 
 def public_seqs(c: Capture, game_id: str) -> list[int]:

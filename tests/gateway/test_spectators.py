@@ -27,14 +27,15 @@ import pytest
 from paiju.tools.bots import BotError, Stats
 from tests.fixtures import free_port, start_service_process, stop_process, until, wait_for_port
 from tests.gateway.test_guarantees import (
+    DECK_COUNTS,
     PUBLIC_CARDS,
     Capture,
     CapturingBot,
     check_no_hidden_cards,
+    counters,
     idle_room,
     of_game,
     refused,
-    stored_record,
 )
 from tests.platform_procs import Platform, running_platform
 
@@ -46,6 +47,8 @@ servers:
   - {server: doudizhu-100, name: 斗地主 100, game: doudizhu, base: 100, min_coins: 2000}
   - {server: nowatch, name: 斗地主 不许旁观, game: doudizhu, base: 10, min_coins: 0,
      spectators: false, rooms: 1}
+  - {server: nocounter, name: 斗地主 无记牌器, game: doudizhu, base: 10, min_coins: 0,
+     rooms: 1, options: {card_counter: false}}
   - {server: hunzhan-100, name: 混战 100, game: hunzhan, base: 100, min_coins: 4000, rooms: 1}
   - {server: daa-100, name: 大A 100, game: daa, base: 100, min_coins: 2000, rooms: 1}
   - {server: shengji-2deck-100, name: 升级 100, game: shengji, base: 100, min_coins: 1000,
@@ -54,7 +57,7 @@ servers:
 
 SEATS = {"doudizhu": 3, "hunzhan": 4, "daa": 5, "shengji": 4}
 #: Events only a seat's own player is sent.
-PRIVATE = {"hand", "your_turn", "kitty", "view"}
+PRIVATE = {"hand", "your_turn", "kitty", "view", "counter"}
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +220,7 @@ async def test_a_spectator_of_each_game_receives_no_hidden_card(
                                         if e["type"] == "game_finished"
                                         and e.get("reason") != "redeal"], "the game's end", 60)
     game_id = finished[-1]["game_id"]
-    record = stored_record(platform, game_id)
+    record = platform.stored_record(game_id)
     assert len(record["deal"]["hands"]) == SEATS[game]
     # In the order of the public seq (a view of seq V after the events up to
     # V): the public events a seat got before the spectator came (the same
@@ -231,10 +234,32 @@ async def test_a_spectator_of_each_game_receives_no_hidden_card(
     items += [(v["seq"] + 0.5, v) for v in (view, mid) if v["game_id"] == game_id]
     items.sort(key=lambda x: x[0])
     unnumbered = [e for e in seen if "seq" not in e]
-    checked = check_no_hidden_cards([e for _, e in items] + unnumbered, [], None)
+    checked = check_no_hidden_cards([e for _, e in items] + unnumbered, [], None,
+                                    deck=DECK_COUNTS[game])
+    assert counters(view) and counters(mid), "the spectator's views have the public 记牌器"
     assert checked > 0
     settlement = finished[-1]["settlement"]
     assert sorted(r["seat"] for r in settlement) == list(range(SEATS[game]))
+
+
+async def test_a_server_without_the_card_counter_sends_none(platform: Platform) -> None:
+    """The room-wide option ``card_counter: false``: a full game where no
+    seat and no spectator is sent a 记牌器 (no ``counter`` event, no
+    ``counter`` in any event or view)."""
+    async with Capture(platform.gateway_url) as spectator:
+        await spectator.login("watcher-nocounter")
+        bots = bots_for(platform, "doudizhu", "nocounter-01", (0.0, 0.02), "nocounter")
+        playing = asyncio.gather(*(b.run() for b in bots))
+        reply = await watch_once_started(spectator, "nocounter", "nocounter-01")
+        view = await public_view_once_there(spectator, reply)
+        await playing
+        await until(lambda: any(e["type"] == "game_finished" for e in spectator.events),
+                    "the game's end", 30)
+    assert view["spectator"] is True and "counter" not in view
+    assert not counters(spectator.events)
+    for b in bots:
+        assert any(e["type"] == "played" for e in b.events)
+        assert not counters(b.events), f"{b.name} was sent a 记牌器"
 
 
 async def test_spectator_rules_and_counts_across_gateways(platform: Platform) -> None:

@@ -10,13 +10,17 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
+from sqlalchemy import Row, select
 from sqlalchemy.engine import make_url
 
 from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from paiju.runtime import db
 from paiju.runtime.service import Context
+from services.ledger.adapters.models import entries, transactions
 from services.ledger.main import setup
 from tests.fixtures import running_service, service_channel
 
@@ -68,6 +72,22 @@ def pg_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh PostgreSQL database (skips where PostgreSQL is unreachable)."""
     with database_url("postgres", request, tmp_path) as url:
         yield url
+
+
+async def journalled(url: str, kind: str, reference: str,
+                     ) -> tuple[Row[Any], list[tuple[str, int]]]:
+    """The transaction row of ``kind``/``reference`` in the ledger database
+    at ``url`` and its entries as (account, delta), by account."""
+    engine = db.make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            tx = (await conn.execute(select(transactions).where(
+                transactions.c.kind == kind, transactions.c.reference == reference))).one()
+            posted = (await conn.execute(select(entries.c.account, entries.c.delta).where(
+                entries.c.transaction_id == tx.id).order_by(entries.c.account))).all()
+    finally:
+        await engine.dispose()
+    return tx, [(str(a), int(d)) for a, d in posted]
 
 
 @dataclass

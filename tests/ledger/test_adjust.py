@@ -10,12 +10,9 @@ import json
 
 import grpc
 import pytest
-from sqlalchemy import select
 
 from paiju.ledger.v1 import ledger_pb2
-from paiju.runtime import db
-from services.ledger.adapters.models import entries, transactions
-from tests.ledger.conftest import LedgerUnderTest
+from tests.ledger.conftest import LedgerUnderTest, journalled
 from tests.ledger.test_service import reason_of, refused
 
 BY = (("x-paiju-operator", "ops-mei"),)
@@ -42,18 +39,10 @@ async def test_adjustments_give_and_take_against_the_house_and_the_audit_holds(
     assert audit.house["house:adjustments"] == -150 and audit.house["house:grants"] == -1000
     # the journal: the reason on the transaction, the operator in its stored
     # result, two entries summing to zero
-    engine = db.make_engine(db_url)
-    try:
-        async with engine.connect() as conn:
-            tx = (await conn.execute(select(transactions).where(
-                transactions.c.kind == "adjust", transactions.c.reference == "k1"))).one()
-            posted = (await conn.execute(select(entries.c.account, entries.c.delta).where(
-                entries.c.transaction_id == tx.id).order_by(entries.c.account))).all()
-    finally:
-        await engine.dispose()
+    tx, posted = await journalled(db_url, "adjust", "k1")
     assert tx.reason == "refund"
     assert json.loads(tx.result_json) == {"coins": 250, "by": "ops-mei", "reason": "refund"}
-    assert [tuple(r) for r in posted] == [("house:adjustments", -250), ("player:P", 250)]
+    assert posted == [("house:adjustments", -250), ("player:P", 250)]
 
 
 async def test_bad_adjustments_move_nothing(ledger: LedgerUnderTest) -> None:

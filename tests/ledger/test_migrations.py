@@ -33,7 +33,7 @@ async def test_migrations_match_models(tmp_path: Path) -> None:
             assert [tuple(r) for r in house] == [(a, 0) for a in HOUSE_ACCOUNTS]
             version = (await conn.execute(text(
                 "SELECT version_num FROM alembic_version_ledger"))).scalar_one()
-            assert version == "0003_ledger_games"
+            assert version == "0005_ledger_stats"
     finally:
         await engine.dispose()
 

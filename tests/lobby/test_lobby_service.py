@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import grpc
 
@@ -78,15 +79,16 @@ async def test_full_cycle_idle_waiting_started_waiting(stack: Stack) -> None:
     assert seats(started) == [(0, "p1", True), (1, "p2", True), (2, "p3", True)]
 
     # The game runs on that instance with the room's seats and terms.
-    runner = stack.table_at(started.table_instance).rooms["dz-01"]
-    assert runner.spec.game_id == started.game_id and runner.spec.game == "doudizhu"
-    assert [(s.seat, s.player) for s in runner.spec.seats] == [(0, "p1"), (1, "p2"), (2, "p3")]
-    assert (runner.spec.terms.base, runner.spec.terms.unit, runner.spec.terms.fee_rate) == (
+    sitting = stack.table_at(started.table_instance).rooms["dz-01"].sitting
+    spec = sitting.spec
+    assert spec.game_id == started.game_id and spec.game == "doudizhu"
+    assert [(s.seat, s.player) for s in spec.seats] == [(0, "p1"), (1, "p2"), (2, "p3")]
+    assert (spec.terms.base, spec.terms.unit, spec.terms.fee_rate) == (
         10, 1, 0.02)
-    assert runner.spec.table_options.turn_seconds == 20
+    assert spec.table_options.turn_seconds == 20
     # The address the lobby placed it at goes with it (repeated in game_started).
-    assert runner.spec.table_instance == started.table_instance
-    assert runner.sitting.table_instance == started.table_instance
+    assert spec.table_instance == started.table_instance
+    assert sitting.table_instance == started.table_instance
 
     # p2 leaves the game at the table: an escape. The table settles with the
     # ledger and reports the game over; the lobby returns the room to waiting
@@ -261,8 +263,11 @@ async def test_no_table_instance_undoes_the_press(stack: Stack) -> None:
     await fill(stack, "dz-01", ["g1", "g2", "g3"])
     await stack.stub.Ready(who("g1"))
     await stack.stub.Ready(who("g2"))
-    assert await refused(stack.stub.Ready(who("g3"))) == (
+    # Refused within the caller's deadline (the lobby tries again until then).
+    started = time.monotonic()
+    assert await refused(stack.stub.Ready(who("g3"), timeout=3)) == (
         grpc.StatusCode.UNAVAILABLE, "no_table_instance")
+    assert 1.5 < time.monotonic() - started < 3
     room = (await rooms_of(stack))["dz-01"]
     assert room.state == "waiting"
     assert seats(room) == [(0, "g1", True), (1, "g2", True), (2, "g3", False)]
@@ -270,6 +275,23 @@ async def test_no_table_instance_undoes_the_press(stack: Stack) -> None:
     for table in stack.tables:
         table.accepting = True
     assert (await stack.stub.Ready(who("g3"))).state == "started"
+
+
+async def test_a_start_waits_for_an_instance_within_the_callers_deadline(
+        stack: Stack) -> None:
+    """No instance takes games (as while JetStream elects a leader): the
+    press waits, and starts the game once one does again."""
+    for table in stack.tables:
+        table.drain()
+    await fill(stack, "dz-01", ["g1", "g2", "g3"])
+    await stack.stub.Ready(who("g1"))
+    await stack.stub.Ready(who("g2"))
+    press = asyncio.ensure_future(stack.stub.Ready(who("g3"), timeout=10))
+    await asyncio.sleep(1.5)
+    assert not press.done()
+    for table in stack.tables:
+        table.accepting = True
+    assert (await press).state == "started"
 
 
 async def test_game_over_from_the_table(stack: Stack) -> None:
@@ -301,7 +323,7 @@ async def test_game_over_from_the_table(stack: Stack) -> None:
     for p in ("h1", "h1x", "h4"):
         nxt = await stack.stub.Ready(who(p))
     assert nxt.state == "started" and nxt.table_instance != first_table
-    spec = stack.table_at(nxt.table_instance).rooms["dz-01"].spec
+    spec = stack.table_at(nxt.table_instance).rooms["dz-01"].sitting.spec
     assert spec.table_options.no_call_streak == 1
     assert [(s.seat, s.player) for s in spec.seats] == [(0, "h1"), (1, "h1x"), (2, "h4")]
 
@@ -387,7 +409,7 @@ async def test_create_game_refused_goes_to_the_next_instance(stack: Stack) -> No
         second = await stack.stub.Ready(who(p))
     assert second.state == "started" and second.table_instance == other
     assert sample("paiju_lobby_placement_failures_total") == failures + 1
-    assert stack.table_at(other).rooms["dz-01"].spec.game_id == second.game_id
+    assert stack.table_at(other).rooms["dz-01"].sitting.spec.game_id == second.game_id
     await stack.events.wait_for(lambda e: e["game_id"] == second.game_id)
     announced = [e for e in stack.events.items if e["game_id"] == second.game_id]
     assert [(e["state"], e["table_instance"]) for e in announced] == [("started", other)]

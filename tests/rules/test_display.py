@@ -48,6 +48,21 @@ def test_doudizhu_one_card_left_is_announced() -> None:
     assert ev[0].data["announce"] == ["报单"] and ev[0].data["multiplier"] == 2
 
 
+def test_doudizhu_two_cards_left_is_announced() -> None:
+    g = ddz_t.make(ddz_t.cs("3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS 2S 2H 2C 2D 3H"),
+                   bottom=["3C", "3D", "5H"])
+    ddz_t.landlord0(g)
+    ddz_t.act(g, 0, "play", "3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS")  # 8 cards left
+    ddz_t.act(g, 1, "pass")
+    ddz_t.act(g, 2, "pass")
+    ev = ddz_t.act(g, 0, "play", "3H 3C 3D 2S 2H")  # trio and a pair: 5H 2C 2D left
+    assert "announce" not in ev[0].data
+    ddz_t.act(g, 1, "pass")
+    ddz_t.act(g, 2, "pass")
+    ev = ddz_t.act(g, 0, "play", "5H")  # 2C 2D left
+    assert ev[0].data["announce"] == ["报双"]
+
+
 def test_doudizhu_result_lines_landlord_spring() -> None:
     g = ddz_t.make(ddz_t.cs("3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS 2S 2H 2C 2D 3H"),
                    bottom=["3C", "3D", "5H"])

@@ -143,6 +143,16 @@ async def test_table_service_never_sends_the_held_back_card_before_it_is_given(
     await h.wait(lambda: any(e["type"] == "dealing" and e["done"] for e in h.public(room)),
                  "deal done")
 
+    def counted(counter: list[list[Any]]) -> dict[str, int]:
+        return {r: n for r, n in counter}
+
+    def unseen_but(held: Counter[str]) -> dict[str, int]:
+        """Two decks of 54 (8 of a rank, 2 of a joker) less ``held``, by rank."""
+        full = {r: 8 for r in "AKQJT98765432"} | {"BJ": 2, "SJ": 2}
+        for c, n in held.items():
+            full[c if c in ("BJ", "SJ") else c[0]] -= n
+        return full
+
     def last_hand(p: str) -> Counter[str] | None:
         hands = [e["cards"] for e in h.private(p) if e["type"] == "hand"]
         return Counter(hands[-1]) if hands else None
@@ -166,10 +176,15 @@ async def test_table_service_never_sends_the_held_back_card_before_it_is_given(
                 assert all(not Counter(c) - face_up(deal, s) for c in e["declare_options"])
                 assert all(not Counter(a.get("cards", [])) - face_up(deal, s)
                            for a in e["hints"])
+            elif e["type"] == "counter":
+                # nothing played yet: unseen is the two decks less the face-up
+                # cards only (the held-back card is unseen by its own seat too)
+                assert counted(e["counter"]) == unseen_but(face_up(deal, s)), (p, e)
             else:
                 assert e["type"] == "view" and not Counter(e["hand"]) - face_up(deal, s)
                 assert all(not Counter(a.get("cards", [])) - face_up(deal, s)
                            for a in e["hints"])
+                assert counted(e["counter"]) == unseen_but(face_up(deal, s))
     # the window closes: now each seat is given its held-back card
     h.clock.advance(5)
     await h.wait_event(room, "declaring_closed")

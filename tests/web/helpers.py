@@ -99,9 +99,11 @@ async def sit_and_start(page: Any, server: str, room: str, seat: int, others: in
     await page.wait_for_selector(f'.room[data-room="{room}"]')
     await page.click(f'.room[data-room="{room}"] .rseat.free[data-seat="{seat}"]')
     await page.wait_for_selector("#btn-ready")
+    # the bots sign in, sit and press start on a platform that may have just
+    # started, on a loaded machine: a bound for their arrival, not their speed
     await page.wait_for_function(
         "(n) => document.querySelectorAll('#seats .ready-mark').length === n",
-        arg=others, timeout=20000)
+        arg=others, timeout=60000)
     await page.click("#btn-ready")
     await page.wait_for_function("() => !!window.paiju.S.game", timeout=20000)
 
@@ -441,3 +443,15 @@ async def no_emoji(page: Any, where: str) -> None:
     """The page's rendered text holds no emoji code point."""
     found = await page.evaluate(EMOJI_JS)
     assert not found, f"{where}: emoji code points {found}"
+
+
+async def fresh_page(browser: Any, viewport: dict[str, int]) -> Any:
+    """A page of a new browser context at ``viewport`` (a phone's below 500
+    px wide) that keeps its script errors in ``page.errors``."""
+    ctx = await browser.new_context(viewport=viewport, device_scale_factor=1,
+                                    is_mobile=viewport["width"] < 500)
+    page = await ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    return page

@@ -48,6 +48,7 @@ from typing import Any
 import pytest
 
 from tests.platform_procs import Platform
+from tests.web.counter_steps import counter_steps_hold, watch_counter
 from tests.web.helpers import (
     DESKTOP,
     PHONE,
@@ -433,7 +434,9 @@ async def test_hunzhan_by_keyboard(platform: Platform, browser: Any, artifacts: 
     during the player's own turn (the game's keys too); Escape closes it."""
     me = f"混{secrets.token_hex(2)}"
     room = "hunzhan-10-03"
-    page = await keyboard_seat(browser, platform, "hunzhan-10", room, 0, me)
+    page = await open_by_keyboard(browser, platform, DESKTOP, me)
+    await watch_counter(page)
+    await sit_by_keyboard(page, "hunzhan-10", room, 0)
     bots = start_bots(platform, "hunzhan", room, [1, 2, 3], think=QUICK)
     watcher = bots[0][0]
     names = {0: me, **{bot.seat: bot.name for bot, _ in bots}}
@@ -476,6 +479,7 @@ async def test_hunzhan_by_keyboard(platform: Platform, browser: Any, artifacts: 
         await page.wait_for_selector("#settlement tbody tr", timeout=5000)
         rows = await page.evaluate("() => document.querySelectorAll('#settlement tbody tr').length")
         assert rows == 4
+        assert await counter_steps_hold(page, "hunzhan", platform.data / "table.db") > 0
         game_id, fin = await finished_of(watcher, page)
         shown = {0: "你", **{s: n for s, n in names.items() if s}}
         lines = await settle_and_look(page, artifacts, "keys_hunzhan", fin, shown)

@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 
 from tests.platform_procs import Platform
+from tests.web.counter_steps import counter_steps_hold, watch_counter
 from tests.web.helpers import (
     DESKTOP,
     SNAPSHOT_JS,
@@ -141,6 +142,7 @@ async def test_shengji_dealer_buries(platform: Platform, browser: Any,
     me = f"庄家{secrets.token_hex(2)}"
     room = "shengji-1deck-10-01"
     page = await open_page(browser, platform, DESKTOP, me)
+    await watch_counter(page)
     await sit_down(page, "shengji-1deck-10", room, 0)
     bots = start_bots(platform, "shengji", room, [1, 2, 3], think=QUICK, declare_p=0)
     try:
@@ -190,6 +192,7 @@ async def test_shengji_dealer_buries(platform: Platform, browser: Any,
         done = await play_to_settlement(page, artifacts, "shengji", limit=80)
         assert done.turns >= 2 and done.illegal_checked
         await check_settlement(page, artifacts, "shengji", me, 4)
+        assert await counter_steps_hold(page, "shengji", platform.data / "table.db") > 0
         game_id = await page.evaluate("() => window.paiju.S.result.game_id")
         assert not page.errors, page.errors
     finally:
@@ -227,6 +230,7 @@ async def test_daa_full_game(platform: Platform, browser: Any, artifacts: Path) 
     me = f"大A{secrets.token_hex(2)}"
     room = "daa-10-01"
     page = await open_page(browser, platform, DESKTOP, me)
+    await watch_counter(page)
     await sit_down(page, "daa-10", room, 0)
     bots = start_bots(platform, "daa", room, [1, 2, 3, 4], think=QUICK)
     try:
@@ -237,6 +241,7 @@ async def test_daa_full_game(platform: Platform, browser: Any, artifacts: Path) 
         rows = await check_settlement(page, artifacts, "daa", me, 5)
         # rulings.md "daa": every outcome's points sum to zero (e.g. 2k + k − 3·k).
         assert sum(int(r[2]) for r in rows) == 0, rows
+        assert await counter_steps_hold(page, "daa", platform.data / "table.db") > 0
         # Every 亮明 is told on the page: the browser player's own (clicked where
         # the hints offered it) and the bots' (their ``revealed`` events).
         log = await page.evaluate("() => window.paiju.S.log")
@@ -271,7 +276,7 @@ PROBE_JS = """() => {
 DROP_JS = """(kind) => {
   const S = window.paiju.S, conn = S.conn, probe = window.__probe;
   const pass = conn.hooks.onEvent;
-  const PRIVATE = ['hand', 'your_turn', 'kitty', 'view'];
+  const PRIVATE = ['hand', 'your_turn', 'kitty', 'view', 'counter'];
   const drawn = () => [...document.querySelectorAll('#hand .card')].map((c) => c.dataset.card);
   probe.dropped = null;
   probe.drawnAtGap = null;

@@ -24,11 +24,8 @@ rankings_phone.png.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import random
-import secrets
 import sqlite3
 import subprocess
 import sys
@@ -39,9 +36,8 @@ from typing import Any
 
 import pytest
 
-from paiju.tools.bots import Bot, Stats
-from tests.platform_procs import Platform, running_platform
-from tests.web.helpers import DESKTOP, PHONE, no_emoji, no_horizontal_overflow
+from tests.platform_procs import Platform, after_one_game
+from tests.web.helpers import DESKTOP, PHONE, fresh_page, no_emoji, no_horizontal_overflow
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 
@@ -64,18 +60,8 @@ REPLAY_JS = """() => {
 @pytest.fixture(scope="module")
 def platform(chromium: str) -> Iterator[tuple[Platform, list[str]]]:
     """The platform, after three bots played one doudizhu game (their names)."""
-    with running_platform({"TABLE_DEAL_INTERVAL_MS": "5"}) as p:
-        run = secrets.token_hex(3)
-        names = [f"web{seat}-{run}" for seat in range(3)]
-
-        async def play() -> None:
-            stats = Stats()
-            bots = [Bot(p.gateway_url, n, "doudizhu", f"{SERVER}-02", seat, 1, (0.0, 0.0),
-                        stats, random.Random(seat)) for seat, n in enumerate(names)]
-            await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), timeout=120)
-
-        asyncio.run(play())
-        yield p, names
+    with after_one_game("web", f"{SERVER}-02") as played:
+        yield played
 
 
 def settled_record(p: Platform) -> dict[str, Any]:
@@ -106,17 +92,15 @@ def hands_after(record: dict[str, Any], upto: int) -> list[Counter[str]]:
     return hands
 
 
-async def sign_in(browser: Any, p: Platform, viewport: dict[str, int], name: str) -> Any:
-    ctx = await browser.new_context(viewport=viewport, device_scale_factor=1,
-                                    is_mobile=viewport["width"] < 500)
-    page = await ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors
+async def sign_in(browser: Any, p: Platform, viewport: dict[str, int], name: str,
+                  signed_in: str = "#btn-history") -> Any:
+    """A new page signed in as ``name`` by clicking, once ``signed_in`` shows
+    (it may land at its table)."""
+    page = await fresh_page(browser, viewport)
     await page.goto(f"http://127.0.0.1:{p.gateway_port}/")
     await page.fill("#login-name", name)
     await page.click("#login-btn")
-    await page.wait_for_selector("#btn-history")
+    await page.wait_for_selector(signed_in)
     return page
 
 

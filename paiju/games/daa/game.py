@@ -38,7 +38,7 @@ from paiju.games.daa.declaring import DEFAULT_BIG_SUIT
 from paiju.games.daa.moves import HandInfo, check_play, generate, generate_split, lowest_single
 from paiju.games.daa.scoring import end_points, escape_points
 from paiju.games.daa.teams import can_reveal, next_with_cards
-from paiju.rules.cards import Card, remove
+from paiju.rules.cards import Card, deck, remove
 from paiju.rules.engine import Action, Event, Game, Policy, Result
 from paiju.rules.errors import RulesError
 from paiju.rules.fastbuild import event as _event
@@ -402,6 +402,19 @@ class Daa(Game):
     def display(self) -> dict[str, Any]:
         """The big A, places out and 亮明 (:func:`paiju.games.daa.display.display`)."""
         return shown.display(self)
+
+    def deck_cards(self) -> list[Card]:
+        """Two decks of 54: 108 cards (rulings.md "daa")."""
+        return deck(2)
+
+    def played_cards(self) -> list[Card]:
+        """The decks less every hand and every held-back card still face
+        down: what was played (a card taken back, 取回, is in a hand again)."""
+        out = Counter(deck(2))
+        for h in self.hands:
+            out.subtract(h)
+        out.subtract(c for c in self.held if c is not None)
+        return list(out.elements())
 
     def last_trick_view(self) -> dict[str, Any]:
         """上一轮: the last finished trick's plays and passes."""

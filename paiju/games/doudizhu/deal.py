@@ -10,7 +10,7 @@ from typing import Any
 from paiju.games.doudizhu import combos as dc
 from paiju.rules.cards import check_deal, deck, parse_cards
 from paiju.rules.engine import check_room_options
-from paiju.rules.errors import RulesError
+from paiju.rules.errors import RulesError, reading_deal
 
 SEATS = 3
 HAND_SIZE = 17
@@ -64,7 +64,7 @@ def parse_deal(deal: Mapping[str, Any]) -> tuple[list[list[str]], list[str], int
     ``RulesError("bad_deal")``."""
     if not isinstance(deal, Mapping):
         raise RulesError("bad_deal", "the deal must be an object")
-    try:
+    with reading_deal():
         raw_hands = deal["hands"]
         if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
             raise RulesError("bad_deal", "doudizhu deals 3 hands")
@@ -82,12 +82,6 @@ def parse_deal(deal: Mapping[str, Any]) -> tuple[list[list[str]], list[str], int
                     return [list(h) for h in raw_hands], list(raw_bottom), first
         hands = [parse_cards(h) for h in raw_hands]
         bottom = parse_cards(raw_bottom)
-    except KeyError as e:
-        raise RulesError("bad_deal", f"the deal lacks {e}") from e
-    except RulesError as e:
-        if e.code == "bad_deal":
-            raise
-        raise RulesError("bad_deal", e.message) from e
     if any(len(h) != HAND_SIZE for h in hands) or len(bottom) != KITTY_SIZE:
         raise RulesError("bad_deal", "doudizhu deals 17 cards each and a kitty of 3")
     first = deal.get("first")

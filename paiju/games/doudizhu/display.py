@@ -19,7 +19,8 @@ from paiju.rules.engine import Policy, Presentation
 PRESENTATION = Presentation(
     title="斗地主", partners=True,
     phase_labels={"bidding": "叫地主", "robbing": "抢地主"},
-    action_labels={"call": "叫地主", "no_call": "不叫", "rob": "抢地主", "no_rob": "不抢"})
+    action_labels={"call": "叫地主", "no_call": "不叫", "rob": "抢地主", "no_rob": "不抢"},
+    counter_order=("BJ", "SJ", "2", "A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3"))
 #: Two all-``no_call`` deals in a row cost every seat the no-call fee (rulings.md).
 POLICY = Policy(redeal_fee_after=2)
 

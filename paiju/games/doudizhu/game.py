@@ -26,6 +26,7 @@ are those modules' functions over its state.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping
 from itertools import groupby
 from typing import Any, ClassVar
@@ -420,8 +421,8 @@ class Doudizhu(Game):
         kickers = _KICKERS.get(kind)
         if kickers:
             data["kickers"] = kickers
-        if kind == dc.BOMB or kind == dc.ROCKET or self.sizes[seat] == 1:
-            # 炸弹 / 王炸 / 报单, and the multiplier a bomb doubled
+        if kind == dc.BOMB or kind == dc.ROCKET or 0 < self.sizes[seat] <= 2:
+            # 炸弹 / 王炸 / 报单 / 报双, and the multiplier a bomb doubled
             data["announce"] = results.play_announcements(kind, self.sizes[seat])
             data["multiplier"] = self.multiplier
         new, set_type, set_data, set_to = _new, _set_e_type, _set_e_data, _set_e_to
@@ -522,3 +523,26 @@ class Doudizhu(Game):
     def display(self) -> dict[str, Any]:
         """The public display (:func:`shown.display`)."""
         return shown.display(self)
+
+    def deck_cards(self) -> list[str]:
+        """One 54-card deck (seed 002 发牌)."""
+        return deck(1)
+
+    def played_cards(self) -> list[str]:
+        """The deck less every hand and, until a landlord takes it, the kitty
+        face down: what was played."""
+        out = Counter(deck(1))
+        for h in self._hands:
+            out.subtract(h)
+        if self.landlord is None:
+            out.subtract(self.bottom)
+        return list(out.elements())
+
+    def shown_held(self) -> list[list[str]]:
+        """The kitty (底牌), shown to all when the landlord takes it, in the
+        landlord's hand until played (seed 002: 底牌亮出)."""
+        out: list[list[str]] = [[] for _ in range(SEATS)]
+        if self.landlord is not None:
+            held = set(self._hands[self.landlord])
+            out[self.landlord] = [c for c in self.bottom if c in held]
+        return out

@@ -16,10 +16,11 @@ from typing import Any, Protocol
 from paiju.games.doudizhu import combos as dc
 from paiju.games.doudizhu.deal import SEATS
 
-#: The announcement of a bomb, of the rocket, and of one card left.
+#: The announcement of a bomb, of the rocket, of one card left and of two.
 BOMB_CALL = "炸弹"
 ROCKET_CALL = "王炸"
 ONE_LEFT_CALL = "报单"
+TWO_LEFT_CALL = "报双"
 
 
 class ResultTable(Protocol):
@@ -37,8 +38,8 @@ class ResultTable(Protocol):
 def play_announcements(kind: str, cards_left: int) -> list[str]:
     """What a play of combination ``kind`` (a :mod:`combos` kind)
     announces, the player holding ``cards_left`` cards after it:
-    ``["王炸"]``, ``["炸弹"]``, ``["报单"]``, both (a bomb leaving one
-    card) or ``[]``."""
+    ``["王炸"]``, ``["炸弹"]``, ``["报单"]`` (one card left), ``["报双"]``
+    (two left), a bomb's and a count's both, or ``[]``."""
     out = []
     if kind == dc.ROCKET:
         out.append(ROCKET_CALL)
@@ -46,6 +47,8 @@ def play_announcements(kind: str, cards_left: int) -> list[str]:
         out.append(BOMB_CALL)
     if cards_left == 1:
         out.append(ONE_LEFT_CALL)
+    elif cards_left == 2:
+        out.append(TWO_LEFT_CALL)
     return out
 
 

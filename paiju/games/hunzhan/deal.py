@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from paiju.games.hunzhan.cards import DECK
 from paiju.rules.cards import Card, check_deal, parse_cards
 from paiju.rules.engine import check_room_options
-from paiju.rules.errors import RulesError
+from paiju.rules.errors import RulesError, reading_deal
 
 #: Seats (seed 000: 4人参与).
 SEATS = 4
@@ -51,17 +51,13 @@ def parse_deal(deal: Mapping[str, Any]) -> tuple[list[list[Card]], int, list[Car
     ``RulesError("bad_deal")``."""
     if not isinstance(deal, Mapping):
         raise RulesError("bad_deal", "deal must be an object")
-    try:
+    with reading_deal():
         raw_hands = deal.get("hands")
         if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
             raise RulesError("bad_deal", "hunzhan deals 4 hands")
         hands = [parse_cards(h) for h in raw_hands]
         bottom = parse_cards(deal.get("bottom") or [])
         order = None if deal.get("order") is None else parse_cards(deal["order"])
-    except RulesError as e:
-        if e.code == "bad_deal":
-            raise
-        raise RulesError("bad_deal", e.message) from e
     if bottom:
         raise RulesError("bad_deal", "hunzhan has no kitty")
     if any(len(h) != HAND_SIZE for h in hands):

@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 
 from paiju.games.hunzhan import display, results
 from paiju.games.hunzhan.cards import (
+    DECK,
     DECLARATIONS,
     ORDERS,
     POINTS,
@@ -425,6 +426,17 @@ class Hunzhan(Game):
     def display(self) -> dict[str, Any]:
         """:func:`paiju.games.hunzhan.display.display`: trump and captured points."""
         return display.display(self)
+
+    def deck_cards(self) -> list[Card]:
+        """Two decks without 3, 4 and 6: 84 cards (rulings.md "hunzhan")."""
+        return list(DECK)
+
+    def played_cards(self) -> list[Card]:
+        """The deck less every hand (no kitty): what was played."""
+        out = Counter(DECK)
+        for h in self.hands:
+            out.subtract(h)
+        return list(out.elements())
 
     def scores_view(self) -> dict[str, Any]:
         """:func:`paiju.games.hunzhan.display.scores_view` (看分)."""

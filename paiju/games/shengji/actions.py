@@ -12,53 +12,15 @@ the frozen dataclasses' ``__init__``; they compare and hash like those
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from paiju.games.shengji.cards import DECK1, SEATS
 from paiju.rules import fastbuild
 from paiju.rules.cards import Card
-from paiju.rules.engine import Action, Event
-
-
-def _event_maker() -> Callable[[str, dict[str, Any], int | None], Event]:
-    new = fastbuild.new
-    set_type = fastbuild.set_event_type
-    set_data = fastbuild.set_event_data
-    set_to = fastbuild.set_event_to
-
-    def make(type_: str, data: dict[str, Any], to: int | None) -> Event:
-        e: Event = new(Event)
-        set_type(e, type_)
-        set_data(e, data)
-        set_to(e, to)
-        return e
-
-    return make
-
-
-def _play_maker() -> Callable[[int, tuple[Card, ...]], Action]:
-    new = fastbuild.new
-    set_seat = fastbuild.set_action_seat
-    set_type = fastbuild.set_action_type
-    set_cards = fastbuild.set_action_cards
-    set_dealt = fastbuild.set_action_dealt
-
-    def make(seat: int, cards: tuple[Card, ...]) -> Action:
-        a: Action = new(Action)
-        set_seat(a, seat)
-        set_type(a, "play")
-        set_cards(a, cards)
-        set_dealt(a, None)
-        return a
-
-    return make
-
+from paiju.rules.engine import Action
 
 #: ``event(type, data, to)`` is ``Event(type, data, to)``.
-event = _event_maker()
+event = fastbuild.event
 #: ``play_action(seat, cards)`` is ``Action(seat, "play", cards)``.
-play_action = _play_maker()
+play_action = fastbuild.play_action
 
 
 def _group_actions(seat: int) -> dict[Card, tuple[Action, ...]]:

@@ -26,7 +26,7 @@ from paiju.games.shengji.cards import (
 )
 from paiju.rules.cards import Card, Hand, check_deal, deck
 from paiju.rules.engine import check_room_options
-from paiju.rules.errors import RulesError
+from paiju.rules.errors import RulesError, reading_deal
 
 #: The options of shengji itself (rulings.md "shengji", "Settlement").
 GAME_OPTIONS = frozenset({"decks", "dealer", "escape_points"})
@@ -83,19 +83,13 @@ def parse_deal(
     hands (:func:`~paiju.games.shengji.cards.dealt_cards`). Raises
     ``RulesError`` ``bad_deal``."""
     hand_size, kitty_size = SIZES[decks]
-    try:
+    with reading_deal():
         raw_hands = deal["hands"]
         if not isinstance(raw_hands, list) or len(raw_hands) != SEATS:
             raise RulesError("bad_deal", "shengji deals 4 hands")
         hands = [fast_cards(h) for h in raw_hands]
         bottom = fast_cards(deal.get("bottom", []))
         order = fast_cards(deal["order"]) if deal.get("order") is not None else None
-    except KeyError as e:
-        raise RulesError("bad_deal", f"deal lacks {e}") from e
-    except RulesError as e:
-        if e.code == "bad_deal":
-            raise
-        raise RulesError("bad_deal", e.message) from e
     first = deal.get("first", 0)
     if not is_int(first) or not 0 <= first < SEATS:
         raise RulesError("bad_deal", f"first must be a seat 0..3, not {first!r}")

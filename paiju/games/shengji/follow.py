@@ -20,6 +20,15 @@ from paiju.rules.bounded import WORK, iter_multisets, lowest_multiset
 from paiju.rules.cards import Card
 from paiju.rules.errors import RulesError
 
+#: A follower's ``(card, count)`` of one class, sorted.
+Suit = Sequence[tuple[Card, int]]
+#: A whole hand: card → count.
+Hand = Mapping[Card, int]
+#: Card → its class (a side suit's letter or ``"T"``).
+Classes = Mapping[Card, str]
+#: A card's order for "lowest first" (the trick's ranking).
+CardKey = Callable[[Card], tuple[int, int]]
+
 
 def required_pattern(group_sizes: Iterable[int], lead_size: int, need: int) -> tuple[int, ...]:
     """The shape a follower's ``need`` cards of the led suit must reach at least.
@@ -120,13 +129,7 @@ def shaped_combinations(
     return out
 
 
-def follows(
-    suit: Sequence[tuple[Card, int]],
-    hand: Mapping[Card, int],
-    cls: Mapping[Card, str],
-    led: str,
-    n: int,
-) -> list[tuple[Card, ...]]:
+def follows(suit: Suit, hand: Hand, cls: Classes, led: str, n: int) -> list[tuple[Card, ...]]:
     """Every distinct legal follow of ``n`` cards, each a sorted tuple.
 
     ``suit``: the follower's ``(card, count)`` of the led class ``led``,
@@ -152,14 +155,8 @@ def follows(
     return [tuple(sorted(base + t)) for t in multiset_combinations(rest, n - m)]
 
 
-def iter_follows(
-    suit: Sequence[tuple[Card, int]],
-    hand: Mapping[Card, int],
-    cls: Mapping[Card, str],
-    led: str,
-    n: int,
-    key: Callable[[Card], tuple[int, int]],
-) -> Iterator[tuple[Card, ...]]:
+def iter_follows(suit: Suit, hand: Hand, cls: Classes, led: str, n: int,
+                 key: CardKey) -> Iterator[tuple[Card, ...]]:
     """:func:`follows` lazily, the lowest cards (by ``key``) first, one
     follow per step (:func:`~paiju.rules.bounded.iter_multisets`) where the
     follows are any multisets (no shape to keep, or short of the suit); the
@@ -220,14 +217,8 @@ def check_follow(
         raise RulesError("must_follow_shape", "follow the lead's shape as the seed orders")
 
 
-def lowest_follow(
-    suit: Sequence[tuple[Card, int]],
-    hand: Mapping[Card, int],
-    cls: Mapping[Card, str],
-    led: str,
-    n: int,
-    key: Callable[[Card], tuple[int, int]],
-) -> tuple[Card, ...]:
+def lowest_follow(suit: Suit, hand: Hand, cls: Classes, led: str, n: int,
+                  key: CardKey) -> tuple[Card, ...]:
     """The timeout's follow (rulings.md "Shared", "Settlement"): the legal
     follow whose highest card is lowest by ``key``, then the next, … . Short of
     the suit that is all of it plus the lowest other cards. A sorted tuple."""

@@ -80,7 +80,7 @@ from paiju.games.shengji.scoring import (
     score_row,
 )
 from paiju.games.shengji.state import Trick
-from paiju.rules.cards import Card, Hand
+from paiju.rules.cards import Card, Hand, deck
 from paiju.rules.engine import Action, Event, Game, Policy, Presentation, Result
 from paiju.rules.errors import RulesError
 
@@ -123,6 +123,8 @@ class Shengji(Game):
     policy: ClassVar[Policy] = display.POLICY
     phase_after_deal: ClassVar[str] = "declaring"
     phase_after_declaring: ClassVar[str] = "burying"
+    #: seed 004 leaves the number of decks to the table (rulings.md "shengji").
+    choices: ClassVar[Mapping[str, tuple[Any, ...]]] = {"decks": (1, 2, 3, 4)}
 
     decks: int
     option_dealer: int | None
@@ -468,3 +470,24 @@ class Shengji(Game):
         """Trump, the dealer's badge, captured points, the kitty while it is
         buried (:func:`~paiju.games.shengji.display.display`)."""
         return display.display(self)
+
+    def deck_cards(self) -> list[Card]:
+        """``decks`` decks of 54 (the option ``decks``, 1..4)."""
+        return deck(self.decks)
+
+    def played_cards(self) -> list[Card]:
+        """The decks less every hand, the buried kitty (never shown) and the
+        kitty until the dealer takes it: what was played. The kitty shown to
+        all goes into the dealer's hand, who may bury any of it, so it is not
+        :meth:`shown_held` (docs/rules/shengji.md "The card counter")."""
+        out = Counter(deck(self.decks))
+        for h in self.hands:
+            out.subtract(h)
+        out.subtract(self.buried)
+        if self.stage == "declaring" or self.redeal:
+            out.subtract(self.kitty)
+        return list(out.elements())
+
+    def set_aside_seen(self, seat: int) -> list[Card]:
+        """The buried kitty, which the dealer alone has seen."""
+        return list(self.buried) if seat == self.dealer else []

@@ -20,6 +20,85 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
+class GrantReliefRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    CLAIM_ID_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    BELOW_FIELD_NUMBER: _builtins.int
+    PER_DAY_FIELD_NUMBER: _builtins.int
+    DAY_STARTS_UTC_HOUR_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    claim_id: _builtins.str
+    """The claim's idempotency key, the player's own (1-31 of [A-Za-z0-9_-]):
+    the journal's reference is "<player>/<claim_id>".
+    """
+    coins: _builtins.int
+    """Coins granted (> 0)."""
+    below: _builtins.int
+    """Only a balance below this many coins is relieved (> 0)."""
+    per_day: _builtins.int
+    """Claims a player may make per relief day (1-100)."""
+    day_starts_utc_hour: _builtins.int
+    """The relief day starts at this UTC hour (0-23; 16 is midnight in China)."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        claim_id: _builtins.str = ...,
+        coins: _builtins.int = ...,
+        below: _builtins.int = ...,
+        per_day: _builtins.int = ...,
+        day_starts_utc_hour: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["below", b"below", "claim_id", b"claim_id", "coins", b"coins", "day_starts_utc_hour", b"day_starts_utc_hour", "per_day", b"per_day", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GrantReliefRequest: _TypeAlias = GrantReliefRequest  # noqa: Y015
+
+@_typing.final
+class GrantReliefResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    CLAIMS_LEFT_FIELD_NUMBER: _builtins.int
+    DAY_ENDS_MS_FIELD_NUMBER: _builtins.int
+    REPEATED_FIELD_NUMBER: _builtins.int
+    coins: _builtins.int
+    """Coins granted by this claim."""
+    claims_left: _builtins.int
+    """Claims left on this claim's relief day."""
+    day_ends_ms: _builtins.int
+    """Unix ms at which this claim's relief day ends (claims counted anew)."""
+    repeated: _builtins.bool
+    """True when this claim had already been granted (a repeat)."""
+    @_builtins.property
+    def account(self) -> Global___Account:
+        """The account after the grant (a repeat: its coins as the grant left them)."""
+
+    def __init__(
+        self,
+        *,
+        account: Global___Account | None = ...,
+        coins: _builtins.int = ...,
+        claims_left: _builtins.int = ...,
+        day_ends_ms: _builtins.int = ...,
+        repeated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["account", b"account"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "claims_left", b"claims_left", "coins", b"coins", "day_ends_ms", b"day_ends_ms", "repeated", b"repeated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GrantReliefResponse: _TypeAlias = GrantReliefResponse  # noqa: Y015
+
+@_typing.final
 class FindAccountsRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -326,6 +405,7 @@ class SettleRequest(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     SERVER_FIELD_NUMBER: _builtins.int
     ROOM_FIELD_NUMBER: _builtins.int
+    PLAYED_MS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     game: _builtins.str
     """game type and end reason, kept with the settlement."""
@@ -335,6 +415,12 @@ class SettleRequest(_message.Message):
     each at most 64 characters.
     """
     room: _builtins.str
+    played_ms: _builtins.int
+    """How long the game was played, ms (the table's record: finished_at −
+    started_at), for the players' stats; 0 to 7 days (INVALID_ARGUMENT
+    bad_played_ms otherwise). Not part of the content: a repeat with another
+    value is a repeat.
+    """
     @_builtins.property
     def terms(self) -> _common_pb2.SettlementTerms: ...
     @_builtins.property
@@ -349,10 +435,11 @@ class SettleRequest(_message.Message):
         reason: _builtins.str = ...,
         server: _builtins.str = ...,
         room: _builtins.str = ...,
+        played_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "reason", b"reason", "room", b"room", "seats", b"seats", "server", b"server", "terms", b"terms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "played_ms", b"played_ms", "reason", b"reason", "room", b"room", "seats", b"seats", "server", b"server", "terms", b"terms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -499,6 +586,26 @@ class AuditResponse(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class KindsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     OK_FIELD_NUMBER: _builtins.int
     ACCOUNTS_FIELD_NUMBER: _builtins.int
     TRANSACTIONS_FIELD_NUMBER: _builtins.int
@@ -507,6 +614,7 @@ class AuditResponse(_message.Message):
     UNBALANCED_TRANSACTIONS_FIELD_NUMBER: _builtins.int
     NEGATIVE_ACCOUNTS_FIELD_NUMBER: _builtins.int
     HOUSE_FIELD_NUMBER: _builtins.int
+    KINDS_FIELD_NUMBER: _builtins.int
     ok: _builtins.bool
     accounts: _builtins.int
     transactions: _builtins.int
@@ -525,8 +633,13 @@ class AuditResponse(_message.Message):
     @_builtins.property
     def house(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """Balance of each house account (house:fees, house:penalties,
-        house:room_fees, house:grants — the issuer of granted coins, negative).
+        house:room_fees, house:grants and house:relief — the issuers of granted
+        and relief coins, negative — and house:adjustments).
         """
+
+    @_builtins.property
+    def kinds(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Transactions by kind: settle, grant, fee, adjust, relief."""
 
     def __init__(
         self,
@@ -539,10 +652,11 @@ class AuditResponse(_message.Message):
         unbalanced_transactions: _abc.Iterable[_builtins.int] | None = ...,
         negative_accounts: _abc.Iterable[_builtins.str] | None = ...,
         house: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        kinds: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "house", b"house", "journal_sum", b"journal_sum", "mismatched_accounts", b"mismatched_accounts", "negative_accounts", b"negative_accounts", "ok", b"ok", "transactions", b"transactions", "unbalanced_transactions", b"unbalanced_transactions"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "house", b"house", "journal_sum", b"journal_sum", "kinds", b"kinds", "mismatched_accounts", b"mismatched_accounts", "negative_accounts", b"negative_accounts", "ok", b"ok", "transactions", b"transactions", "unbalanced_transactions", b"unbalanced_transactions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -702,6 +816,7 @@ class GetRankingsRequest(_message.Message):
     PLAYER_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     UNTIL_MS_FIELD_NUMBER: _builtins.int
+    WINDOW_FIELD_NUMBER: _builtins.int
     server: _builtins.str
     player: _builtins.str
     """Whose own rank to give (empty: nobody's)."""
@@ -711,6 +826,11 @@ class GetRankingsRequest(_message.Message):
     """The window's last moment, unix ms (0: now); the window is the UTC day of
     until_ms and the six days before it.
     """
+    window: _builtins.str
+    """"" or "week": the 7 UTC days above; "season": the UTC calendar month of
+    until_ms up to its day; "all": every day up to it. INVALID_ARGUMENT
+    bad_window otherwise.
+    """
     def __init__(
         self,
         *,
@@ -718,10 +838,11 @@ class GetRankingsRequest(_message.Message):
         player: _builtins.str = ...,
         limit: _builtins.int = ...,
         until_ms: _builtins.int = ...,
+        window: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "player", b"player", "server", b"server", "until_ms", b"until_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "player", b"player", "server", b"server", "until_ms", b"until_ms", "window", b"window"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -799,3 +920,116 @@ class GetRankingsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetRankingsResponse: _TypeAlias = GetRankingsResponse  # noqa: Y015
+
+@_typing.final
+class GetStatsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    game: _builtins.str
+    """Only this game (e.g. "doudizhu"); empty: every game the player settled."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        game: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetStatsRequest: _TypeAlias = GetStatsRequest  # noqa: Y015
+
+@_typing.final
+class GameStats(_message.Message):
+    """A player's settled games of one game type (coins after fees)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    LOSSES_FIELD_NUMBER: _builtins.int
+    DRAWS_FIELD_NUMBER: _builtins.int
+    BEST_FIELD_NUMBER: _builtins.int
+    WORST_FIELD_NUMBER: _builtins.int
+    ESCAPES_FIELD_NUMBER: _builtins.int
+    COINS_FIELD_NUMBER: _builtins.int
+    FIRST_MS_FIELD_NUMBER: _builtins.int
+    LAST_MS_FIELD_NUMBER: _builtins.int
+    PLAYED_MS_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    games: _builtins.int
+    wins: _builtins.int
+    """By the player's points: > 0 a win, < 0 a loss, 0 a draw."""
+    losses: _builtins.int
+    draws: _builtins.int
+    best: _builtins.int
+    """The most and the least coins of one game (after the fee)."""
+    worst: _builtins.int
+    escapes: _builtins.int
+    """Games the player ended by escaping."""
+    coins: _builtins.int
+    """Net coins over all of them."""
+    first_ms: _builtins.int
+    """The first and last settlement, unix ms."""
+    last_ms: _builtins.int
+    played_ms: _builtins.int
+    """Time played, ms: the sum of the games' played_ms (0 for games settled
+    without it).
+    """
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        games: _builtins.int = ...,
+        wins: _builtins.int = ...,
+        losses: _builtins.int = ...,
+        draws: _builtins.int = ...,
+        best: _builtins.int = ...,
+        worst: _builtins.int = ...,
+        escapes: _builtins.int = ...,
+        coins: _builtins.int = ...,
+        first_ms: _builtins.int = ...,
+        last_ms: _builtins.int = ...,
+        played_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best", b"best", "coins", b"coins", "draws", b"draws", "escapes", b"escapes", "first_ms", b"first_ms", "game", b"game", "games", b"games", "last_ms", b"last_ms", "losses", b"losses", "played_ms", b"played_ms", "wins", b"wins", "worst", b"worst"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameStats: _TypeAlias = GameStats  # noqa: Y015
+
+@_typing.final
+class GetStatsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    name: _builtins.str
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameStats]:
+        """By game name."""
+
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        name: _builtins.str = ...,
+        games: _abc.Iterable[Global___GameStats] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "name", b"name", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetStatsResponse: _TypeAlias = GetStatsResponse  # noqa: Y015

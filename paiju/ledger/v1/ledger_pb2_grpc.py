@@ -79,6 +79,11 @@ class LedgerServiceStub:
                 request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsRequest.SerializeToString,
                 response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsResponse.FromString,
                 _registered_method=True)
+        self.GetStats = channel.unary_unary(
+                '/paiju.ledger.v1.LedgerService/GetStats',
+                request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetStatsRequest.SerializeToString,
+                response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetStatsResponse.FromString,
+                _registered_method=True)
         self.FindAccounts = channel.unary_unary(
                 '/paiju.ledger.v1.LedgerService/FindAccounts',
                 request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsRequest.SerializeToString,
@@ -88,6 +93,11 @@ class LedgerServiceStub:
                 '/paiju.ledger.v1.LedgerService/Adjust',
                 request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustRequest.SerializeToString,
                 response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustResponse.FromString,
+                _registered_method=True)
+        self.GrantRelief = channel.unary_unary(
+                '/paiju.ledger.v1.LedgerService/GrantRelief',
+                request_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GrantReliefRequest.SerializeToString,
+                response_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GrantReliefResponse.FromString,
                 _registered_method=True)
 
 
@@ -169,6 +179,15 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetStats(self, request, context):
+        """A player's stats per game from its settled games (docs/ledger.md
+        "Stats"). INVALID_ARGUMENT bad_player_id, bad_game; NOT_FOUND
+        unknown_player (no account).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def FindAccounts(self, request, context):
         """Operator only (`paiju admin find`): player accounts whose id is `query`
         or starts with it, or whose name contains it (case-insensitive), by id.
@@ -186,6 +205,22 @@ class LedgerServiceServicer:
         INVALID_ARGUMENT reason_required, bad_amount, bad_reference; NOT_FOUND
         unknown_player; FAILED_PRECONDITION not_enough_coins (a take beyond the
         balance); ALREADY_EXISTS adjustment_id_conflict.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GrantRelief(self, request, context):
+        """Lobby only: relief coins (救济金, docs/ledger.md "Relief"). Grants `coins`
+        from house:relief (a journal transaction of kind "relief") if the
+        player's balance is below `below` and it has claimed fewer than `per_day`
+        times this relief day, all checked and posted in one transaction;
+        idempotent by (player, claim_id): a repeat returns the stored answer
+        (repeated = true). Errors (details "<reason>: ...", nothing moved):
+        INVALID_ARGUMENT bad_player_id, bad_claim_id, bad_amount, bad_policy;
+        NOT_FOUND unknown_player; FAILED_PRECONDITION not_eligible (balance >=
+        below); RESOURCE_EXHAUSTED relief_spent (the day's claims are used);
+        ALREADY_EXISTS claim_id_conflict (the same claim with another amount).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -239,6 +274,11 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsRequest.FromString,
                     response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetRankingsResponse.SerializeToString,
             ),
+            'GetStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStats,
+                    request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetStatsRequest.FromString,
+                    response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetStatsResponse.SerializeToString,
+            ),
             'FindAccounts': grpc.unary_unary_rpc_method_handler(
                     servicer.FindAccounts,
                     request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.FindAccountsRequest.FromString,
@@ -248,6 +288,11 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.Adjust,
                     request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustRequest.FromString,
                     response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustResponse.SerializeToString,
+            ),
+            'GrantRelief': grpc.unary_unary_rpc_method_handler(
+                    servicer.GrantRelief,
+                    request_deserializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GrantReliefRequest.FromString,
+                    response_serializer=paiju_dot_ledger_dot_v1_dot_ledger__pb2.GrantReliefResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -504,6 +549,33 @@ class LedgerService:
             _registered_method=True)
 
     @staticmethod
+    def GetStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.ledger.v1.LedgerService/GetStats',
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetStatsRequest.SerializeToString,
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.GetStatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def FindAccounts(request,
             target,
             options=(),
@@ -547,6 +619,33 @@ class LedgerService:
             '/paiju.ledger.v1.LedgerService/Adjust',
             paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustRequest.SerializeToString,
             paiju_dot_ledger_dot_v1_dot_ledger__pb2.AdjustResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GrantRelief(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.ledger.v1.LedgerService/GrantRelief',
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.GrantReliefRequest.SerializeToString,
+            paiju_dot_ledger_dot_v1_dot_ledger__pb2.GrantReliefResponse.FromString,
             options,
             channel_credentials,
             insecure,

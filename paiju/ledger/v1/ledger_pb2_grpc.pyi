@@ -66,6 +66,11 @@ class LedgerServiceStub:
     day of until_ms, top `limit` and the asking player's own rank
     (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
     """
+    GetStats: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetStatsRequest, _ledger_pb2.GetStatsResponse]
+    """A player's stats per game from its settled games (docs/ledger.md
+    "Stats"). INVALID_ARGUMENT bad_player_id, bad_game; NOT_FOUND
+    unknown_player (no account).
+    """
     FindAccounts: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.FindAccountsRequest, _ledger_pb2.FindAccountsResponse]
     """Operator only (`paiju admin find`): player accounts whose id is `query`
     or starts with it, or whose name contains it (case-insensitive), by id.
@@ -79,6 +84,18 @@ class LedgerServiceStub:
     INVALID_ARGUMENT reason_required, bad_amount, bad_reference; NOT_FOUND
     unknown_player; FAILED_PRECONDITION not_enough_coins (a take beyond the
     balance); ALREADY_EXISTS adjustment_id_conflict.
+    """
+    GrantRelief: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GrantReliefRequest, _ledger_pb2.GrantReliefResponse]
+    """Lobby only: relief coins (救济金, docs/ledger.md "Relief"). Grants `coins`
+    from house:relief (a journal transaction of kind "relief") if the
+    player's balance is below `below` and it has claimed fewer than `per_day`
+    times this relief day, all checked and posted in one transaction;
+    idempotent by (player, claim_id): a repeat returns the stored answer
+    (repeated = true). Errors (details "<reason>: ...", nothing moved):
+    INVALID_ARGUMENT bad_player_id, bad_claim_id, bad_amount, bad_policy;
+    NOT_FOUND unknown_player; FAILED_PRECONDITION not_eligible (balance >=
+    below); RESOURCE_EXHAUSTED relief_spent (the day's claims are used);
+    ALREADY_EXISTS claim_id_conflict (the same claim with another amount).
     """
 
 @_typing.type_check_only
@@ -119,6 +136,11 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     day of until_ms, top `limit` and the asking player's own rank
     (docs/ledger.md "Rankings"). INVALID_ARGUMENT bad_limit, bad_server.
     """
+    GetStats: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetStatsRequest, _ledger_pb2.GetStatsResponse]  # type: ignore[assignment]
+    """A player's stats per game from its settled games (docs/ledger.md
+    "Stats"). INVALID_ARGUMENT bad_player_id, bad_game; NOT_FOUND
+    unknown_player (no account).
+    """
     FindAccounts: _aio.UnaryUnaryMultiCallable[_ledger_pb2.FindAccountsRequest, _ledger_pb2.FindAccountsResponse]  # type: ignore[assignment]
     """Operator only (`paiju admin find`): player accounts whose id is `query`
     or starts with it, or whose name contains it (case-insensitive), by id.
@@ -132,6 +154,18 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     INVALID_ARGUMENT reason_required, bad_amount, bad_reference; NOT_FOUND
     unknown_player; FAILED_PRECONDITION not_enough_coins (a take beyond the
     balance); ALREADY_EXISTS adjustment_id_conflict.
+    """
+    GrantRelief: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GrantReliefRequest, _ledger_pb2.GrantReliefResponse]  # type: ignore[assignment]
+    """Lobby only: relief coins (救济金, docs/ledger.md "Relief"). Grants `coins`
+    from house:relief (a journal transaction of kind "relief") if the
+    player's balance is below `below` and it has claimed fewer than `per_day`
+    times this relief day, all checked and posted in one transaction;
+    idempotent by (player, claim_id): a repeat returns the stored answer
+    (repeated = true). Errors (details "<reason>: ...", nothing moved):
+    INVALID_ARGUMENT bad_player_id, bad_claim_id, bad_amount, bad_policy;
+    NOT_FOUND unknown_player; FAILED_PRECONDITION not_eligible (balance >=
+    below); RESOURCE_EXHAUSTED relief_spent (the day's claims are used);
+    ALREADY_EXISTS claim_id_conflict (the same claim with another amount).
     """
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -225,6 +259,17 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         """
 
     @_abc_1.abstractmethod
+    def GetStats(
+        self,
+        request: _ledger_pb2.GetStatsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetStatsResponse, _abc.Awaitable[_ledger_pb2.GetStatsResponse]]:
+        """A player's stats per game from its settled games (docs/ledger.md
+        "Stats"). INVALID_ARGUMENT bad_player_id, bad_game; NOT_FOUND
+        unknown_player (no account).
+        """
+
+    @_abc_1.abstractmethod
     def FindAccounts(
         self,
         request: _ledger_pb2.FindAccountsRequest,
@@ -248,6 +293,24 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         INVALID_ARGUMENT reason_required, bad_amount, bad_reference; NOT_FOUND
         unknown_player; FAILED_PRECONDITION not_enough_coins (a take beyond the
         balance); ALREADY_EXISTS adjustment_id_conflict.
+        """
+
+    @_abc_1.abstractmethod
+    def GrantRelief(
+        self,
+        request: _ledger_pb2.GrantReliefRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GrantReliefResponse, _abc.Awaitable[_ledger_pb2.GrantReliefResponse]]:
+        """Lobby only: relief coins (救济金, docs/ledger.md "Relief"). Grants `coins`
+        from house:relief (a journal transaction of kind "relief") if the
+        player's balance is below `below` and it has claimed fewer than `per_day`
+        times this relief day, all checked and posted in one transaction;
+        idempotent by (player, claim_id): a repeat returns the stored answer
+        (repeated = true). Errors (details "<reason>: ...", nothing moved):
+        INVALID_ARGUMENT bad_player_id, bad_claim_id, bad_amount, bad_policy;
+        NOT_FOUND unknown_player; FAILED_PRECONDITION not_eligible (balance >=
+        below); RESOURCE_EXHAUSTED relief_spent (the day's claims are used);
+        ALREADY_EXISTS claim_id_conflict (the same claim with another amount).
         """
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -12,7 +12,8 @@ starts the status message ("seat_taken: seat 2 of doudizhu-10-01 is taken")
 and is also sent as trailing metadata `paiju-error`. Codes: room_started,
 seat_taken, not_enough_coins, already_seated, no_such_room, no_such_seat,
 not_seated, not_connected, no_such_server, no_such_game, no_result,
-invalid_argument, ledger_unavailable, no_table_instance, busy.
+invalid_argument, ledger_unavailable, no_table_instance, busy; relief:
+relief_off, not_eligible, relief_spent, claim_id_conflict, bad_claim_id.
 """
 
 from collections import abc as _abc
@@ -30,6 +31,228 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+@_typing.final
+class OpenRoomRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    SERVER_FIELD_NUMBER: _builtins.int
+    OPTIONS_JSON_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    name: _builtins.str
+    server: _builtins.str
+    options_json: _builtins.str
+    """The rule options the opener chose, a JSON object ("" or "{}": the
+    server's): only the game's player choices (Game.choices), e.g. {"decks": 3}.
+    """
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        name: _builtins.str = ...,
+        server: _builtins.str = ...,
+        options_json: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "options_json", b"options_json", "player", b"player", "server", b"server"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenRoomRequest: _TypeAlias = OpenRoomRequest  # noqa: Y015
+
+@_typing.final
+class OpenRoomResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROOM_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    code: _builtins.str
+    """The invite code (8 of 23456789ABCDEFGHJKMNPQRSTUVWXYZ)."""
+    @_builtins.property
+    def room(self) -> Global___Room: ...
+    def __init__(
+        self,
+        *,
+        room: Global___Room | None = ...,
+        code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["room", b"room"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "room", b"room"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenRoomResponse: _TypeAlias = OpenRoomResponse  # noqa: Y015
+
+@_typing.final
+class JoinCodeRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    name: _builtins.str
+    code: _builtins.str
+    seat: _builtins.int
+    """The seat wanted; -1: the lowest free one."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        name: _builtins.str = ...,
+        code: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "name", b"name", "player", b"player", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JoinCodeRequest: _TypeAlias = JoinCodeRequest  # noqa: Y015
+
+@_typing.final
+class RoomByCodeRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    code: _builtins.str
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RoomByCodeRequest: _TypeAlias = RoomByCodeRequest  # noqa: Y015
+
+@_typing.final
+class RemoveSeatRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    seat: _builtins.int
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RemoveSeatRequest: _TypeAlias = RemoveSeatRequest  # noqa: Y015
+
+@_typing.final
+class ClaimReliefRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    CLAIM_ID_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    game: _builtins.str
+    """The game whose servers the player cannot afford (doudizhu, hunzhan, ...)."""
+    claim_id: _builtins.str
+    """The claim's idempotency key (1-31 of [A-Za-z0-9_-]): a retry or a second
+    click with the same key is granted once.
+    """
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        game: _builtins.str = ...,
+        claim_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claim_id", b"claim_id", "game", b"game", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimReliefRequest: _TypeAlias = ClaimReliefRequest  # noqa: Y015
+
+@_typing.final
+class ClaimReliefResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COINS_FIELD_NUMBER: _builtins.int
+    GRANTED_FIELD_NUMBER: _builtins.int
+    CLAIMS_LEFT_FIELD_NUMBER: _builtins.int
+    DAY_ENDS_MS_FIELD_NUMBER: _builtins.int
+    REPEATED_FIELD_NUMBER: _builtins.int
+    coins: _builtins.int
+    """The player's coins after the grant."""
+    granted: _builtins.int
+    """Coins this claim granted."""
+    claims_left: _builtins.int
+    """Claims left on this relief day."""
+    day_ends_ms: _builtins.int
+    """Unix ms at which this relief day ends."""
+    repeated: _builtins.bool
+    """True when the claim had been granted before (a repeat)."""
+    def __init__(
+        self,
+        *,
+        coins: _builtins.int = ...,
+        granted: _builtins.int = ...,
+        claims_left: _builtins.int = ...,
+        day_ends_ms: _builtins.int = ...,
+        repeated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claims_left", b"claims_left", "coins", b"coins", "day_ends_ms", b"day_ends_ms", "granted", b"granted", "repeated", b"repeated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimReliefResponse: _TypeAlias = ClaimReliefResponse  # noqa: Y015
+
+@_typing.final
+class Relief(_message.Message):
+    """The relief offered (救济金): `coins` per claim, `per_day` claims per relief
+    day starting at UTC hour `day_starts_utc_hour`; coins 0: none offered.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COINS_FIELD_NUMBER: _builtins.int
+    PER_DAY_FIELD_NUMBER: _builtins.int
+    DAY_STARTS_UTC_HOUR_FIELD_NUMBER: _builtins.int
+    coins: _builtins.int
+    per_day: _builtins.int
+    day_starts_utc_hour: _builtins.int
+    def __init__(
+        self,
+        *,
+        coins: _builtins.int = ...,
+        per_day: _builtins.int = ...,
+        day_starts_utc_hour: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["coins", b"coins", "day_starts_utc_hour", b"day_starts_utc_hour", "per_day", b"per_day"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Relief: _TypeAlias = Relief  # noqa: Y015
 
 @_typing.final
 class KickRequest(_message.Message):
@@ -148,16 +371,22 @@ class ListServersResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SERVERS_FIELD_NUMBER: _builtins.int
+    RELIEF_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def servers(self) -> _containers.RepeatedCompositeFieldContainer[Global___CoinServer]: ...
+    @_builtins.property
+    def relief(self) -> Global___Relief:
+        """The relief offered to a player below every server of a game."""
+
     def __init__(
         self,
         *,
         servers: _abc.Iterable[Global___CoinServer] | None = ...,
+        relief: Global___Relief | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["relief", b"relief"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["servers", b"servers"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["relief", b"relief", "servers", b"servers"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -367,6 +596,9 @@ class Room(_message.Message):
     SIZE_FIELD_NUMBER: _builtins.int
     READY_DEADLINE_MS_FIELD_NUMBER: _builtins.int
     LAST_RESULT_FIELD_NUMBER: _builtins.int
+    PRIVATE_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    OPTIONS_JSON_FIELD_NUMBER: _builtins.int
     server: _builtins.str
     room: _builtins.str
     state: _builtins.str
@@ -382,6 +614,14 @@ class Room(_message.Message):
     """Number of seats of the room."""
     ready_deadline_ms: _builtins.int
     """Unix ms when the last unready player of a full room is removed; 0 if none."""
+    private: _builtins.bool
+    """A private room (好友房): not listed, joined by its code."""
+    owner: _builtins.str
+    """The player who opened the private room ("" for a public one)."""
+    options_json: _builtins.str
+    """The rule options its opener chose over the server's, a JSON object
+    ("{}" for a public room or none chosen).
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___RoomSeat]:
         """The occupied seats only, by seat number."""
@@ -404,10 +644,13 @@ class Room(_message.Message):
         size: _builtins.int = ...,
         ready_deadline_ms: _builtins.int = ...,
         last_result: Global___RoomResult | None = ...,
+        private: _builtins.bool = ...,
+        owner: _builtins.str = ...,
+        options_json: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_result", b"last_result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "last_result", b"last_result", "ready_deadline_ms", b"ready_deadline_ms", "room", b"room", "seats", b"seats", "server", b"server", "size", b"size", "state", b"state", "table_instance", b"table_instance", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "last_result", b"last_result", "options_json", b"options_json", "owner", b"owner", "private", b"private", "ready_deadline_ms", b"ready_deadline_ms", "room", b"room", "seats", b"seats", "server", b"server", "size", b"size", "state", b"state", "table_instance", b"table_instance", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

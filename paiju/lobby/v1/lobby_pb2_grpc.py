@@ -94,6 +94,31 @@ class LobbyServiceStub:
                 request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameMovedRequest.SerializeToString,
                 response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
                 _registered_method=True)
+        self.ClaimRelief = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/ClaimRelief',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.ClaimReliefRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.ClaimReliefResponse.FromString,
+                _registered_method=True)
+        self.OpenRoom = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/OpenRoom',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.OpenRoomRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.OpenRoomResponse.FromString,
+                _registered_method=True)
+        self.JoinCode = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/JoinCode',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.JoinCodeRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+                _registered_method=True)
+        self.RoomByCode = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/RoomByCode',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.RoomByCodeRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+                _registered_method=True)
+        self.RemoveSeat = channel.unary_unary(
+                '/paiju.lobby.v1.LobbyService/RemoveSeat',
+                request_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.RemoveSeatRequest.SerializeToString,
+                response_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -209,6 +234,57 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ClaimRelief(self, request, context):
+        """Relief coins (救济金, docs/lobby.md "Relief"): if the player's balance is
+        below the lowest min_coins of `game`'s servers, the ledger grants it the
+        configured relief (GrantRelief), at most the configured times per relief
+        day; idempotent by (player, claim_id). Refusals: NOT_FOUND
+        no_such_game_type; FAILED_PRECONDITION relief_off (relief is not
+        offered), not_eligible (the balance reaches a server of the game);
+        RESOURCE_EXHAUSTED relief_spent; ALREADY_EXISTS claim_id_conflict;
+        INVALID_ARGUMENT invalid_argument (no player), bad_claim_id;
+        UNAVAILABLE ledger_unavailable.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def OpenRoom(self, request, context):
+        """好友房 (docs/lobby.md "Private rooms"): open a private room of `server`
+        owned by the player, who sits at seat 0; the answer carries its invite
+        code. NOT_FOUND no_such_server; FAILED_PRECONDITION already_seated,
+        not_enough_coins, too_many_rooms; INVALID_ARGUMENT invalid_argument.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def JoinCode(self, request, context):
+        """Sit in the private room of `code` (the lowest free seat, or `seat`).
+        RESOURCE_EXHAUSTED too_many_attempts (the player's code tries of the
+        minute are used); NOT_FOUND no_such_code; and Sit's refusals.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RoomByCode(self, request, context):
+        """The private room of `code` (for watching it), counted against the
+        player's code tries as JoinCode. too_many_attempts, no_such_code.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveSeat(self, request, context):
+        """The owner of the private room it sits in stands up the player at `seat`
+        (not while a game runs). not_seated, not_owner, no_such_seat,
+        room_started, invalid_argument (its own seat).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -270,6 +346,31 @@ def add_LobbyServiceServicer_to_server(servicer, server):
             'GameMoved': grpc.unary_unary_rpc_method_handler(
                     servicer.GameMoved,
                     request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameMovedRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
+            ),
+            'ClaimRelief': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimRelief,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.ClaimReliefRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.ClaimReliefResponse.SerializeToString,
+            ),
+            'OpenRoom': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenRoom,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.OpenRoomRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.OpenRoomResponse.SerializeToString,
+            ),
+            'JoinCode': grpc.unary_unary_rpc_method_handler(
+                    servicer.JoinCode,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.JoinCodeRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
+            ),
+            'RoomByCode': grpc.unary_unary_rpc_method_handler(
+                    servicer.RoomByCode,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.RoomByCodeRequest.FromString,
+                    response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
+            ),
+            'RemoveSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveSeat,
+                    request_deserializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.RemoveSeatRequest.FromString,
                     response_serializer=paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.SerializeToString,
             ),
     }
@@ -596,6 +697,141 @@ class LobbyService:
             target,
             '/paiju.lobby.v1.LobbyService/GameMoved',
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.GameMovedRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimRelief(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/ClaimRelief',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.ClaimReliefRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.ClaimReliefResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenRoom(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/OpenRoom',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.OpenRoomRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.OpenRoomResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinCode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/JoinCode',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.JoinCodeRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RoomByCode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/RoomByCode',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.RoomByCodeRequest.SerializeToString,
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.lobby.v1.LobbyService/RemoveSeat',
+            paiju_dot_lobby_dot_v1_dot_lobby__pb2.RemoveSeatRequest.SerializeToString,
             paiju_dot_lobby_dot_v1_dot_lobby__pb2.Room.FromString,
             options,
             channel_credentials,

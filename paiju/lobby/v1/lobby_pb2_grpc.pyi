@@ -12,7 +12,8 @@ starts the status message ("seat_taken: seat 2 of doudizhu-10-01 is taken")
 and is also sent as trailing metadata `paiju-error`. Codes: room_started,
 seat_taken, not_enough_coins, already_seated, no_such_room, no_such_seat,
 not_seated, not_connected, no_such_server, no_such_game, no_result,
-invalid_argument, ledger_unavailable, no_table_instance, busy.
+invalid_argument, ledger_unavailable, no_table_instance, busy; relief:
+relief_off, not_eligible, relief_spent, claim_id_conflict, bad_claim_id.
 """
 
 from collections import abc as _abc
@@ -103,6 +104,37 @@ class LobbyServiceStub:
     (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
     longer runs that game (it ended or was voided).
     """
+    ClaimRelief: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.ClaimReliefRequest, _lobby_pb2.ClaimReliefResponse]
+    """Relief coins (救济金, docs/lobby.md "Relief"): if the player's balance is
+    below the lowest min_coins of `game`'s servers, the ledger grants it the
+    configured relief (GrantRelief), at most the configured times per relief
+    day; idempotent by (player, claim_id). Refusals: NOT_FOUND
+    no_such_game_type; FAILED_PRECONDITION relief_off (relief is not
+    offered), not_eligible (the balance reaches a server of the game);
+    RESOURCE_EXHAUSTED relief_spent; ALREADY_EXISTS claim_id_conflict;
+    INVALID_ARGUMENT invalid_argument (no player), bad_claim_id;
+    UNAVAILABLE ledger_unavailable.
+    """
+    OpenRoom: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.OpenRoomRequest, _lobby_pb2.OpenRoomResponse]
+    """好友房 (docs/lobby.md "Private rooms"): open a private room of `server`
+    owned by the player, who sits at seat 0; the answer carries its invite
+    code. NOT_FOUND no_such_server; FAILED_PRECONDITION already_seated,
+    not_enough_coins, too_many_rooms; INVALID_ARGUMENT invalid_argument.
+    """
+    JoinCode: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.JoinCodeRequest, _lobby_pb2.Room]
+    """Sit in the private room of `code` (the lowest free seat, or `seat`).
+    RESOURCE_EXHAUSTED too_many_attempts (the player's code tries of the
+    minute are used); NOT_FOUND no_such_code; and Sit's refusals.
+    """
+    RoomByCode: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.RoomByCodeRequest, _lobby_pb2.Room]
+    """The private room of `code` (for watching it), counted against the
+    player's code tries as JoinCode. too_many_attempts, no_such_code.
+    """
+    RemoveSeat: _grpc.UnaryUnaryMultiCallable[_lobby_pb2.RemoveSeatRequest, _lobby_pb2.Room]
+    """The owner of the private room it sits in stands up the player at `seat`
+    (not while a game runs). not_seated, not_owner, no_such_seat,
+    room_started, invalid_argument (its own seat).
+    """
 
 @_typing.type_check_only
 class LobbyServiceAsyncStub(LobbyServiceStub):
@@ -166,6 +198,37 @@ class LobbyServiceAsyncStub(LobbyServiceStub):
     over): the room's table_instance becomes the new owner's address
     (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
     longer runs that game (it ended or was voided).
+    """
+    ClaimRelief: _aio.UnaryUnaryMultiCallable[_lobby_pb2.ClaimReliefRequest, _lobby_pb2.ClaimReliefResponse]  # type: ignore[assignment]
+    """Relief coins (救济金, docs/lobby.md "Relief"): if the player's balance is
+    below the lowest min_coins of `game`'s servers, the ledger grants it the
+    configured relief (GrantRelief), at most the configured times per relief
+    day; idempotent by (player, claim_id). Refusals: NOT_FOUND
+    no_such_game_type; FAILED_PRECONDITION relief_off (relief is not
+    offered), not_eligible (the balance reaches a server of the game);
+    RESOURCE_EXHAUSTED relief_spent; ALREADY_EXISTS claim_id_conflict;
+    INVALID_ARGUMENT invalid_argument (no player), bad_claim_id;
+    UNAVAILABLE ledger_unavailable.
+    """
+    OpenRoom: _aio.UnaryUnaryMultiCallable[_lobby_pb2.OpenRoomRequest, _lobby_pb2.OpenRoomResponse]  # type: ignore[assignment]
+    """好友房 (docs/lobby.md "Private rooms"): open a private room of `server`
+    owned by the player, who sits at seat 0; the answer carries its invite
+    code. NOT_FOUND no_such_server; FAILED_PRECONDITION already_seated,
+    not_enough_coins, too_many_rooms; INVALID_ARGUMENT invalid_argument.
+    """
+    JoinCode: _aio.UnaryUnaryMultiCallable[_lobby_pb2.JoinCodeRequest, _lobby_pb2.Room]  # type: ignore[assignment]
+    """Sit in the private room of `code` (the lowest free seat, or `seat`).
+    RESOURCE_EXHAUSTED too_many_attempts (the player's code tries of the
+    minute are used); NOT_FOUND no_such_code; and Sit's refusals.
+    """
+    RoomByCode: _aio.UnaryUnaryMultiCallable[_lobby_pb2.RoomByCodeRequest, _lobby_pb2.Room]  # type: ignore[assignment]
+    """The private room of `code` (for watching it), counted against the
+    player's code tries as JoinCode. too_many_attempts, no_such_code.
+    """
+    RemoveSeat: _aio.UnaryUnaryMultiCallable[_lobby_pb2.RemoveSeatRequest, _lobby_pb2.Room]  # type: ignore[assignment]
+    """The owner of the private room it sits in stands up the player at `seat`
+    (not while a game runs). not_seated, not_owner, no_such_seat,
+    room_started, invalid_argument (its own seat).
     """
 
 class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -299,6 +362,67 @@ class LobbyServiceServicer(metaclass=_abc_1.ABCMeta):
         over): the room's table_instance becomes the new owner's address
         (room_changed). Idempotent. NOT_FOUND no_such_game when the room no
         longer runs that game (it ended or was voided).
+        """
+
+    @_abc_1.abstractmethod
+    def ClaimRelief(
+        self,
+        request: _lobby_pb2.ClaimReliefRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.ClaimReliefResponse, _abc.Awaitable[_lobby_pb2.ClaimReliefResponse]]:
+        """Relief coins (救济金, docs/lobby.md "Relief"): if the player's balance is
+        below the lowest min_coins of `game`'s servers, the ledger grants it the
+        configured relief (GrantRelief), at most the configured times per relief
+        day; idempotent by (player, claim_id). Refusals: NOT_FOUND
+        no_such_game_type; FAILED_PRECONDITION relief_off (relief is not
+        offered), not_eligible (the balance reaches a server of the game);
+        RESOURCE_EXHAUSTED relief_spent; ALREADY_EXISTS claim_id_conflict;
+        INVALID_ARGUMENT invalid_argument (no player), bad_claim_id;
+        UNAVAILABLE ledger_unavailable.
+        """
+
+    @_abc_1.abstractmethod
+    def OpenRoom(
+        self,
+        request: _lobby_pb2.OpenRoomRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.OpenRoomResponse, _abc.Awaitable[_lobby_pb2.OpenRoomResponse]]:
+        """好友房 (docs/lobby.md "Private rooms"): open a private room of `server`
+        owned by the player, who sits at seat 0; the answer carries its invite
+        code. NOT_FOUND no_such_server; FAILED_PRECONDITION already_seated,
+        not_enough_coins, too_many_rooms; INVALID_ARGUMENT invalid_argument.
+        """
+
+    @_abc_1.abstractmethod
+    def JoinCode(
+        self,
+        request: _lobby_pb2.JoinCodeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
+        """Sit in the private room of `code` (the lowest free seat, or `seat`).
+        RESOURCE_EXHAUSTED too_many_attempts (the player's code tries of the
+        minute are used); NOT_FOUND no_such_code; and Sit's refusals.
+        """
+
+    @_abc_1.abstractmethod
+    def RoomByCode(
+        self,
+        request: _lobby_pb2.RoomByCodeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
+        """The private room of `code` (for watching it), counted against the
+        player's code tries as JoinCode. too_many_attempts, no_such_code.
+        """
+
+    @_abc_1.abstractmethod
+    def RemoveSeat(
+        self,
+        request: _lobby_pb2.RemoveSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_lobby_pb2.Room, _abc.Awaitable[_lobby_pb2.Room]]:
+        """The owner of the private room it sits in stands up the player at `seat`
+        (not while a game runs). not_seated, not_owner, no_such_seat,
+        room_started, invalid_argument (its own seat).
         """
 
 def add_LobbyServiceServicer_to_server(servicer: LobbyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -466,6 +466,145 @@ class GetRecordResponse(_message.Message):
 Global___GetRecordResponse: _TypeAlias = GetRecordResponse  # noqa: Y015
 
 @_typing.final
+class Share(_message.Message):
+    """A replay share: its id, game, owner, created and revoked (0: active) unix ms."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SHARE_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    CREATED_MS_FIELD_NUMBER: _builtins.int
+    REVOKED_MS_FIELD_NUMBER: _builtins.int
+    share: _builtins.str
+    game_id: _builtins.str
+    player: _builtins.str
+    created_ms: _builtins.int
+    revoked_ms: _builtins.int
+    def __init__(
+        self,
+        *,
+        share: _builtins.str = ...,
+        game_id: _builtins.str = ...,
+        player: _builtins.str = ...,
+        created_ms: _builtins.int = ...,
+        revoked_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_ms", b"created_ms", "game_id", b"game_id", "player", b"player", "revoked_ms", b"revoked_ms", "share", b"share"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Share: _TypeAlias = Share  # noqa: Y015
+
+@_typing.final
+class CreateShareRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    MAX_ACTIVE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    player: _builtins.str
+    max_active: _builtins.int
+    """The most active shares a player may hold."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        player: _builtins.str = ...,
+        max_active: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "max_active", b"max_active", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateShareRequest: _TypeAlias = CreateShareRequest  # noqa: Y015
+
+@_typing.final
+class ListSharesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSharesRequest: _TypeAlias = ListSharesRequest  # noqa: Y015
+
+@_typing.final
+class ListSharesResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SHARES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def shares(self) -> _containers.RepeatedCompositeFieldContainer[Global___Share]: ...
+    def __init__(
+        self,
+        *,
+        shares: _abc.Iterable[Global___Share] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["shares", b"shares"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSharesResponse: _TypeAlias = ListSharesResponse  # noqa: Y015
+
+@_typing.final
+class RevokeShareRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SHARE_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    share: _builtins.str
+    player: _builtins.str
+    def __init__(
+        self,
+        *,
+        share: _builtins.str = ...,
+        player: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "share", b"share"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeShareRequest: _TypeAlias = RevokeShareRequest  # noqa: Y015
+
+@_typing.final
+class GetShareRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SHARE_FIELD_NUMBER: _builtins.int
+    share: _builtins.str
+    def __init__(
+        self,
+        *,
+        share: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["share", b"share"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetShareRequest: _TypeAlias = GetShareRequest  # noqa: Y015
+
+@_typing.final
 class LocateGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -59,6 +59,11 @@ class TableServiceStub:
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
                 response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.FromString,
                 _registered_method=True)
+        self.GetSeatView = channel.unary_unary(
+                '/paiju.table.v1.TableService/GetSeatView',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.FromString,
+                _registered_method=True)
         self.GetPublicView = channel.unary_unary(
                 '/paiju.table.v1.TableService/GetPublicView',
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
@@ -98,6 +103,26 @@ class TableServiceStub:
                 '/paiju.table.v1.TableService/GetRecord',
                 request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.SerializeToString,
                 response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.FromString,
+                _registered_method=True)
+        self.CreateShare = channel.unary_unary(
+                '/paiju.table.v1.TableService/CreateShare',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.CreateShareRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.Share.FromString,
+                _registered_method=True)
+        self.ListShares = channel.unary_unary(
+                '/paiju.table.v1.TableService/ListShares',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ListSharesRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ListSharesResponse.FromString,
+                _registered_method=True)
+        self.RevokeShare = channel.unary_unary(
+                '/paiju.table.v1.TableService/RevokeShare',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.RevokeShareRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.Share.FromString,
+                _registered_method=True)
+        self.GetShare = channel.unary_unary(
+                '/paiju.table.v1.TableService/GetShare',
+                request_serializer=paiju_dot_table_dot_v1_dot_table__pb2.GetShareRequest.SerializeToString,
+                response_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.Share.FromString,
                 _registered_method=True)
         self.Kick = channel.unary_unary(
                 '/paiju.table.v1.TableService/Kick',
@@ -154,6 +179,18 @@ class TableServiceServicer:
     def GetView(self, request, context):
         """The player's full view (reconnect, on request): JSON as docs/table.md
         "The view" gives it (its seq is the game's public seq).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSeatView(self, request, context):
+        """A seat's decision inputs (an AI player's, paiju/rules/ai.py SeatView),
+        JSON {view, legal, history, options}: the player's view (as GetView), its legal
+        actions now as record actions (every non-play option and at most
+        SEAT_VIEW_PLAYS plays; empty when it has nothing to do) and the record's
+        actions so far as its seat saw them (another seat's bury without its
+        cards; never the deal), the game's options. `not_seated` for a player not at the game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -225,6 +262,36 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateShare(self, request, context):
+        """Players' replay shares (docs/client-protocol.md "Shared replays"), in
+        the pool's record store. The gateway checks the player sat in the game.
+        CreateShare: RESOURCE_EXHAUSTED `too_many_shares` at `max_active`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListShares(self, request, context):
+        """A player's active shares, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeShare(self, request, context):
+        """Revoke one: NOT_FOUND `no_share`; PERMISSION_DENIED `not_your_share`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetShare(self, request, context):
+        """One share (revoked ones too): NOT_FOUND `no_share`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Kick(self, request, context):
         """Operator only (`paiju admin kick`): the player is removed from the
         room's running game, which is its escape (records.md `escape`: "the seat
@@ -285,6 +352,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.FromString,
                     response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.SerializeToString,
             ),
+            'GetSeatView': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSeatView,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.SerializeToString,
+            ),
             'GetPublicView': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPublicView,
                     request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.FromString,
@@ -324,6 +396,26 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetRecord,
                     request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.FromString,
                     response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.SerializeToString,
+            ),
+            'CreateShare': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateShare,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.CreateShareRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.Share.SerializeToString,
+            ),
+            'ListShares': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListShares,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.ListSharesRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.ListSharesResponse.SerializeToString,
+            ),
+            'RevokeShare': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeShare,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.RevokeShareRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.Share.SerializeToString,
+            ),
+            'GetShare': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetShare,
+                    request_deserializer=paiju_dot_table_dot_v1_dot_table__pb2.GetShareRequest.FromString,
+                    response_serializer=paiju_dot_table_dot_v1_dot_table__pb2.Share.SerializeToString,
             ),
             'Kick': grpc.unary_unary_rpc_method_handler(
                     servicer.Kick,
@@ -474,6 +566,33 @@ class TableService:
             request,
             target,
             '/paiju.table.v1.TableService/GetView',
+            paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSeatView(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/GetSeatView',
             paiju_dot_table_dot_v1_dot_table__pb2.ViewRequest.SerializeToString,
             paiju_dot_table_dot_v1_dot_table__pb2.ViewResponse.FromString,
             options,
@@ -692,6 +811,114 @@ class TableService:
             '/paiju.table.v1.TableService/GetRecord',
             paiju_dot_table_dot_v1_dot_table__pb2.GetRecordRequest.SerializeToString,
             paiju_dot_table_dot_v1_dot_table__pb2.GetRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateShare(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/CreateShare',
+            paiju_dot_table_dot_v1_dot_table__pb2.CreateShareRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.Share.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListShares(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/ListShares',
+            paiju_dot_table_dot_v1_dot_table__pb2.ListSharesRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.ListSharesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeShare(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/RevokeShare',
+            paiju_dot_table_dot_v1_dot_table__pb2.RevokeShareRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.Share.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetShare(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/paiju.table.v1.TableService/GetShare',
+            paiju_dot_table_dot_v1_dot_table__pb2.GetShareRequest.SerializeToString,
+            paiju_dot_table_dot_v1_dot_table__pb2.Share.FromString,
             options,
             channel_credentials,
             insecure,

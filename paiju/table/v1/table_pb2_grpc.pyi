@@ -57,6 +57,14 @@ class TableServiceStub:
     """The player's full view (reconnect, on request): JSON as docs/table.md
     "The view" gives it (its seq is the game's public seq).
     """
+    GetSeatView: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
+    """A seat's decision inputs (an AI player's, paiju/rules/ai.py SeatView),
+    JSON {view, legal, history, options}: the player's view (as GetView), its legal
+    actions now as record actions (every non-play option and at most
+    SEAT_VIEW_PLAYS plays; empty when it has nothing to do) and the record's
+    actions so far as its seat saw them (another seat's bury without its
+    cards; never the deal), the game's options. `not_seated` for a player not at the game.
+    """
     GetPublicView: _grpc.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]
     """A spectator's view (旁观) of the room's running game, JSON: what every
     seat sees alike (no hand, no card hidden from any seat), the seats, whose
@@ -88,6 +96,17 @@ class TableServiceStub:
     """A stored game record (records.md; finished games and redealt deals) by
     its game id, from the pool's record store. NOT_FOUND `no_record`.
     """
+    CreateShare: _grpc.UnaryUnaryMultiCallable[_table_pb2.CreateShareRequest, _table_pb2.Share]
+    """Players' replay shares (docs/client-protocol.md "Shared replays"), in
+    the pool's record store. The gateway checks the player sat in the game.
+    CreateShare: RESOURCE_EXHAUSTED `too_many_shares` at `max_active`.
+    """
+    ListShares: _grpc.UnaryUnaryMultiCallable[_table_pb2.ListSharesRequest, _table_pb2.ListSharesResponse]
+    """A player's active shares, newest first."""
+    RevokeShare: _grpc.UnaryUnaryMultiCallable[_table_pb2.RevokeShareRequest, _table_pb2.Share]
+    """Revoke one: NOT_FOUND `no_share`; PERMISSION_DENIED `not_your_share`."""
+    GetShare: _grpc.UnaryUnaryMultiCallable[_table_pb2.GetShareRequest, _table_pb2.Share]
+    """One share (revoked ones too): NOT_FOUND `no_share`."""
     Kick: _grpc.UnaryUnaryMultiCallable[_table_pb2.KickRequest, _table_pb2.PlayerResponse]
     """Operator only (`paiju admin kick`): the player is removed from the
     room's running game, which is its escape (records.md `escape`: "the seat
@@ -130,6 +149,14 @@ class TableServiceAsyncStub(TableServiceStub):
     """The player's full view (reconnect, on request): JSON as docs/table.md
     "The view" gives it (its seq is the game's public seq).
     """
+    GetSeatView: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
+    """A seat's decision inputs (an AI player's, paiju/rules/ai.py SeatView),
+    JSON {view, legal, history, options}: the player's view (as GetView), its legal
+    actions now as record actions (every non-play option and at most
+    SEAT_VIEW_PLAYS plays; empty when it has nothing to do) and the record's
+    actions so far as its seat saw them (another seat's bury without its
+    cards; never the deal), the game's options. `not_seated` for a player not at the game.
+    """
     GetPublicView: _aio.UnaryUnaryMultiCallable[_table_pb2.ViewRequest, _table_pb2.ViewResponse]  # type: ignore[assignment]
     """A spectator's view (旁观) of the room's running game, JSON: what every
     seat sees alike (no hand, no card hidden from any seat), the seats, whose
@@ -161,6 +188,17 @@ class TableServiceAsyncStub(TableServiceStub):
     """A stored game record (records.md; finished games and redealt deals) by
     its game id, from the pool's record store. NOT_FOUND `no_record`.
     """
+    CreateShare: _aio.UnaryUnaryMultiCallable[_table_pb2.CreateShareRequest, _table_pb2.Share]  # type: ignore[assignment]
+    """Players' replay shares (docs/client-protocol.md "Shared replays"), in
+    the pool's record store. The gateway checks the player sat in the game.
+    CreateShare: RESOURCE_EXHAUSTED `too_many_shares` at `max_active`.
+    """
+    ListShares: _aio.UnaryUnaryMultiCallable[_table_pb2.ListSharesRequest, _table_pb2.ListSharesResponse]  # type: ignore[assignment]
+    """A player's active shares, newest first."""
+    RevokeShare: _aio.UnaryUnaryMultiCallable[_table_pb2.RevokeShareRequest, _table_pb2.Share]  # type: ignore[assignment]
+    """Revoke one: NOT_FOUND `no_share`; PERMISSION_DENIED `not_your_share`."""
+    GetShare: _aio.UnaryUnaryMultiCallable[_table_pb2.GetShareRequest, _table_pb2.Share]  # type: ignore[assignment]
+    """One share (revoked ones too): NOT_FOUND `no_share`."""
     Kick: _aio.UnaryUnaryMultiCallable[_table_pb2.KickRequest, _table_pb2.PlayerResponse]  # type: ignore[assignment]
     """Operator only (`paiju admin kick`): the player is removed from the
     room's running game, which is its escape (records.md `escape`: "the seat
@@ -229,6 +267,20 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_table_pb2.ViewResponse, _abc.Awaitable[_table_pb2.ViewResponse]]:
         """The player's full view (reconnect, on request): JSON as docs/table.md
         "The view" gives it (its seq is the game's public seq).
+        """
+
+    @_abc_1.abstractmethod
+    def GetSeatView(
+        self,
+        request: _table_pb2.ViewRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.ViewResponse, _abc.Awaitable[_table_pb2.ViewResponse]]:
+        """A seat's decision inputs (an AI player's, paiju/rules/ai.py SeatView),
+        JSON {view, legal, history, options}: the player's view (as GetView), its legal
+        actions now as record actions (every non-play option and at most
+        SEAT_VIEW_PLAYS plays; empty when it has nothing to do) and the record's
+        actions so far as its seat saw them (another seat's bury without its
+        cards; never the deal), the game's options. `not_seated` for a player not at the game.
         """
 
     @_abc_1.abstractmethod
@@ -309,6 +361,41 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         """A stored game record (records.md; finished games and redealt deals) by
         its game id, from the pool's record store. NOT_FOUND `no_record`.
         """
+
+    @_abc_1.abstractmethod
+    def CreateShare(
+        self,
+        request: _table_pb2.CreateShareRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.Share, _abc.Awaitable[_table_pb2.Share]]:
+        """Players' replay shares (docs/client-protocol.md "Shared replays"), in
+        the pool's record store. The gateway checks the player sat in the game.
+        CreateShare: RESOURCE_EXHAUSTED `too_many_shares` at `max_active`.
+        """
+
+    @_abc_1.abstractmethod
+    def ListShares(
+        self,
+        request: _table_pb2.ListSharesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.ListSharesResponse, _abc.Awaitable[_table_pb2.ListSharesResponse]]:
+        """A player's active shares, newest first."""
+
+    @_abc_1.abstractmethod
+    def RevokeShare(
+        self,
+        request: _table_pb2.RevokeShareRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.Share, _abc.Awaitable[_table_pb2.Share]]:
+        """Revoke one: NOT_FOUND `no_share`; PERMISSION_DENIED `not_your_share`."""
+
+    @_abc_1.abstractmethod
+    def GetShare(
+        self,
+        request: _table_pb2.GetShareRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_pb2.Share, _abc.Awaitable[_table_pb2.Share]]:
+        """One share (revoked ones too): NOT_FOUND `no_share`."""
 
     @_abc_1.abstractmethod
     def Kick(

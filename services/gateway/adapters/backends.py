@@ -18,6 +18,10 @@ from services.gateway.domain.protocol import ClientError
 
 #: Seconds a client command may wait for a service.
 CALL_TIMEOUT = 5.0
+#: Seconds a start press (the lobby's ``Ready``) may wait: the lobby looks for
+#: a table instance that takes the game through a JetStream election (up to
+#: 25 s, services/lobby/application/lobby.py ``PLACEMENT_SECONDS``).
+READY_TIMEOUT = 30.0
 _CODE = re.compile(r"^([a-z][a-z0-9_]*): ")
 
 
@@ -90,11 +94,12 @@ def counted() -> Iterator[None]:
         IN_FLIGHT.count -= 1
 
 
-async def call(method: Any, request: Any, **kwargs: Any) -> Any:
-    """Call a unary method, mapping a gRPC failure to :class:`ClientError`
-    (:func:`counted` while it runs)."""
+async def call(method: Any, request: Any, *, timeout: float = CALL_TIMEOUT,
+               **kwargs: Any) -> Any:
+    """Call a unary method, waiting at most ``timeout`` seconds, mapping a gRPC
+    failure to :class:`ClientError` (:func:`counted` while it runs)."""
     with counted():
         try:
-            return await method(request, timeout=CALL_TIMEOUT, **kwargs)
+            return await method(request, timeout=timeout, **kwargs)
         except grpc.aio.AioRpcError as e:
             raise client_error(e) from e

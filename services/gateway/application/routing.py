@@ -96,6 +96,9 @@ class Router:
             self.seat = Seat(room.room, room.server, table)
             await self.subs.follow("table", subjects.table_events(room.room), self.on_table)
             await self.subs.follow("chat", subjects.chat(room.room))
+            if room.private:
+                await self.subs.follow("private", subjects.lobby_private_room(
+                    room.server, room.room), self.on_private)
         else:
             self.seat.table = table or self.seat.table
 
@@ -104,6 +107,20 @@ class Router:
         self.seat = None
         await self.subs.drop("table")
         await self.subs.drop("chat")
+        await self.subs.drop("private")
+
+    def on_private(self, event: dict[str, Any]) -> None:
+        """A private room's ``room_changed``: once it no longer seats the
+        player (removed by its owner, stood up, an escapee removed) this
+        connection stops following the room's changes (that event is the
+        last one it is sent)."""
+        seats = event.get("seats")
+        if not isinstance(seats, list) or any(
+                isinstance(s, dict) and s.get("player") == self.player() for s in seats):
+            return
+        task = asyncio.create_task(self.subs.drop("private"))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def on_table(self, event: dict[str, Any]) -> None:
         """Follow the table instance of the player's room from its events: a new

@@ -32,9 +32,11 @@ from services.gateway.adapters import auth
 from services.gateway.adapters.keepalive import keepalive
 from services.gateway.adapters.writer import SendQueue
 from services.gateway.application import signin
+from services.gateway.application.commands.game import view_event
 from services.gateway.application.connection import Ports
 from services.gateway.application.dispatch import dispatch, handle_frame
 from services.gateway.application.routing import Router
+from services.gateway.application.sequencing import Sequencer
 from services.gateway.application.subscriptions import OnEvent, Subscriptions
 from services.gateway.domain import limits
 from services.gateway.domain.protocol import ClientError, TokenBucket
@@ -63,7 +65,10 @@ class Session:
         #: True once this session's presence ``connect`` was published.
         self.announced = False
         self.sends = SendQueue(ws, self.id, budget=gateway.queue_budget)
-        self.subs = Subscriptions(gateway.nats, gateway.fanout, self.sends.put)
+        #: The numbered events' lines: no gap or repeat reaches the client.
+        self.seqs = Sequencer(self.sends.put, lambda key: view_event(self, key))
+        self.subs = Subscriptions(gateway.nats, gateway.fanout, self.seqs.offer,
+                                  self.seqs.forget)
         self.route = Router(gateway.backends, self.subs, lambda: self.player)
         #: The room this connection watches (旁观), or None.
         self.watching: str | None = None
@@ -91,6 +96,7 @@ class Session:
                 limits.refused("frame_size")
         finally:
             pinger.cancel()
+            self.seqs.close()
             # First: the presence publisher forgets the session at once, so
             # that even a cancelled close leaves no session in its heartbeats.
             await signin.sign_out(self)
@@ -102,6 +108,12 @@ class Session:
             if self.identity:
                 metrics.PLAYERS.dec()
             await self.subs.close()
+
+    def resync(self) -> None:
+        """The gateway's NATS connection came back: send the client its view
+        of the table it follows, if any (events may have been lost meanwhile)."""
+        if not self.closing:
+            self.seqs.resync(self.subs.keys())
 
     @property
     def closing(self) -> bool:

@@ -17,17 +17,23 @@ from services.gateway.adapters.fanout import Fanout, Listener
 
 #: Called with each followed event (decoded; shared, never change it).
 OnEvent = Callable[[dict[str, Any]], None]
+#: Takes each followed event for the client: its key, the decoded event
+#: (shared, never change it) and its JSON text.
+Deliver = Callable[[str, dict[str, Any], str], None]
 
 
 class Subscriptions:
     """The subscriptions of one connection; each key holds at most one, and a
-    new one under a key replaces the old. ``deliver`` gets the JSON text of
-    every followed event, in NATS order."""
+    new one under a key replaces the old. ``deliver`` gets every followed
+    event, in NATS order; ``forget(key)`` is called when ``key``'s follow ends
+    or is replaced."""
 
-    def __init__(self, nats: NATS, fanout: Fanout, deliver: Callable[[str], None]) -> None:
+    def __init__(self, nats: NATS, fanout: Fanout, deliver: Deliver,
+                 forget: Callable[[str], None] = lambda key: None) -> None:
         self.nats = nats
         self.fanout = fanout
         self.deliver = deliver
+        self.forget = forget
         #: True once the connection ended: nothing more is followed.
         self.closed = False
         self._follows: dict[str, tuple[str, int]] = {}
@@ -46,7 +52,7 @@ class Subscriptions:
         def forward(event: dict[str, Any], text: str) -> None:
             if on_event is not None:
                 on_event(event)
-            deliver(text)
+            deliver(key, event, text)
 
         listener: Listener = forward
         handle = await self.fanout.follow(subject, listener)
@@ -71,6 +77,7 @@ class Subscriptions:
         """End what ``key`` holds, if anything."""
         handle = self._follows.pop(key, None)
         if handle is not None:
+            self.forget(key)
             await self.fanout.unfollow(handle)
         sub = self._own.pop(key, None)
         if sub is not None:

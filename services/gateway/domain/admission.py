@@ -9,11 +9,12 @@ Two measures of headroom, both the gateway's own:
   short of CPU).
 
 Past either limit, the commands that start new work (:data:`SHEDDABLE`:
-signing in, sitting, ready, quick start, watching, lists, history, replays)
+signing in, sitting, ready, quick start, opening or joining a private room,
+watching, lists, history, stats, replays and sharing them, a relief claim)
 are refused with ``busy`` and a ``retry_after_ms`` that the clients wait,
 with jitter, before they try again. The commands of a game already running
-(``act``, ``view``, ``hints``, ``check``, ``scores``, ``last_trick``, ``chat``)
-and those that end work (``stand``, ``leave``, ``unwatch``) are never refused
+(``act``, ``view``, ``hints``, ``seat_view``, ``check``, ``scores``, ``last_trick``,
+``chat``) and those that end work (``stand``, ``leave``, ``unwatch``) are never refused
 here.
 Pure: the caller feeds the measures in (AWS Builders' Library, "Using load
 shedding to avoid overload"; Google SRE, "Handling Overload").
@@ -27,7 +28,8 @@ from dataclasses import dataclass
 #: The commands refused with ``busy`` past the headroom: each starts new work.
 SHEDDABLE = frozenset({
     "login", "auth", "sit", "ready", "quick_start", "watch", "watch_server", "servers",
-    "rooms", "history", "rankings", "replay"})
+    "rooms", "history", "rankings", "stats", "replay", "relief", "open_room", "join_code",
+    "share_replay", "shares"})
 
 #: What a client is told to wait before it tries again, by reason (ms).
 RETRY_AFTER_MS = {"calls_in_flight": 2000, "loop_lag": 1000}

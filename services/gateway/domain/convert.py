@@ -8,7 +8,7 @@ from typing import Any
 
 from paiju.common.v1 import common_pb2
 from paiju.lobby.v1 import lobby_pb2
-from paiju.rules import ENGINES
+from paiju.rules import ENGINES, engine
 from paiju.rules import load as load_engine
 from services.gateway.domain.protocol import ClientError, field
 
@@ -33,6 +33,8 @@ def room(r: lobby_pb2.Room) -> dict[str, Any]:
         "size": r.size, "ready_deadline": r.ready_deadline_ms or None,
         "ready_deadline_ms": r.ready_deadline_ms,
         "last_result": result(r.last_result) if r.HasField("last_result") else None,
+        "private": r.private, "owner": r.owner,
+        "options": json.loads(r.options_json) if r.options_json else {},
     }
 
 
@@ -53,16 +55,13 @@ def result(x: lobby_pb2.RoomResult) -> dict[str, Any]:
 def result_line(x: lobby_pb2.ResultLine) -> dict[str, Any]:
     """A settlement line as ``game_finished.lines`` gives it: ``{label, value,
     seats}``, value and seats only where given."""
-    out: dict[str, Any] = {"label": x.label}
-    if x.value:
-        out["value"] = x.value
-    if x.seats:
-        out["seats"] = list(x.seats)
-    return out
+    return engine.result_line(x.label, x.value, x.seats)
 
 
 def server(s: lobby_pb2.CoinServer) -> dict[str, Any]:
-    """A coin server (金币服务器), with its game's display name ``game_title``."""
+    """A coin server (金币服务器), with its game's display name ``game_title``
+    and ``choices``: the rule options a private room of it may choose, each
+    with its allowed values (``{}``: none)."""
     return {
         "server": s.server, "name": s.name, "game": s.game, "game_title": game_title(s.game),
         "base": s.base,
@@ -71,7 +70,25 @@ def server(s: lobby_pb2.CoinServer) -> dict[str, Any]:
         "rooms": s.rooms, "seats": s.seats, "ready_seconds": s.ready_seconds,
         "idle_disconnect_seconds": s.idle_disconnect_seconds,
         "spectators": s.allow_spectators,
+        "choices": choices(s.game),
     }
+
+
+def choices(game: str) -> dict[str, list[Any]]:
+    """The rule options a private room of ``game`` may choose
+    (:attr:`paiju.rules.engine.Game.choices`), ``{}`` for an unknown game."""
+    if game not in ENGINES:
+        return {}
+    return {k: list(v) for k, v in load_engine(game).choices.items()}
+
+
+def relief(r: lobby_pb2.Relief) -> dict[str, Any] | None:
+    """The relief offered (救济金): ``{coins, per_day, day_starts_utc_hour}``,
+    or None when none is."""
+    if r.coins <= 0:
+        return None
+    return {"coins": r.coins, "per_day": r.per_day,
+            "day_starts_utc_hour": r.day_starts_utc_hour}
 
 
 def action(args: dict[str, Any]) -> common_pb2.Action:

@@ -62,6 +62,8 @@ class Gateway:
     #: The table instances that announced themselves (read when a record is
     #: looked for: any instance serves the record store they share).
     table_instances: TableInstances = field(init=False)
+    #: The open connections (each told when NATS came back: :meth:`resync`).
+    sessions: set[Session] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         cfg = self.config
@@ -131,10 +133,20 @@ class Gateway:
         if why is not None:
             await ws.close(CLOSE_TRY_AGAIN_LATER, why)
             return
+        session = Session(ws, self)
+        self.sessions.add(session)
         try:
-            await Session(ws, self).run(token)
+            await session.run(token)
         finally:
+            self.sessions.discard(session)
             self.connections.release(address)
+
+    def resync(self) -> None:
+        """The gateway's NATS connection came back (nats-py resubscribed):
+        what was published meanwhile is lost, so every connection that follows
+        a table is sent its view (:meth:`Session.resync`)."""
+        for session in list(self.sessions):
+            session.resync()
 
     async def dev_account(self, player: str, name: str) -> tuple[str, ledger_pb2.Account]:
         """Development login: open ``player``'s account, grant the starting coins

@@ -24,8 +24,8 @@ from services.ledger.application.journal import Repeat, Tally, balances_of, post
 OPEN = """
 WITH tx AS (
     INSERT INTO ledger_transactions (kind, reference, content_hash, game, reason, created_ms,
-                                     server, room)
-    VALUES ($1, $2, $3, $4, $5, $6, $8, $9)
+                                     server, room, played_ms)
+    VALUES ($1, $2, $3, $4, $5, $6, $8, $9, $10)
     ON CONFLICT (kind, reference) DO NOTHING
     RETURNING id),
 locked AS (
@@ -36,6 +36,24 @@ locked AS (
 SELECT tx.id, locked.account, locked.balance FROM tx LEFT JOIN locked ON true
 """
 
+def moving(prefix: str) -> str:
+    """The first two steps of a change's writes, for the tables named
+    ``<prefix>_accounts`` and ``<prefix>_entries``: ``moved`` updates the
+    balances of the accounts in ``$1`` by the deltas in ``$2`` (a player's
+    balance never below zero; house accounts may go negative) and ``posted``
+    writes an entry of transaction ``$3`` from each new balance. Ends with a
+    comma: the caller's steps follow."""
+    return f"""
+WITH moved AS (
+    UPDATE {prefix}_accounts AS a SET balance = a.balance + v.delta
+    FROM unnest($1::text[], $2::bigint[]) AS v(account, delta)
+    WHERE a.account = v.account AND (a.kind = 'house' OR a.balance + v.delta >= 0)
+    RETURNING a.account, v.delta, a.balance),
+posted AS (
+    INSERT INTO {prefix}_entries (transaction_id, account, delta, balance_after)
+    SELECT $3, account, delta, balance FROM moved ORDER BY account),"""
+
+
 #: Every write of a change but the second and later house accounts: the
 #: balance updates (players locked already, at most one house account), the
 #: entries from their new balances, the outbox events, the stored result, and
@@ -44,15 +62,7 @@ SELECT tx.id, locked.account, locked.balance FROM tx LEFT JOIN locked ON true
 #: integer, naming :data:`GUARD`) if that is fewer than asked ($17): a
 #: player's guard, or an account that is not there.
 GUARD = "zero guard"
-CLOSE = f"""
-WITH moved AS (
-    UPDATE ledger_accounts AS a SET balance = a.balance + v.delta
-    FROM unnest($1::text[], $2::bigint[]) AS v(account, delta)
-    WHERE a.account = v.account AND (a.kind = 'house' OR a.balance + v.delta >= 0)
-    RETURNING a.account, v.delta, a.balance),
-posted AS (
-    INSERT INTO ledger_entries (transaction_id, account, delta, balance_after)
-    SELECT $3, account, delta, balance FROM moved ORDER BY account),
+CLOSE = moving("ledger") + f"""
 events AS (
     INSERT INTO ledger_outbox (subject, type, game_id, data_json, created_ms)
     SELECT e.subject, e.type, e.game_id, e.data_json, $4
@@ -78,6 +88,15 @@ SELECT CASE WHEN count(*) = $17 THEN count(*)
 FROM moved
 """
 
+#: One relief claim counted for ($1 account, $2 day) unless $3 are counted
+#: already; the day's count after it, or no row when the day's claims are spent.
+CLAIM = """
+INSERT INTO ledger_relief_daily (account, day, claims) VALUES ($1, $2, 1)
+ON CONFLICT (account, day) DO UPDATE SET claims = ledger_relief_daily.claims + 1
+WHERE ledger_relief_daily.claims < $3
+RETURNING claims
+"""
+
 #: A further house account (key order) and its entry.
 HOUSE = """
 WITH moved AS (
@@ -99,12 +118,14 @@ class PgWriter:
 
     async def open(self, kind: str, reference: str, digest: str, now: int,
                    players: Sequence[str], game: str = "", reason: str = "",
-                   server: str = "", room: str = "") -> tuple[int, dict[str, int]]:
+                   server: str = "", room: str = "", played_ms: int = 0,
+                   ) -> tuple[int, dict[str, int]]:
         """As :meth:`services.ledger.application.journal.Writer.open`: BEGIN and one
         statement, one round trip."""
         self.pipe.command(b"BEGIN")
         self.pipe.query(OPEN, (kind, reference, digest, game, reason, now,
-                               sorted({player_account(p) for p in players}), server, room))
+                               sorted({player_account(p) for p in players}), server, room,
+                               played_ms))
         rows = (await self.pipe.results())[-1]
         if not rows.ntuples:
             raise Repeat()
@@ -114,6 +135,13 @@ class PgWriter:
             if account is not None:
                 found[bytes(account).decode()] = int(bytes(rows.get_value(i, 2) or b""))
         return int(bytes(rows.get_value(0, 0) or b"")), balances_of(players, found)
+
+    async def claim(self, player: str, day: int, per_day: int) -> int | None:
+        """As :meth:`services.ledger.application.journal.Writer.claim`: one
+        statement inside the open transaction, one round trip."""
+        self.pipe.query(CLAIM, (player_account(player), day, per_day))
+        rows = (await self.pipe.results())[-1]
+        return int(bytes(rows.get_value(0, 0) or b"")) if rows.ntuples else None
 
     async def close(self, txid: int, balances: Mapping[str, int],
                     player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],

@@ -17,6 +17,7 @@ from services.ledger.adapters.models import (
     accounts,
     entries,
     player_account,
+    relief_daily,
     seats,
     transactions,
     wins_daily,
@@ -34,13 +35,15 @@ class SqlWriter:
 
     async def open(self, kind: str, reference: str, digest: str, now: int,
                    players: Sequence[str], game: str = "", reason: str = "",
-                   server: str = "", room: str = "") -> tuple[int, dict[str, int]]:
+                   server: str = "", room: str = "", played_ms: int = 0,
+                   ) -> tuple[int, dict[str, int]]:
         """As :meth:`services.ledger.application.journal.Writer.open`."""
         try:
             result = await self.conn.execute(
                 insert(transactions).values(kind=kind, reference=reference,
                                             content_hash=digest, game=game, reason=reason,
-                                            created_ms=now, server=server, room=room)
+                                            created_ms=now, server=server, room=room,
+                                            played_ms=played_ms)
                 .returning(transactions.c.id))
         except IntegrityError as e:
             raise Repeat() from e
@@ -50,6 +53,17 @@ class SqlWriter:
                  .where(accounts.c.account.in_(keys)).order_by(accounts.c.account))
         found = {str(r.account): int(r.balance) for r in await self.conn.execute(query)}
         return txid, balances_of(players, found)
+
+    async def claim(self, player: str, day: int, per_day: int) -> int | None:
+        """As :meth:`services.ledger.application.journal.Writer.claim`."""
+        upsert = sqlite_insert(relief_daily).values(
+            account=player_account(player), day=day, claims=1)
+        counted = await self.conn.execute(upsert.on_conflict_do_update(
+            index_elements=["account", "day"],
+            set_={"claims": relief_daily.c.claims + 1},
+            where=relief_daily.c.claims < per_day).returning(relief_daily.c.claims))
+        found = counted.scalar_one_or_none()
+        return None if found is None else int(found)
 
     async def close(self, txid: int, balances: Mapping[str, int],
                     player_deltas: Mapping[str, int], house_deltas: Mapping[str, int],

@@ -2,7 +2,8 @@
 
 - ``ledger_accounts``: one row per account, ``account`` = ``player:<id>`` or
   ``house:<name>``; ``balance`` in coins, always the sum of its entries.
-- ``ledger_transactions``: the append-only journal's transactions; the unique
+- ``ledger_transactions``: the append-only journal's transactions (a
+  settlement's coin server, room and time played among them); the unique
   key (``kind``, ``reference``) makes settlements (game id), grants (grant id),
   fee charges (charge id) and operators' adjustments (adjustment id)
   idempotent. ``content_hash`` identifies the
@@ -22,6 +23,8 @@
   each coin server's current 7-day window (rank, coins, games per player;
   the window's last day, when computed, how many players), computed again
   from the tally when older than ``PAIJU_LEDGER_RANKINGS_MAX_AGE_SECONDS``.
+- ``ledger_period_rankings`` / ``ledger_period_rankings_meta``: the same for
+  the season (the current UTC calendar month) and all time, per ``period``.
 """
 
 from __future__ import annotations
@@ -44,14 +47,17 @@ metadata = MetaData()
 
 #: House accounts: the fee on winnings, what is left of what losers paid
 #: (escape penalties beyond the claims, floor remainders), room fees (the
-#: doudizhu no-call fee), the issuer of granted coins (goes negative) and the
-#: other side of operators' adjustments (``paiju admin adjust``).
+#: doudizhu no-call fee), the issuer of granted coins (goes negative), the
+#: other side of operators' adjustments (``paiju admin adjust``) and the
+#: issuer of relief coins (救济金; goes negative).
 HOUSE_ADJUSTMENTS = "house:adjustments"
 HOUSE_FEES = "house:fees"
 HOUSE_PENALTIES = "house:penalties"
 HOUSE_ROOM_FEES = "house:room_fees"
 HOUSE_GRANTS = "house:grants"
-HOUSE_ACCOUNTS = (HOUSE_ADJUSTMENTS, HOUSE_FEES, HOUSE_GRANTS, HOUSE_PENALTIES, HOUSE_ROOM_FEES)
+HOUSE_RELIEF = "house:relief"
+HOUSE_ACCOUNTS = (HOUSE_ADJUSTMENTS, HOUSE_FEES, HOUSE_GRANTS, HOUSE_PENALTIES, HOUSE_RELIEF,
+                  HOUSE_ROOM_FEES)
 
 # An integer primary key that autoincrements on SQLite too.
 _ID = BigInteger().with_variant(Integer(), "sqlite")
@@ -70,7 +76,7 @@ accounts = Table(
 transactions = Table(
     "ledger_transactions", metadata,
     Column("id", _ID, primary_key=True, autoincrement=True),
-    Column("kind", String(16), nullable=False),  # settle | grant | fee | adjust
+    Column("kind", String(16), nullable=False),  # settle | grant | fee | adjust | relief
     Column("reference", String(160), nullable=False),
     Column("content_hash", String(64), nullable=False),
     Column("game", String(64), nullable=False, server_default=""),
@@ -80,6 +86,9 @@ transactions = Table(
     # The coin server and room of a settlement ("" for other kinds).
     Column("server", String(64), nullable=False, server_default=""),
     Column("room", String(64), nullable=False, server_default=""),
+    # How long a settled game was played, ms (the table's record: finished −
+    # started; 0 for other kinds and where not given).
+    Column("played_ms", BigInteger, nullable=False, server_default="0"),
     UniqueConstraint("kind", "reference", name="uq_ledger_transactions_kind_reference"),
 )
 
@@ -129,6 +138,15 @@ wins_daily = Table(
     Column("games", Integer, nullable=False),
 )
 
+#: Relief claims (救济金) per player and relief day: ``day`` is the unix ms at
+#: which the relief day starts (its boundary per configuration), ``claims``
+#: how many were granted that day (services/ledger/application/relief.py).
+relief_daily = Table(
+    "ledger_relief_daily", metadata,
+    Column("account", String(160), primary_key=True),
+    Column("day", BigInteger, primary_key=True),
+    Column("claims", Integer, nullable=False),
+)
 
 rankings = Table(
     "ledger_rankings", metadata,
@@ -143,6 +161,29 @@ rankings = Table(
 rankings_meta = Table(
     "ledger_rankings_meta", metadata,
     Column("server", String(64), primary_key=True),
+    Column("last_day", Integer, nullable=False),
+    Column("computed_ms", BigInteger, nullable=False),
+    Column("players", Integer, nullable=False),
+)
+
+#: The materialised rankings of the season and of all time
+#: (services/ledger/application/periods.py): ``period`` is ``season`` or
+#: ``all``; the meta row says which last day and when they were computed.
+period_rankings = Table(
+    "ledger_period_rankings", metadata,
+    Column("server", String(64), primary_key=True),
+    Column("period", String(16), primary_key=True),
+    Column("account", String(160), primary_key=True),
+    Column("rank", Integer, nullable=False),
+    Column("coins", BigInteger, nullable=False),
+    Column("games", Integer, nullable=False),
+    Index("ix_ledger_period_rankings_rank", "server", "period", "rank", "account"),
+)
+
+period_rankings_meta = Table(
+    "ledger_period_rankings_meta", metadata,
+    Column("server", String(64), primary_key=True),
+    Column("period", String(16), primary_key=True),
     Column("last_day", Integer, nullable=False),
     Column("computed_ms", BigInteger, nullable=False),
     Column("players", Integer, nullable=False),

@@ -24,6 +24,8 @@ class AuditReport:
     unbalanced_transactions: tuple[int, ...]
     negative_accounts: tuple[str, ...]
     house: Mapping[str, int] = field(default_factory=dict)
+    #: Transactions by kind (settle, grant, fee, adjust, relief).
+    kinds: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -35,7 +37,7 @@ class AuditReport:
 async def audit(uow: UnitOfWork) -> AuditReport:
     """Recompute every balance from the journal in one snapshot: mismatches,
     transactions that do not sum to zero, the journal's sum, negative players,
-    the house accounts' balances."""
+    the house accounts' balances, the transactions by kind."""
     async with uow.read(snapshot=True) as conn:
         balances = {str(r.account): (str(r.kind), int(r.balance)) for r in
                     await conn.execute(select(accounts.c.account, accounts.c.kind,
@@ -46,8 +48,10 @@ async def audit(uow: UnitOfWork) -> AuditReport:
         unbalanced = tuple(sorted(int(r.transaction_id) for r in await conn.execute(
             select(entries.c.transaction_id).group_by(entries.c.transaction_id)
             .having(func.sum(entries.c.delta) != 0))))
-        count = int((await conn.execute(select(func.count()).select_from(transactions))
-                     ).scalar_one())
+        kinds = {str(r.kind): int(r.n) for r in await conn.execute(
+            select(transactions.c.kind, func.count().label("n"))
+            .group_by(transactions.c.kind).order_by(transactions.c.kind))}
+        count = sum(kinds.values())
         total = int((await conn.execute(select(func.coalesce(func.sum(entries.c.delta), 0)))
                      ).scalar_one())
     mismatched = tuple(sorted(
@@ -56,4 +60,5 @@ async def audit(uow: UnitOfWork) -> AuditReport:
     negative = tuple(sorted(a for a, (kind, b) in balances.items()
                             if kind == "player" and b < 0))
     house = {a: b for a, (kind, b) in balances.items() if kind == "house"}
-    return AuditReport(len(balances), count, total, mismatched, unbalanced, negative, house)
+    return AuditReport(len(balances), count, total, mismatched, unbalanced, negative, house,
+                       kinds)

@@ -14,7 +14,13 @@
   Where none are there yet, or yesterday's window, the read computes them
   first; where they are older than ``max_age_ms``, the read answers with
   them and they are computed again in the background. Other windows
-  (``until_ms`` on another day) sum the tally at each read.
+  (``until_ms`` on another day) sum the tally at each read. The ``season``
+  (the UTC calendar month) and ``all`` (every day) windows are materialised
+  in the same way (services/ledger/application/periods.py).
+- :meth:`Games.stats`: a player's settled games per game type, aggregated
+  from its ``ledger_seats`` rows (by the key's prefix, the account) joined to
+  their transactions (by the primary key): one statement, as many rows read
+  as the player has games.
 """
 
 from __future__ import annotations
@@ -37,8 +43,14 @@ from services.ledger.adapters.models import (
 )
 from services.ledger.adapters.models import rankings as ranked_table
 from services.ledger.adapters.unit_of_work import UnitOfWork
+from services.ledger.application.periods import (
+    PERIOD_RANKED_SQL,
+    PERIODS,
+    first_day,
+    refresh_period,
+)
 from services.ledger.domain import settlement as rules
-from services.ledger.domain.errors import INVALID_ARGUMENT, LedgerError
+from services.ledger.domain.errors import INVALID_ARGUMENT, NOT_FOUND, LedgerError
 
 log = logging.getLogger("paiju.ledger")
 
@@ -47,6 +59,11 @@ MAX_GAMES, MAX_RANKS = 100, 100
 #: Days in the rankings' window (the day of ``until`` and the six before it).
 WINDOW_DAYS = 7
 _PREFIX = len("player:")
+#: The rankings' windows: the 7 UTC days ending today, the UTC calendar
+#: month so far, every day so far ("" reads as ``week``).
+WINDOWS = ("week", "season", "all")
+#: Longest game name a stats read takes.
+MAX_GAME_NAME = 64
 
 
 @dataclass(frozen=True)
@@ -88,6 +105,54 @@ class RankRow:
     name: str
     coins: int
     games: int
+
+
+@dataclass(frozen=True)
+class GameStats:
+    """A player's settled games of one game type: how many; wins, losses and
+    draws by the sign of the player's points; the best and worst game and the
+    net in coins after the fee; games it escaped (a settlement of reason
+    ``escape`` where its points are negative: only the escapee pays in an
+    escape, rulings.md "Settlement"); first and last settlement (unix ms);
+    time played (ms, the sum of the settlements' ``played_ms``)."""
+
+    game: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    best: int
+    worst: int
+    escapes: int
+    coins: int
+    first_ms: int
+    last_ms: int
+    played_ms: int
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A player's id, name (its account's) and stats per game, by game name."""
+
+    player: str
+    name: str
+    games: tuple[GameStats, ...]
+
+
+#: A player's settled games aggregated per game type (its seats by the
+#: primary key's prefix, each joined to its transaction by its key).
+STATS_SQL = text("""
+SELECT t.game, COUNT(*) AS games,
+       SUM(CASE WHEN s.points > 0 THEN 1 ELSE 0 END) AS wins,
+       SUM(CASE WHEN s.points < 0 THEN 1 ELSE 0 END) AS losses,
+       MAX(s.coins) AS best, MIN(s.coins) AS worst, SUM(s.coins) AS coins,
+       SUM(CASE WHEN t.reason = 'escape' AND s.points < 0 THEN 1 ELSE 0 END) AS escapes,
+       MIN(t.created_ms) AS first_ms, MAX(t.created_ms) AS last_ms,
+       SUM(t.played_ms) AS played_ms
+FROM ledger_seats s JOIN ledger_transactions t ON t.id = s.transaction_id
+WHERE s.account = :me AND (:game = '' OR t.game = :game)
+GROUP BY t.game ORDER BY t.game
+""")
 
 
 @dataclass(frozen=True)
@@ -164,16 +229,18 @@ class Games:
         self.max_age_ms = max_age_ms
         self._refreshing: dict[str, asyncio.Task[bool]] = {}
 
-    def _refresh_later(self, server: str) -> None:
-        """Compute ``server``'s rankings again in the background (one task per
-        server at a time); a failure is logged, the next read tries again."""
-        if server in self._refreshing:
+    def _refresh_later(self, server: str, window: str = "week") -> None:
+        """Compute ``server``'s rankings of ``window`` again in the background
+        (one task per server and window at a time); a failure is logged, the
+        next read tries again."""
+        key = f"{window}:{server}"
+        if key in self._refreshing:
             return
-        task = asyncio.create_task(self.refresh(server, only_if_stale=True))
-        self._refreshing[server] = task
+        task = asyncio.create_task(self._refresh(server, window, None))
+        self._refreshing[key] = task
 
         def done(t: asyncio.Task[bool]) -> None:
-            self._refreshing.pop(server, None)
+            self._refreshing.pop(key, None)
             if not t.cancelled() and t.exception() is not None:
                 log.warning("rankings of %s not computed: %s", server, t.exception())
         task.add_done_callback(done)
@@ -231,14 +298,44 @@ class Games:
 
         return await self.uow.query("games", read, snapshot=True)
 
+    async def stats(self, player: str, game: str = "") -> Stats:
+        """``player``'s stats per game type (only ``game`` where given), by
+        game name; no games: an empty tuple. Errors: ``bad_player_id``,
+        ``bad_game`` (INVALID_ARGUMENT), ``unknown_player`` (NOT_FOUND: no
+        account)."""
+        rules.check_player(player)
+        if len(game) > MAX_GAME_NAME:
+            raise LedgerError(INVALID_ARGUMENT, "bad_game",
+                              f"a game name has at most {MAX_GAME_NAME} characters")
+        me = player_account(player)
+
+        async def read(conn: AsyncConnection) -> Stats:
+            name = (await conn.execute(select(accounts.c.name)
+                                       .where(accounts.c.account == me))).scalar_one_or_none()
+            if name is None:
+                raise LedgerError(NOT_FOUND, "unknown_player", f"no account {player!r}")
+            rows = await conn.execute(STATS_SQL, {"me": me, "game": game})
+            return Stats(player, str(name), tuple(GameStats(
+                str(r.game), int(r.games), int(r.wins), int(r.losses),
+                int(r.games) - int(r.wins) - int(r.losses), int(r.best), int(r.worst),
+                int(r.escapes), int(r.coins), int(r.first_ms), int(r.last_ms),
+                int(r.played_ms)) for r in rows))
+
+        return await self.uow.query("stats", read, snapshot=True)
+
     async def rankings(self, server: str, player: str = "", limit: int = 0,
-                       until_ms: int = 0) -> Rankings:
-        """Coins won on ``server`` over the UTC day of ``until_ms`` (0: now)
-        and the six days before it: the top ``limit`` (1–100; 0 means 50),
+                       until_ms: int = 0, window: str = "") -> Rankings:
+        """Coins won on ``server`` over ``window`` ending with the UTC day of
+        ``until_ms`` (0: now): ``week`` (or ""), that day and the six days
+        before it; ``season``, its UTC calendar month from the first day;
+        ``all``, every day up to it. The top ``limit`` (1–100; 0 means 50),
         ``player``'s own row where it played there, and the number of players.
         Coins won are the net change of settlements after fees (no grants, no
         room fees); equal coins share a rank. Errors: ``bad_limit``,
-        ``bad_server``, ``bad_player_id`` (INVALID_ARGUMENT)."""
+        ``bad_server``, ``bad_player_id``, ``bad_window`` (INVALID_ARGUMENT)."""
+        if window not in ("", *WINDOWS):
+            raise LedgerError(INVALID_ARGUMENT, "bad_window",
+                              f"window is one of {', '.join(WINDOWS)}")
         if not 0 <= limit <= MAX_RANKS or until_ms < 0:
             raise LedgerError(INVALID_ARGUMENT, "bad_limit",
                               f"limit must be 0-{MAX_RANKS} and until_ms >= 0")
@@ -251,11 +348,17 @@ class Games:
         first = last - WINDOW_DAYS + 1
         params = {"server": server, "first": first, "last": last, "n": limit or 50,
                   "me": player_account(player) if player else ""}
+        window = window or "week"
+        sql = RANKED_SQL
+        if window in PERIODS:
+            first = first_day(window, last)
+            params["period"] = window
+            sql = PERIOD_RANKED_SQL
         if last != now // DAY_MS:
             return await self.summed(server, player, limit or 50, first, last)
 
         async def ranked(conn: AsyncConnection) -> tuple[Rankings, int, int]:
-            rows = list(await conn.execute(RANKED_SQL, params))
+            rows = list(await conn.execute(sql, params))
             top = sorted((r for r in rows if r.part == "t"),
                          key=lambda r: (int(r.rank), str(r.account)))
             me = next((self._row(r, int(r.rank)) for r in rows if r.part == "m"), None)
@@ -267,11 +370,19 @@ class Games:
 
         found, window_day, computed_ms = await self.uow.query("rankings", ranked)
         if window_day != last:  # none yet, or yesterday's window: computed now
-            await self.refresh(server, now, only_if_stale=True)
+            await self._refresh(server, window, now)
             found, _, _ = await self.uow.query("rankings", ranked)
         elif now - computed_ms > self.max_age_ms:  # old: computed again meanwhile
-            self._refresh_later(server)
+            self._refresh_later(server, window)
         return found
+
+    async def _refresh(self, server: str, window: str, now: int | None) -> bool:
+        """:meth:`refresh` (``week``) or the period's refresh, where stale."""
+        if window in PERIODS:
+            at = self.uow.clock() if now is None else now
+            return await refresh_period(self.uow, server, window, at, self.max_age_ms,
+                                        only_if_stale=True)
+        return await self.refresh(server, now, only_if_stale=True)
 
     async def summed(self, server: str, player: str, limit: int, first: int, last: int,
                      ) -> Rankings:

@@ -75,12 +75,21 @@ class Writer(Protocol):
 
     async def open(self, kind: str, reference: str, digest: str, now: int,
                    players: Sequence[str], game: str = "", reason: str = "",
-                   server: str = "", room: str = "") -> tuple[int, dict[str, int]]:
+                   server: str = "", room: str = "", played_ms: int = 0,
+                   ) -> tuple[int, dict[str, int]]:
         """Insert the transaction row of ``kind``/``reference`` (content hash
-        ``digest``, created at ``now`` ms; a settlement's ``server`` and
-        ``room``) and lock ``players``' accounts in account order;
+        ``digest``, created at ``now`` ms; a settlement's ``server``, ``room``
+        and time played, ``played_ms``) and lock ``players``' accounts in account order;
         (transaction id, player → balance). Raises :class:`Repeat` if the key
         exists, ``unknown_player`` (NOT_FOUND) if a player has no account."""
+        ...
+
+    async def claim(self, player: str, day: int, per_day: int) -> int | None:
+        """Count one relief claim of ``player`` on the relief day starting at
+        ``day`` (unix ms), unless ``per_day`` were counted already: the day's
+        count after it, or None when the day's claims are spent (nothing
+        counted). Called between ``open`` and ``close``: the player's lock
+        serialises it, and the count's row is its own lock besides."""
         ...
 
     async def close(self, txid: int, balances: Mapping[str, int],

@@ -1,5 +1,5 @@
 """The ledger's money movements: grants, settlements, room fees and
-operators' adjustments.
+operators' adjustments (relief coins: services/ledger/application/relief.py).
 
 Each is one idempotent unit of work (services/ledger/application/journal.py): the
 transaction row and the players' locks (``Writer.open``), the rule
@@ -42,12 +42,15 @@ from services.ledger.domain.errors import (
 )
 
 T = TypeVar("T")
+#: The longest time played a settlement may give (ms): 7 days.
+MAX_PLAYED_MS = 7 * 86_400_000
 
 #: Transaction kind → the refusal of a repeated key with other content.
 CONFLICTS = {"grant": ("grant_id_conflict", "grant {} was made with other content"),
              "settle": ("game_id_conflict", "game {} was settled with other content"),
              "fee": ("charge_id_conflict", "charge {} was made with other content"),
-             "adjust": ("adjustment_id_conflict", "adjustment {} was made with other content")}
+             "adjust": ("adjustment_id_conflict", "adjustment {} was made with other content"),
+             "relief": ("claim_id_conflict", "relief claim {} was made with other content")}
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ async def _stored(uow: UnitOfWork, kind: str, reference: str) -> tuple[str, str]
     return await uow.query(kind, read)
 
 
-async def _once(uow: UnitOfWork, kind: str, reference: str, digest: str,
+async def once(uow: UnitOfWork, kind: str, reference: str, digest: str,
                 work: Callable[[journal.Writer], Awaitable[T]],
                 repeat: Callable[[str], T]) -> T:
     """Run the unit of work ``work`` (whose first step is the writer's ``open``
@@ -99,7 +102,8 @@ async def _once(uow: UnitOfWork, kind: str, reference: str, digest: str,
     (journal_sql.py). A repeat of the same content (``digest``) answers
     ``repeat(stored result_json)`` and moves nothing; other content under the
     same key raises ``<kind>_id_conflict`` (ALREADY_EXISTS): ``grant_id_conflict``,
-    ``game_id_conflict`` (settle), ``charge_id_conflict`` (fee)."""
+    ``game_id_conflict`` (settle), ``charge_id_conflict`` (fee),
+    ``adjustment_id_conflict``, ``claim_id_conflict`` (relief)."""
     try:
         if uow.sqlite:
             return await uow.run(kind, lambda conn: work(SqlWriter(conn)), events=True)
@@ -144,23 +148,28 @@ class Postings:
                   "reason": reason, "game_id": ""}], now)
             return False  # applied now, not a repeat
 
-        repeated = await _once(uow, "grant", grant_id, digest, work, lambda _: True)
+        repeated = await once(uow, "grant", grant_id, digest, work, lambda _: True)
         return await self.accounts.balance(player), repeated
 
     async def settle(self, game_id: str, terms: rules.Terms, seats: Sequence[rules.Seat],
                      game: str = "", reason: str = "", server: str = "", room: str = "",
-                     ) -> SettleOutcome:
+                     played_ms: int = 0) -> SettleOutcome:
         """Apply the settlement of ``game_id`` (rulings.md "Settlement") once,
         with its seats and coins won kept for history and rankings under the
-        coin ``server`` and ``room`` it was played at.
+        coin ``server`` and ``room`` it was played at, and how long it was
+        played (``played_ms``, ms, 0 to 7 days) for the players' stats.
 
         A repeat with the same content returns the stored outcome with
         ``repeated`` true and moves nothing. Errors: INVALID_ARGUMENT (``bad_terms``,
         ``no_seats``, ``duplicate_seat``, ``duplicate_player``, ``bad_player_id``,
-        ``points_not_multiple_of_unit``, ``amount_out_of_range``, ``bad_reference``),
+        ``points_not_multiple_of_unit``, ``amount_out_of_range``, ``bad_reference``,
+        ``bad_played_ms``),
         NOT_FOUND ``unknown_player``, ALREADY_EXISTS ``game_id_conflict``.
         """
         _check_reference(game_id, reason, game, server, room)
+        if not 0 <= played_ms <= MAX_PLAYED_MS:
+            raise LedgerError(INVALID_ARGUMENT, "bad_played_ms",
+                              f"played_ms must be 0-{MAX_PLAYED_MS}")
         rules.check_terms(terms)
         rules.check_seats(terms, seats)
         # server and room are where it was played, not what is settled: a
@@ -176,7 +185,7 @@ class Postings:
             now = uow.clock()
             txid, balances = await w.open(
                 "settle", game_id, digest, now, [s.player for s in seats],
-                game, reason, server, room)
+                game, reason, server, room, played_ms)
             result = rules.settle(terms, seats, balances)
             tally = journal.Tally(server, now // DAY_MS, tuple(
                 (r.player, r.seat, r.points, r.coins, r.fee) for r in result.rows))
@@ -189,7 +198,7 @@ class Postings:
                   "fee": r.fee} for r in result.rows], now, tally)
             return SettleOutcome(game_id, result.rows, result.fees, result.remainder, False)
 
-        return await _once(uow, "settle", game_id, digest, work,
+        return await once(uow, "settle", game_id, digest, work,
                                   lambda stored: _outcome(game_id, stored, True))
 
     async def charge_fee(self, charge_id: str, players: Sequence[str], coins: int,
@@ -227,7 +236,7 @@ class Postings:
                   "reason": reason, "game_id": game_id} for p in players], now)
             return SettleOutcome(charge_id, rows, sum(taken.values()), 0, False)
 
-        return await _once(uow, "fee", charge_id, digest, work,
+        return await once(uow, "fee", charge_id, digest, work,
                                   lambda stored: _outcome(charge_id, stored, True))
 
 
@@ -269,7 +278,7 @@ async def adjust(postings: Postings, player: str, coins: int, reason: str,
               "reason": "adjustment", "game_id": ""}], now)
         return False
 
-    repeated = await _once(uow, "adjust", adjustment_id, digest, work, lambda _: True)
+    repeated = await once(uow, "adjust", adjustment_id, digest, work, lambda _: True)
     return await postings.accounts.balance(player), repeated
 
 

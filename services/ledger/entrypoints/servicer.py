@@ -26,6 +26,8 @@ from services.ledger.application.accounts import AccountView
 from services.ledger.application.games import RankRow
 from services.ledger.application.ledger import Ledger
 from services.ledger.application.postings import SettleOutcome, adjust
+from services.ledger.application.relief import NOT_ELIGIBLE, SPENT, grant_relief
+from services.ledger.domain import relief as relief_rules
 from services.ledger.domain import settlement as rules
 from services.ledger.domain.errors import (
     INVALID_ARGUMENT,
@@ -41,8 +43,11 @@ from services.ledger.metrics import (
     HISTORY_READ,
     RANKINGS_READ,
     RANKINGS_SECONDS,
+    RELIEF,
+    RELIEF_COINS,
     SETTLEMENT_SECONDS,
     SETTLEMENTS,
+    STATS_READ,
 )
 
 T = TypeVar("T")
@@ -175,7 +180,8 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         outcome = await self._call(
             context, request,
             lambda: self.ledger.postings.settle(request.game_id, terms, seats, request.game,
-                                                request.reason, request.server, request.room),
+                                                request.reason, request.server, request.room,
+                                                request.played_ms),
             lambda result: SETTLEMENTS.labels(result).inc())
         SETTLEMENT_SECONDS.observe(time.perf_counter() - start)
         if outcome.repeated:
@@ -221,7 +227,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         """A coin server's 7-day rankings (services/ledger/application/games.py)."""
         start = time.perf_counter()
         found = await self._call(context, request, lambda: self.ledger.games.rankings(
-            request.server, request.player, request.limit, request.until_ms))
+            request.server, request.player, request.limit, request.until_ms, request.window))
         RANKINGS_SECONDS.observe(time.perf_counter() - start)
         RANKINGS_READ.inc()
 
@@ -232,6 +238,19 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             server=found.server, from_ms=found.from_ms, to_ms=found.to_ms,
             rows=[row(r) for r in found.rows], me=row(found.me) if found.me else None,
             players=found.players)
+
+    async def GetStats(self, request: ledger_pb2.GetStatsRequest,
+                       context: grpc.aio.ServicerContext) -> ledger_pb2.GetStatsResponse:
+        """A player's stats per game (services/ledger/application/games.py)."""
+        found = await self._call(context, request, lambda: self.ledger.games.stats(
+            request.player, request.game))
+        STATS_READ.inc()
+        return ledger_pb2.GetStatsResponse(player=found.player, name=found.name, games=[
+            ledger_pb2.GameStats(
+                game=g.game, games=g.games, wins=g.wins, losses=g.losses, draws=g.draws,
+                best=g.best, worst=g.worst, escapes=g.escapes, coins=g.coins,
+                first_ms=g.first_ms, last_ms=g.last_ms, played_ms=g.played_ms)
+            for g in found.games])
 
     async def Audit(self, request: ledger_pb2.AuditRequest,
                     context: grpc.aio.ServicerContext) -> ledger_pb2.AuditResponse:
@@ -245,7 +264,8 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             ok=report.ok, accounts=report.accounts, transactions=report.transactions,
             journal_sum=report.journal_sum, mismatched_accounts=report.mismatched_accounts,
             unbalanced_transactions=report.unbalanced_transactions,
-            negative_accounts=report.negative_accounts, house=dict(report.house))
+            negative_accounts=report.negative_accounts, house=dict(report.house),
+            kinds=dict(report.kinds))
 
     async def FindAccounts(self, request: ledger_pb2.FindAccountsRequest,
                            context: grpc.aio.ServicerContext
@@ -268,3 +288,36 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
                 "operator": by, "player": request.player, "coins": request.coins,
                 "reason": request.reason, "adjustment_id": request.adjustment_id})
         return ledger_pb2.AdjustResponse(account=_account(account), repeated=repeated)
+
+    async def GrantRelief(self, request: ledger_pb2.GrantReliefRequest,
+                          context: grpc.aio.ServicerContext
+                          ) -> ledger_pb2.GrantReliefResponse:
+        """Relief coins (救济金) for a player below the threshold, capped per
+        relief day (services/ledger/application/relief.py)."""
+        policy = relief_rules.Policy(request.coins, request.below, request.per_day,
+                                     request.day_starts_utc_hour)
+
+        async def claim() -> ledger_pb2.GrantReliefResponse:
+            try:
+                granted = await grant_relief(self.ledger.postings, request.player,
+                                             request.claim_id, policy)
+            except LedgerError as e:
+                if e.reason in _RELIEF_REFUSALS:
+                    RELIEF.labels(_RELIEF_REFUSALS[e.reason]).inc()
+                raise
+            if granted.repeated:
+                RELIEF.labels("repeated").inc()
+            else:
+                RELIEF.labels("granted").inc()
+                RELIEF_COINS.inc(granted.coins)
+            account = await self.ledger.accounts.balance(request.player)
+            return ledger_pb2.GrantReliefResponse(
+                account=_account(account), coins=granted.coins,
+                claims_left=granted.claims_left, day_ends_ms=granted.day_ends_ms,
+                repeated=granted.repeated)
+
+        return await self._call(context, request, claim)
+
+
+#: A relief refusal's reason → its result label of paiju_ledger_relief_total.
+_RELIEF_REFUSALS = {NOT_ELIGIBLE: "not_eligible", SPENT: "spent"}

@@ -7,11 +7,15 @@ has a live session, ``away_since``: unix ms since when it is absent, or null),
 missing (the absent seated players, by seat), game_id, table_instance, version
 (drop an event older than one already seen), ready_deadline (unix ms or null),
 last_result ({game_id, record_id, ended_ms, settlement: [{player, seat, points,
-coins, fee}]} of the room's last finished game, or null).
+coins, fee}]} of the room's last finished game, or null), private, owner.
+
+A private room's (好友房) events go to ``paiju.lobby.<server>.room.<room>``
+instead, which only its seated players' sessions follow.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -38,6 +42,7 @@ def room_data(room: Room) -> dict[str, Any]:
         "version": room.version, "ready_deadline": room.kick_at_ms,
         "last_result": None if room.last_result is None else {
             k: v for k, v in room.last_result.to_json().items() if k != "room"},
+        "private": room.private, "owner": room.owner, "options": room.options,
     }
 
 
@@ -64,6 +69,8 @@ def room_message(room: Room) -> lobby_pb2.Room:
         game_id=room.game_id, table_instance=room.table_instance, version=room.version,
         size=room.size, ready_deadline_ms=room.kick_at_ms or 0,
         last_result=None if room.last_result is None else result_message(room.last_result),
+        private=room.private, owner=room.owner,
+        options_json=json.dumps(room.options, sort_keys=True),
     )
 
 
@@ -73,7 +80,9 @@ async def publish_room(nc: NATS | None, room: Room) -> None:
     if nc is None:
         return
     try:
-        await natsconn.publish(nc, subjects.lobby_rooms(room.server), "room_changed",
+        subject = (subjects.lobby_private_room(room.server, room.room) if room.private
+                   else subjects.lobby_rooms(room.server))
+        await natsconn.publish(nc, subject, "room_changed",
                                room_data(room), game_id=room.game_id, room=room.room)
     except Exception as e:
         log.warning("room_changed not published: %s", e, extra={"room": room.room})

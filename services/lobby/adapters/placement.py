@@ -5,8 +5,11 @@ Candidates are the instances that announced themselves in the registry
 optional override: instances always considered), that answer ``ListGames``
 and accept new games, least loaded (fewest games, counting the starts under
 way in this lobby) first; ties keep the configured order, then the
-registered. Where none does, the registry is read again once before a start
-is refused. ``CreateGame`` is then tried on each in turn.
+registered, then those that left the registry within the last minute (their
+entries expire while JetStream elects a leader). Where none does, the
+registry is read again once before a start is refused (the lobby tries
+again within the press's deadline). ``CreateGame`` is then tried on each
+in turn.
 :meth:`Tables.running_games` asks any instance (also one a started room
 names that is no longer configured) which games it runs (the reconciler).
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 
 import grpc
@@ -28,6 +32,11 @@ from services.lobby.domain.room_rules import Room
 
 log = logging.getLogger("paiju.lobby")
 
+
+#: Seconds an instance that left the registry stays a candidate (it must
+#: still answer ``ListGames``): while JetStream elects a leader the instances
+#: cannot renew their entries, which expire, though they run and answer.
+REMEMBER_SECONDS = 60.0
 
 #: Channel options: a restarted instance is found again within seconds (the
 #: default reconnect backoff grows to two minutes).
@@ -59,12 +68,23 @@ class Tables:
         #: candidate), until :meth:`release`: a burst of starts that share
         #: one round spreads over the instances
         self._placing: dict[str, int] = {}
+        #: registered instances: when each was last seen there (monotonic s)
+        self._seen: dict[str, float] = {}
         for a in self.addrs:
             self.stub(a)
 
     def known(self) -> list[str]:
-        """The configured instances, then the registered ones not configured."""
-        return [*self.addrs, *(a for a in self.registered() if a not in self.addrs)]
+        """The configured instances, then the registered ones not configured,
+        then those registered within :data:`REMEMBER_SECONDS` that left."""
+        now = time.monotonic()
+        registered = [a for a in self.registered() if a not in self.addrs]
+        for a in registered:
+            self._seen[a] = now
+        for a, at in list(self._seen.items()):
+            if now - at > REMEMBER_SECONDS:
+                del self._seen[a]
+        left = [a for a in self._seen if a not in registered and a not in self.addrs]
+        return [*self.addrs, *registered, *left]
 
     def stub(self, addr: str) -> table_pb2_grpc.TableServiceStub:
         """The client of the instance at ``addr`` (a channel opened on first use)."""
@@ -145,12 +165,15 @@ class Tables:
             table_pb2.LocateGameRequest(game_id=game_id), timeout=self.timeout)
         return reply
 
-    async def create_game(self, addr: str, room: Room, server: CoinServer) -> None:
+    async def create_game(self, addr: str, room: Room, server: CoinServer,
+                          timeout: float | None = None) -> None:
         """``CreateGame`` for ``room``'s game on ``addr``: options are the
-        server's rule options overlaid with the room's carry-over, seats in seat
+        server's rule options overlaid with those its opener chose (a private
+        room's) and the room's carry-over, seats in seat
         order, terms base/unit/fee_rate, and ``addr`` as ``table_instance`` (the
-        table repeats it in ``game_started``). Raises ``grpc.aio.AioRpcError``."""
-        options = {**server.options, **room.carry}
+        table repeats it in ``game_started``); waits the instance's call timeout,
+        or ``timeout`` seconds where that is shorter. Raises ``grpc.aio.AioRpcError``."""
+        options = {**server.options, **room.options, **room.carry}
         await self.stub(addr).CreateGame(table_pb2.CreateGameRequest(
             game_id=room.game_id, room=room.room, server=server.server, game=server.game,
             options_json=json.dumps(options, ensure_ascii=False, sort_keys=True),
@@ -159,7 +182,7 @@ class Tables:
             terms=common_pb2.SettlementTerms(base=server.base, unit=server.unit,
                                              fee_rate=server.fee_rate),
             table_instance=addr,
-        ), timeout=self.timeout)
+        ), timeout=self.timeout if timeout is None else min(self.timeout, timeout))
 
     async def close(self) -> None:
         """Close every channel."""

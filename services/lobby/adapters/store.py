@@ -12,6 +12,10 @@ Tables (owned by the lobby, created by its Alembic migrations):
   with its result (settlement table) once over.
 - ``lobby_last_games``: each player's last finished game (``LastResult``).
 
+Private rooms (好友房) are rows of ``lobby_rooms`` with ``private``, their
+``owner`` and their invite ``code`` (UNIQUE), inserted when opened and deleted
+when their last player leaves.
+
 Seats carry the player's presence (``connected``, ``away_ms``); rooms their last
 result (``last_result_json``).
 
@@ -37,8 +41,10 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     and_,
     delete,
+    false,
     func,
     insert,
     select,
@@ -68,6 +74,11 @@ rooms_table = Table(
     Column("last_result_json", Text, nullable=False, server_default=""),
     Column("version", BigInteger, nullable=False),
     Column("updated_ms", BigInteger, nullable=False),
+    Column("private", Boolean, nullable=False, server_default=false()),
+    Column("owner", String(128), nullable=False, server_default="", index=True),
+    Column("code", String(16), nullable=True),
+    Column("options_json", Text, nullable=False, server_default="{}"),
+    UniqueConstraint("code", name="uq_lobby_rooms_code"),
 )
 
 seats_table = Table(
@@ -182,7 +193,8 @@ class Store:
             carry=json.loads(row.carry_json or "{}"),
             last_result=(Result.from_json(json.loads(row.last_result_json))
                          if row.last_result_json else None),
-            version=int(row.version),
+            version=int(row.version), private=bool(row.private), owner=str(row.owner or ""),
+            options=json.loads(row.options_json or "{}"),
         )
 
     async def _rows(self, query: Any) -> Sequence[Any]:
@@ -225,6 +237,50 @@ class Store:
     async def load_rooms(self, room_ids: Sequence[str]) -> list[Room]:
         """The rooms ``room_ids`` (configured ones only), in that order."""
         return await self._load_many(room_ids)
+
+    async def open_private(self, room: Room, code: str, now_ms: int) -> Room:
+        """Insert the private ``room`` (seats included) with its invite ``code``.
+        Raises :class:`Conflict` when the code or the room id is taken (draw
+        another) and ``already_seated`` when a seated player sits elsewhere."""
+        try:
+            async with self._write() as conn:
+                await conn.execute(insert(rooms_table).values(
+                    room=room.room, server=room.server, state=room.state, game_id="",
+                    table_instance="", kick_at_ms=room.kick_at_ms, carry_json="{}",
+                    version=1, updated_ms=now_ms, private=True, owner=room.owner, code=code,
+                    options_json=json.dumps(room.options, sort_keys=True)))
+                await self._write_seats(conn, Room(room.room, room.server, room.game,
+                                                   room.size), room)
+        except IntegrityError as e:
+            if await self.find_player(next(iter(room.seats.values())).player) is not None:
+                raise E.LobbyError(E.ALREADY_SEATED,
+                                   "the player already sits in another room") from e
+            raise Conflict(room.room) from e
+        return Room(**{**room.__dict__, "version": 1})
+
+    async def room_of_code(self, code: str) -> str | None:
+        """The id of the private room whose invite code is ``code``, or None."""
+        found = await self._rows(select(rooms_table.c.room).where(rooms_table.c.code == code))
+        return str(found[0].room) if found else None
+
+    async def owned_rooms(self, owner: str) -> int:
+        """How many private rooms ``owner`` opened that are still open."""
+        found = await self._rows(select(func.count()).select_from(rooms_table).where(and_(
+            rooms_table.c.private, rooms_table.c.owner == owner)))
+        return int(found[0][0] or 0) if found else 0
+
+    async def close_private(self, room: Room) -> bool:
+        """Delete the private ``room`` if it is still at ``room.version``, has
+        nobody seated and runs no game. True if deleted."""
+        c = rooms_table.c
+        async with self._write() as conn:
+            seated = (await conn.execute(select(func.count()).select_from(seats_table)
+                                         .where(seats_table.c.room == room.room))).scalar()
+            if seated:
+                return False
+            result = await conn.execute(delete(rooms_table).where(and_(
+                c.room == room.room, c.private, c.version == room.version, c.game_id == "")))
+            return bool(result.rowcount == 1)
 
     async def find_player(self, player: str) -> str | None:
         """The id of the room where ``player`` sits, or None."""
@@ -325,10 +381,10 @@ class Store:
             if found and found[0].result_json else None
 
     async def seats(self) -> list[tuple[str, Seat]]:
-        """Every occupied seat of the configured rooms: (room id, seat)."""
-        ids = [r for r, _ in self.config.all_rooms()]
-        c = seats_table.c
-        rows = await self._rows(select(seats_table).where(c.room.in_(ids)))
+        """Every occupied seat of the configured rooms and of the private rooms
+        of configured servers: (room id, seat)."""
+        rows = await self._rows(select(seats_table).select_from(seats_table.join(
+            rooms_table, rooms_table.c.room == seats_table.c.room)).where(self._ours()))
         return [(str(r.room), Seat(int(r.seat), r.player, r.name, int(r.coins), bool(r.ready),
                                    bool(r.connected),
                                    None if r.away_ms is None else int(r.away_ms)))
@@ -341,18 +397,24 @@ class Store:
         return [str(r.room) for r in rows]
 
     async def started_games(self) -> list[StartedGame]:
-        """Every configured room that is started, with its game (from
-        ``lobby_games``; a room without that row counts from its last update)."""
-        ids = [r for r, _ in self.config.all_rooms()]
+        """Every configured room (and private room of a configured server)
+        that is started, with its game (from ``lobby_games``; a room without
+        that row counts from its last update)."""
         r, g = rooms_table.c, games_table.c
         query = (select(r.room, r.game_id, r.table_instance,
                         func.coalesce(g.started_ms, r.updated_ms).label("started_ms"))
                  .select_from(rooms_table.outerjoin(games_table, g.game_id == r.game_id))
-                 .where(and_(r.game_id != "", r.room.in_(ids)))
+                 .where(and_(r.game_id != "", self._ours()))
                  .order_by(r.room))
         rows = await self._rows(query)
         return [StartedGame(str(x.room), str(x.game_id), str(x.table_instance),
                             int(x.started_ms)) for x in rows]
+
+    def _ours(self) -> Any:
+        """Rooms of this configuration: its rooms, and private rooms of its servers."""
+        c = rooms_table.c
+        ids = [r for r, _ in self.config.all_rooms()]
+        return c.room.in_(ids) | (c.private & c.server.in_([s.server for s in self.config.servers]))
 
     async def game_known(self, game_id: str) -> bool:
         """Whether the lobby ever started ``game_id``."""
@@ -360,16 +422,15 @@ class Store:
                                      .where(games_table.c.game_id == game_id)))
 
     async def counts(self) -> tuple[dict[str, int], int]:
-        """Rooms by state (every state present, configured rooms only) and the
-        number of seated players."""
-        ids = [r for r, _ in self.config.all_rooms()]
+        """Rooms by state (every state present; the configured rooms and the
+        private rooms of configured servers) and the number of seated players."""
         by_state = dict.fromkeys(STATES, 0)
         for state, n in await self._rows(select(rooms_table.c.state, func.count())
-                                         .where(rooms_table.c.room.in_(ids))
+                                         .where(self._ours())
                                          .group_by(rooms_table.c.state)):
             by_state[str(state)] = int(n)
-        seated = await self._rows(select(func.count()).select_from(seats_table)
-                                  .where(seats_table.c.room.in_(ids)))
+        seated = await self._rows(select(func.count()).select_from(seats_table.join(
+            rooms_table, rooms_table.c.room == seats_table.c.room)).where(self._ours()))
         return by_state, int(seated[0][0] or 0) if seated else 0
 
 

@@ -19,16 +19,20 @@ import grpc
 from nats.aio.client import Client as NATS
 
 from paiju.common.v1 import common_pb2
+from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
+from paiju.runtime import retries
 from services.lobby import metrics as M
 from services.lobby.adapters.events import publish_room
 from services.lobby.adapters.ledger_client import Ledger
 from services.lobby.adapters.placement import Tables
 from services.lobby.adapters.store import Conflict, Store
 from services.lobby.domain import errors as E
+from services.lobby.domain import private as P
 from services.lobby.domain import quick, room_rules
 from services.lobby.domain.clock import Clock
 from services.lobby.domain.coin_servers import CoinServer, RoomsConfig
+from services.lobby.domain.relief import NO_RELIEF, ReliefTerms, threshold
 from services.lobby.domain.room_rules import Line, Result, Room, Row
 
 log = logging.getLogger("paiju.lobby")
@@ -37,15 +41,58 @@ T = TypeVar("T")
 
 #: Compare-and-set attempts before a request gives up with ``busy``.
 MAX_ATTEMPTS = 60
+#: Seconds a start may wait for a table instance to take its game: while
+#: JetStream elects a leader (measured up to 15 s on a loaded two-core
+#: machine, tests/e2e/test_nats_cluster.py) the instances can neither renew their
+#: registry entries nor write a new game's log, so finding one and
+#: ``CreateGame`` are tried again (jittered backoff) this long, less
+#: :data:`PLACEMENT_MARGIN` of the caller's deadline where that is shorter.
+PLACEMENT_SECONDS = 25.0
+#: Seconds of the caller's deadline left for the answer itself.
+PLACEMENT_MARGIN = 1.0
+#: The longest wait between two tries of a placement (seconds): an election
+#: takes seconds, a start should not wait longer than it.
+PLACEMENT_RETRY_CAP = 1.0
+
+
+def placement_window(within: float | None) -> float:
+    """Seconds a start may spend placing its game: :data:`PLACEMENT_SECONDS`,
+    or less where the caller waits ``within`` seconds only (at least 0)."""
+    if within is None:
+        return PLACEMENT_SECONDS
+    return max(0.0, min(PLACEMENT_SECONDS, within - PLACEMENT_MARGIN))
+
+
+def _no_instance(e: BaseException) -> bool:
+    return isinstance(e, E.LobbyError) and e.code == E.NO_TABLE_INSTANCE
+
+
+async def _until(operation: str, fn: Callable[[], Awaitable[T]], deadline: float) -> T:
+    """``fn()`` tried again while it raises ``no_table_instance``, with
+    jittered backoff (:func:`paiju.runtime.retries.call`, its budget), no wait
+    past ``deadline`` (event loop time) and no try begun after it."""
+    loop = asyncio.get_running_loop()
+
+    async def sleep(seconds: float) -> None:
+        await asyncio.sleep(min(seconds, max(0.0, deadline - loop.time())))
+
+    return await retries.call(operation, fn, _no_instance,
+                              give_up_after=max(0.0, deadline - loop.time()),
+                              cap=PLACEMENT_RETRY_CAP, sleep=sleep)
 
 
 class Lobby:
     """The lobby of ``config``'s coin servers over ``store``, with the ledger,
-    the table instances, NATS (None: no events) and a clock."""
+    the table instances, NATS (None: no events), a clock and the relief
+    offered (救济金; default: none)."""
 
     def __init__(self, config: RoomsConfig, store: Store, ledger: Ledger, tables: Tables,
-                 nc: NATS | None, clock: Clock) -> None:
+                 nc: NATS | None, clock: Clock, relief: ReliefTerms = NO_RELIEF,
+                 private: P.PrivateTerms = P.DEFAULT_TERMS) -> None:
         self.config = config
+        self.relief = relief
+        self.private = private
+        self.attempts = P.Attempts(private.attempts_per_minute)
         self.store = store
         self.ledger = ledger
         self.tables = tables
@@ -130,9 +177,132 @@ class Lobby:
                 continue
             if publish:
                 await publish_room(self.nc, saved)
+            if saved.private and not saved.seats and not saved.game_id:
+                await self._close(saved)
             return old, saved
         raise E.LobbyError(E.BUSY, f"room {room_id} is too busy, try again",
                            grpc.StatusCode.ABORTED)
+
+    async def _close(self, room: Room) -> None:
+        """Delete the emptied private ``room`` (its last player left)."""
+        if await self.store.close_private(room):
+            self.rooms.pop(room.room, None)
+            log.info("private room closed", extra={"room": room.room})
+
+    async def _seated_nowhere(self, player: str) -> None:
+        """``already_seated`` where ``player`` sits in a room."""
+        elsewhere = await self.store.find_player(player)
+        if elsewhere is not None:
+            raise E.LobbyError(E.ALREADY_SEATED, f"player {player} already sits in {elsewhere}")
+
+    async def _coins_to_sit(self, server: CoinServer, player: str) -> int:
+        """``player``'s ledger balance; ``not_enough_coins`` below ``server``'s
+        ``min_coins``."""
+        coins = await self.ledger.balance(player)
+        if coins < server.min_coins:
+            raise E.LobbyError(E.NOT_ENOUGH_COINS,
+                               f"{server.server} needs {server.min_coins} coins to sit; "
+                               f"{player} has {coins}")
+        return coins
+
+    # -- private rooms (好友房) -------------------------------------------------
+
+    async def open_room(self, player: str, name: str, server_id: str,
+                        options_json: str = "") -> tuple[Room, str]:
+        """``player`` opens a private room of ``server_id`` (its game, options,
+        stake and fee; over its options those of ``options_json`` that the
+        game lets players choose) and sits at seat 0 as its owner. Returns the
+        room and its invite code. ``invalid_argument`` (no player);
+        ``no_such_server`` (NOT_FOUND); ``bad_options``; ``already_seated``;
+        ``not_enough_coins``; ``too_many_rooms`` (the player owns
+        ``rooms_per_player`` open ones)."""
+        if not player:
+            raise E.invalid("player is required")
+        server = self.config.server(server_id)
+        if server is None:
+            raise E.not_found(E.NO_SUCH_SERVER, f"there is no coin server {server_id!r}")
+        options = P.chosen_options(server.game, options_json)
+        await self._seated_nowhere(player)
+        if await self.store.owned_rooms(player) >= self.private.rooms_per_player:
+            raise E.LobbyError(E.TOO_MANY_ROOMS, f"player {player} has "
+                               f"{self.private.rooms_per_player} private rooms open")
+        coins = await self._coins_to_sit(server, player)
+        now = self.clock.now_ms()
+        for _ in range(MAX_ATTEMPTS):
+            empty = Room(P.new_room_id(server.server), server.server, server.game,
+                         server.seats, private=True, owner=player, options=options)
+            room = room_rules.sit(empty, 0, player, name or player, coins, now_ms=now,
+                                  ready_seconds=server.ready_seconds,
+                                  connected=self.present(player))
+            code = P.new_code()
+            try:
+                saved = self._remember(await self.store.open_private(room, code, now))
+            except Conflict:
+                continue  # the code (or id) was drawn before: draw again
+            M.PRIVATE_ROOMS_OPENED.inc()
+            await publish_room(self.nc, saved)
+            log.info("private room opened", extra={"room": saved.room, "player": player})
+            return saved, code
+        raise E.LobbyError(E.BUSY, "no free invite code found, try again",
+                           grpc.StatusCode.ABORTED)
+
+    async def _room_of_code(self, player: str, code: str) -> str:
+        """The private room of ``code``, one of ``player``'s tries counted.
+        ``invalid_argument`` (no player); ``too_many_attempts``
+        (RESOURCE_EXHAUSTED); ``no_such_code`` (NOT_FOUND)."""
+        if not player:
+            raise E.invalid("player is required")
+        if not self.attempts.take(player, self.clock.now_ms()):
+            M.CODE_TRIES.labels("limited").inc()
+            raise E.LobbyError(E.TOO_MANY_ATTEMPTS, f"at most {self.attempts.per_minute} "
+                               "codes a minute: wait a little",
+                               grpc.StatusCode.RESOURCE_EXHAUSTED)
+        cleaned = P.normal(code)
+        room_id = await self.store.room_of_code(cleaned) if cleaned else None
+        if room_id is None:
+            M.CODE_TRIES.labels("wrong").inc()
+            raise E.not_found(E.NO_SUCH_CODE, "no room has this code")
+        M.CODE_TRIES.labels("found").inc()
+        return room_id
+
+    async def join_code(self, player: str, name: str, code: str, seat: int = -1) -> Room:
+        """``player`` sits in the private room of ``code``: at ``seat``, or the
+        lowest free seat where ``seat`` is -1. Refusals: those of
+        :meth:`_room_of_code`, then Sit's (``room_started``, ``seat_taken``,
+        ``no_such_seat`` (also: the room is full), ``already_seated``,
+        ``not_enough_coins``)."""
+        room_id = await self._room_of_code(player, code)
+        if seat < 0:
+            room = await self._load(room_id)
+            free = quick.free_seat(room)
+            if free is None:
+                raise E.LobbyError(E.SEAT_TAKEN, f"every seat of {room_id} is taken")
+            seat = free
+        return await self.sit(player, name, room_id, seat, private_ok=True)
+
+    async def room_by_code(self, player: str, code: str) -> Room:
+        """The private room of ``code`` (to watch it). Refusals as
+        :meth:`_room_of_code`."""
+        return await self._load(await self._room_of_code(player, code))
+
+    async def remove_seat(self, owner: str, seat: int) -> Room:
+        """The owner of the private room it sits in stands up the player at
+        ``seat`` (踢出), outside a game. ``not_seated``; ``not_owner``
+        (PERMISSION_DENIED); ``room_started``; ``no_such_seat``;
+        ``invalid_argument`` (its own seat)."""
+        room_id = await self._seated_room(owner)
+        server = self._server(room_id)
+        now = self.clock.now_ms()
+        try:
+            old, saved = await self._mutate(room_id, lambda r: room_rules.remove_seat(
+                r, owner, seat, now_ms=now, ready_seconds=server.ready_seconds))
+        except E.LobbyError as e:
+            if e.code == E.NOT_OWNER:
+                e.status = grpc.StatusCode.PERMISSION_DENIED
+            raise
+        log.info("seat removed by the owner", extra={
+            "room": room_id, "owner": owner, "player": old.seats[seat].player})
+        return saved
 
     # -- reading ---------------------------------------------------------------
 
@@ -169,32 +339,35 @@ class Lobby:
 
     # -- sitting ---------------------------------------------------------------
 
-    async def sit(self, player: str, name: str, room_id: str, seat: int) -> Room:
+    async def sit(self, player: str, name: str, room_id: str, seat: int, *,
+                  private_ok: bool = False) -> Room:
         """``player`` sits at ``seat`` of ``room_id`` if the room is not started,
         the seat exists and is free, the player sits nowhere, and its ledger
         balance reaches the server's ``min_coins``. Refusals (counted by reason):
         room_started, no_such_seat, seat_taken, already_seated, not_enough_coins,
-        no_such_room; invalid_argument for an empty player."""
+        no_such_room (also: a private room, unless ``private_ok``: those are
+        joined by their code); invalid_argument for an empty player."""
         if not player:
             raise E.invalid("player is required")
         try:
-            return await self._sit(player, name or player, room_id, seat)
+            return await self._sit(player, name or player, room_id, seat, private_ok)
         except E.LobbyError as e:
             if e.code in E.SIT_REFUSALS:
                 M.SITS_REFUSED.labels(e.code).inc()
             raise
 
-    async def _sit(self, player: str, name: str, room_id: str, seat: int) -> Room:
+    async def _sit(self, player: str, name: str, room_id: str, seat: int,
+                   private_ok: bool = False) -> Room:
         server = self._server(room_id)
-        await self._decide(room_id, lambda r: room_rules.check_sit(r, seat, player))
-        elsewhere = await self.store.find_player(player)
-        if elsewhere is not None:
-            raise E.LobbyError(E.ALREADY_SEATED, f"player {player} already sits in {elsewhere}")
-        coins = await self.ledger.balance(player)
-        if coins < server.min_coins:
-            raise E.LobbyError(E.NOT_ENOUGH_COINS,
-                               f"{server.server} needs {server.min_coins} coins to sit; "
-                               f"{player} has {coins}")
+
+        def check(r: Room) -> None:
+            if r.private and not private_ok:
+                raise E.LobbyError(E.NO_SUCH_ROOM, f"there is no room {room_id!r}")
+            room_rules.check_sit(r, seat, player)
+
+        await self._decide(room_id, check)
+        await self._seated_nowhere(player)
+        coins = await self._coins_to_sit(server, player)
         now = self.clock.now_ms()
         connected = self.present(player)
         _, saved = await self._mutate(room_id, lambda r: room_rules.sit(
@@ -225,9 +398,7 @@ class Lobby:
         servers = [s for s in self.config.servers if s.game == game]
         if not servers:
             raise E.not_found(E.NO_SUCH_GAME_TYPE, f"no coin server plays {game!r}")
-        elsewhere = await self.store.find_player(player)
-        if elsewhere is not None:
-            raise E.LobbyError(E.ALREADY_SEATED, f"player {player} already sits in {elsewhere}")
+        await self._seated_nowhere(player)
         coins = await self.ledger.balance(player)
         usable = quick.affordable(servers, game, coins)
         if not usable:
@@ -246,6 +417,24 @@ class Lobby:
                     raise
         raise E.LobbyError(E.NO_FREE_ROOM, f"every {game} room {player} can afford is full "
                            "or playing; try again soon")
+
+    async def claim_relief(self, player: str, game: str, claim_id: str,
+                           ) -> ledger_pb2.GrantReliefResponse:
+        """Relief coins (救济金) for ``player``, who cannot afford any server
+        of ``game``: the ledger grants ``relief.coins`` if the balance is below
+        the game's lowest ``min_coins``, at most ``relief.per_day`` times per
+        relief day, once per ``claim_id``. Refusals: ``invalid_argument`` (no
+        player), ``no_such_game_type`` (NOT_FOUND), ``relief_off``, and the
+        ledger's: ``not_eligible``, ``relief_spent``, ``claim_id_conflict``,
+        ``bad_claim_id``, ``ledger_unavailable``."""
+        if not player:
+            raise E.invalid("player is required")
+        below = threshold(self.config, game)
+        if below is None:
+            raise E.not_found(E.NO_SUCH_GAME_TYPE, f"no coin server plays {game!r}")
+        if not self.relief.offered:
+            raise E.LobbyError(E.RELIEF_OFF, "no relief coins are offered")
+        return await self.ledger.grant_relief(player, claim_id, below, self.relief)
 
     async def _seated_room(self, player: str) -> str:
         if not player:
@@ -276,7 +465,7 @@ class Lobby:
             "operator": by, "player": player, "room": saved.room, "reason": reason})
         return saved
 
-    async def ready(self, player: str) -> Room:
+    async def ready(self, player: str, within: float | None = None) -> Room:
         """``player`` presses start. When that makes the full room all ready, the
         game starts: a new game id, the least loaded table instance that answers,
         CreateGame there (the next one if it fails), the room started. Every
@@ -284,7 +473,9 @@ class Lobby:
         connected, not ready) and the game does not start (the room says who is
         missing). ``not_seated``; ``room_started``; ``not_connected`` when the
         presser itself has no live session; ``no_table_instance`` (UNAVAILABLE,
-        the press undone) when no instance takes the game."""
+        the press undone) when no instance takes the game within
+        :func:`placement_window` of ``within`` (the seconds the caller waits,
+        ``None``: no deadline)."""
         room_id = await self._seated_room(player)
         server = self._server(room_id)
         now = self.clock.now_ms()
@@ -300,21 +491,32 @@ class Lobby:
             if not saved.can_start:
                 return saved
             # Became startable through a concurrent press: start it below.
-        return await self._start(room_id, server, player, press)
+        return await self._start(room_id, server, player, press, placement_window(within))
 
     async def _start(self, room_id: str, server: CoinServer, player: str,
-                     press: Callable[[Room], Room]) -> Room:
-        candidates = await self.tables.candidates()
-        if not candidates:
-            raise E.unavailable(E.NO_TABLE_INSTANCE, "no table instance takes games now")
+                     press: Callable[[Room], Room], window: float) -> Room:
+        """Start the game on a candidate instance, looking for one for at most
+        ``window`` seconds."""
+        deadline = asyncio.get_running_loop().time() + window
+        candidates = await _until("lobby_find_table", self._candidates, deadline)
         try:
-            return await self._place(room_id, server, player, press, candidates)
+            return await self._place(room_id, server, player, press, candidates, deadline)
         finally:
             self.tables.release(candidates[0])
 
+    async def _candidates(self) -> list[str]:
+        """The instances to try (:meth:`Tables.candidates`, the first held
+        until released); ``no_table_instance`` where none answers."""
+        candidates = await self.tables.candidates()
+        if not candidates:
+            raise E.unavailable(E.NO_TABLE_INSTANCE, "no table instance takes games now")
+        return candidates
+
     async def _place(self, room_id: str, server: CoinServer, player: str,
-                     press: Callable[[Room], Room], candidates: list[str]) -> Room:
-        """Start ``room_id``'s game on the first of ``candidates`` that takes it."""
+                     press: Callable[[Room], Room], candidates: list[str],
+                     deadline: float) -> Room:
+        """Start ``room_id``'s game on the first of ``candidates`` that takes
+        it, trying them all again until ``deadline`` (event loop time)."""
         game_id = uuid.uuid4().hex
 
         def begin(r: Room) -> Room:
@@ -330,7 +532,38 @@ class Lobby:
             if room != old:
                 await publish_room(self.nc, room)
             return room  # someone stood up meanwhile: the press is saved, no game
+        tries = 0
+
+        async def create() -> Room:
+            nonlocal tries
+            tries += 1  # a retry reads the room again: a try may have moved it
+            current = room if tries == 1 else await self._load(room_id)
+            if current.game_id != game_id:
+                return current  # voided meanwhile (the reconciler's grace ran out)
+            return await self._create(current, server, game_id, candidates, deadline)
+
+        try:
+            return await _until("lobby_create_game", create, deadline)
+        except E.LobbyError as e:
+            if not _no_instance(e):
+                raise
+        now = self.clock.now_ms()
+        await self._mutate(room_id, lambda r: room_rules.abort_start(
+            r, game_id, player, now_ms=now, ready_seconds=server.ready_seconds))
+        raise E.unavailable(E.NO_TABLE_INSTANCE, "no table instance took the game")
+
+    async def _create(self, room: Room, server: CoinServer, game_id: str,
+                      candidates: list[str], deadline: float) -> Room:
+        """``CreateGame`` of the started ``room``'s ``game_id`` on the first of
+        ``candidates`` that takes it (the room moved there), no call waiting
+        past ``deadline`` (event loop time); the room as it is where the game
+        was voided meanwhile; ``no_table_instance`` where none took it."""
+        room_id = room.room
+        loop = asyncio.get_running_loop()
         for addr in candidates:
+            left = deadline - loop.time()
+            if left <= 0:
+                break
             if addr != room.table_instance:
                 _, room = await self._mutate(room_id, _mover(game_id, addr), publish=False)
                 if room.game_id != game_id:
@@ -340,7 +573,7 @@ class Lobby:
                                 extra={"room": room_id, "game_id": game_id})
                     return room
             try:
-                await self.tables.create_game(addr, room, server)
+                await self.tables.create_game(addr, room, server, timeout=left)
             except grpc.aio.AioRpcError as e:
                 M.PLACEMENT_FAILURES.inc()
                 log.warning("CreateGame on %s failed: %s", addr, e.code().name,
@@ -351,9 +584,6 @@ class Lobby:
             log.info("game started", extra={"room": room_id, "game_id": game_id,
                                             "table_instance": addr})
             return room
-        now = self.clock.now_ms()
-        await self._mutate(room_id, lambda r: room_rules.abort_start(
-            r, game_id, player, now_ms=now, ready_seconds=server.ready_seconds))
         raise E.unavailable(E.NO_TABLE_INSTANCE, "no table instance took the game")
 
     # -- after the game --------------------------------------------------------

@@ -22,6 +22,8 @@ from paiju.rules import load as load_engine
 DEFAULT_FILE = Path(__file__).parent.parent / "rooms.yaml"
 
 _ID = re.compile(r"^[a-z0-9_-]{1,48}$")
+#: A private room's id (好友房): ``<server>-x<12 hex>`` (docs/lobby.md).
+PRIVATE_ROOM = re.compile(r"^(?P<server>[a-z0-9_-]{1,48})-x[0-9a-f]{12}$")
 
 
 class RoomsConfigError(ValueError):
@@ -80,8 +82,14 @@ class RoomsConfig:
         return None
 
     def server_of_room(self, room: str) -> CoinServer | None:
-        """The coin server that owns room id ``room``, or None if no server does."""
-        return self._rooms().get(room)
+        """The coin server that owns room id ``room`` (a configured room, or a
+        private room ``<server>-x<12 hex>`` of a configured server), or None."""
+        found = self._rooms().get(room)
+        if found is None:
+            private = PRIVATE_ROOM.match(room)
+            if private is not None:
+                found = self.server(private["server"])
+        return found
 
     def _rooms(self) -> dict[str, CoinServer]:
         index: dict[str, CoinServer] | None = self.__dict__.get("_index")

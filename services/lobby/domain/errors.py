@@ -10,7 +10,15 @@ a start pressed by a player without a live session), ``no_result`` (NOT_FOUND: n
 finished game of that player); a quick start refused: ``no_free_room``
 (FAILED_PRECONDITION: every affordable room of the game is full or started),
 ``no_such_game_type`` (NOT_FOUND: no server plays that game), and
-``not_enough_coins`` / ``already_seated`` as for Sit.
+``not_enough_coins`` / ``already_seated`` as for Sit; a relief claim
+refused: ``relief_off`` (FAILED_PRECONDITION: none offered), ``not_eligible``
+(FAILED_PRECONDITION: the balance reaches a server of the game),
+``relief_spent`` (RESOURCE_EXHAUSTED: the day's claims are used),
+``claim_id_conflict`` (ALREADY_EXISTS), ``bad_claim_id`` (INVALID_ARGUMENT),
+``no_such_game_type`` (NOT_FOUND); private rooms (好友房): ``too_many_rooms``
+(FAILED_PRECONDITION: the player's open private rooms are at the limit),
+``too_many_attempts`` (RESOURCE_EXHAUSTED: the minute's code tries are used),
+``no_such_code`` (NOT_FOUND), ``not_owner`` (PERMISSION_DENIED).
 """
 
 from __future__ import annotations
@@ -34,6 +42,13 @@ NOT_CONNECTED = "not_connected"
 NO_RESULT = "no_result"
 NO_FREE_ROOM = "no_free_room"
 NO_SUCH_GAME_TYPE = "no_such_game_type"
+RELIEF_OFF = "relief_off"
+TOO_MANY_ROOMS = "too_many_rooms"
+#: A private room's options are not among its game's player choices.
+BAD_OPTIONS = "bad_options"
+TOO_MANY_ATTEMPTS = "too_many_attempts"
+NO_SUCH_CODE = "no_such_code"
+NOT_OWNER = "not_owner"
 
 #: The reasons a Sit is refused (the label values of paiju_lobby_sits_refused_total).
 SIT_REFUSALS = (ROOM_STARTED, SEAT_TAKEN, NOT_ENOUGH_COINS, ALREADY_SEATED, NO_SUCH_ROOM,

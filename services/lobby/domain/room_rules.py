@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from paiju.rules.engine import result_line
 from services.lobby.domain import errors as E
 
 IDLE, WAITING, STARTED = "idle", "waiting", "started"
@@ -64,12 +65,7 @@ class Line:
     def to_json(self) -> dict[str, Any]:
         """``{"label": str, "value": str, "seats": [int]}``, value and seats
         only where given (the shape of ``game_finished.lines``)."""
-        out: dict[str, Any] = {"label": self.label}
-        if self.value:
-            out["value"] = self.value
-        if self.seats:
-            out["seats"] = list(self.seats)
-        return out
+        return result_line(self.label, self.value, self.seats)
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Line:
@@ -117,7 +113,9 @@ class Room:
     ``kick_at_ms`` is when the last unready player of a full room is removed;
     ``carry`` holds what the next game needs from the previous one (merged into
     the next CreateGame's options); ``last_result`` is the room's last finished
-    game; ``version`` is the stored row version.
+    game; ``version`` is the stored row version; ``private``: a private room
+    (好友房, opened by ``owner``, joined by its code, never listed);
+    ``options``: the rule options its opener chose over the server's.
     """
 
     room: str
@@ -131,6 +129,9 @@ class Room:
     carry: dict[str, Any] = field(default_factory=dict)
     last_result: Result | None = None
     version: int = 0
+    private: bool = False
+    owner: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def state(self) -> str:
@@ -381,3 +382,20 @@ def stand_idle(room: Room, now_ms: int, idle_seconds: int, *, ready_seconds: int
     seats = {k: v for k, v in room.seats.items() if v not in gone}
     room = _with_seats(room, seats, now_ms, ready_seconds)
     return (room if seats else dataclasses.replace(room, carry={})), gone
+
+
+def remove_seat(room: Room, owner: str, seat: int, *, now_ms: int, ready_seconds: int) -> Room:
+    """The ``owner`` of a private room stands up the player at ``seat`` (踢出).
+    ``not_owner`` (not the room's owner, or a public room); ``room_started``
+    while a game runs; ``no_such_seat`` (no player there);
+    ``invalid_argument`` (the owner's own seat: it stands up instead)."""
+    if not room.private or room.owner != owner:
+        raise E.LobbyError(E.NOT_OWNER, f"{owner} does not own room {room.room}")
+    if room.game_id:
+        raise E.LobbyError(E.ROOM_STARTED, f"the game in room {room.room} runs")
+    target = room.seats.get(seat)
+    if target is None:
+        raise E.LobbyError(E.NO_SUCH_SEAT, f"nobody sits at seat {seat} of {room.room}")
+    if target.player == owner:
+        raise E.invalid("the owner stands up instead of removing its own seat")
+    return stand(room, target.player, now_ms=now_ms, ready_seconds=ready_seconds)

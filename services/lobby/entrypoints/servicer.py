@@ -43,7 +43,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                  ready_seconds=s.ready_seconds,
                                  idle_disconnect_seconds=s.idle_disconnect_seconds,
                                  allow_spectators=s.spectators)
-            for s in self.lobby.config.servers])
+            for s in self.lobby.config.servers], relief=lobby_pb2.Relief(
+                coins=self.lobby.relief.coins, per_day=self.lobby.relief.per_day,
+                day_starts_utc_hour=self.lobby.relief.day_starts_utc_hour))
 
     async def ListRooms(self, request: lobby_pb2.ListRoomsRequest,
                         context: grpc.aio.ServicerContext) -> lobby_pb2.ListRoomsResponse:
@@ -69,8 +71,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
 
     async def Ready(self, request: lobby_pb2.PlayerRequest,
                     context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
-        """Press start."""
-        return room_message(await _guard(context, self.lobby.ready(request.player)))
+        """Press start; a game is placed within the caller's deadline."""
+        return room_message(await _guard(context, self.lobby.ready(
+            request.player, context.time_remaining())))
 
     async def WhereIs(self, request: lobby_pb2.PlayerRequest,
                       context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
@@ -101,8 +104,43 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         return room_message(await _guard(context, self.lobby.quick_start(
             request.player, request.name, request.game)))
 
+    async def ClaimRelief(self, request: lobby_pb2.ClaimReliefRequest,
+                          context: grpc.aio.ServicerContext) -> lobby_pb2.ClaimReliefResponse:
+        """救济金: relief coins for a player below every server of a game."""
+        granted = await _guard(context, self.lobby.claim_relief(
+            request.player, request.game, request.claim_id))
+        return lobby_pb2.ClaimReliefResponse(
+            coins=granted.account.coins, granted=granted.coins,
+            claims_left=granted.claims_left, day_ends_ms=granted.day_ends_ms,
+            repeated=granted.repeated)
+
     async def Kick(self, request: lobby_pb2.KickRequest,
                    context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
         """An operator stands a player up from a waiting room."""
         return room_message(await _guard(context, self.lobby.kick(
             request.player, request.reason, operator.who(context))))
+
+    async def OpenRoom(self, request: lobby_pb2.OpenRoomRequest,
+                       context: grpc.aio.ServicerContext) -> lobby_pb2.OpenRoomResponse:
+        """好友房: open a private room, the player seated as its owner."""
+        room, code = await _guard(context, self.lobby.open_room(
+            request.player, request.name, request.server, request.options_json))
+        return lobby_pb2.OpenRoomResponse(room=room_message(room), code=code)
+
+    async def JoinCode(self, request: lobby_pb2.JoinCodeRequest,
+                       context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
+        """Sit in the private room of an invite code."""
+        return room_message(await _guard(context, self.lobby.join_code(
+            request.player, request.name, request.code, request.seat)))
+
+    async def RoomByCode(self, request: lobby_pb2.RoomByCodeRequest,
+                         context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
+        """The private room of an invite code (to watch it)."""
+        return room_message(await _guard(context, self.lobby.room_by_code(
+            request.player, request.code)))
+
+    async def RemoveSeat(self, request: lobby_pb2.RemoveSeatRequest,
+                         context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
+        """The owner of a private room stands a player up (踢出)."""
+        return room_message(await _guard(context, self.lobby.remove_seat(
+            request.player, request.seat)))

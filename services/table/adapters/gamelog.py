@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
-import json
 import logging
 import random
 import time
@@ -30,6 +29,7 @@ import nats.js.errors
 from nats.aio.client import Client as NATS
 from nats.js import api
 
+from paiju.runtime import jsontext
 from services.table import metrics
 
 log = logging.getLogger("paiju.table.gamelog")
@@ -113,7 +113,7 @@ class GameLog:
         if not self.nc.is_connected:
             # Not even sent (nats-py would send it on reconnecting, late).
             raise LogUnavailable(f"log of {game_id}: NATS not connected")
-        data = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+        data = jsontext.dumpb(entry)
         msg_id = f"{game_id}:{expect}:{hashlib.blake2b(data, digest_size=8).hexdigest()}"
         headers = {"Nats-Expected-Last-Subject-Sequence": str(expect), "Nats-Msg-Id": msg_id}
         started = time.perf_counter()
@@ -194,7 +194,7 @@ class GameLog:
         try:
             while not out or out[-1][0] < last:
                 msg = await sub.next_msg(timeout=self.timeout)
-                out.append((int(msg.metadata.sequence.stream), json.loads(msg.data)))
+                out.append((int(msg.metadata.sequence.stream), jsontext.loads(msg.data)))
         finally:
             await sub.unsubscribe()
         return out

@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
 import zlib
 from typing import Any
 
@@ -86,6 +87,9 @@ class Leases:
         self.replicas = replicas
         #: The revision of each lease this instance holds, by game id.
         self.held: dict[str, int] = {}
+        #: When (monotonic s) the request that last took or renewed each lease
+        #: held was sent: nobody else can hold it before that plus the TTL.
+        self.confirmed: dict[str, float] = {}
         self._leases: KeyValue | None = None
         self._games: KeyValue | None = None
         self._value = json.dumps({"instance": instance, "address": address}).encode()
@@ -133,8 +137,10 @@ class Leases:
         """Take the lease of ``game_id`` if nobody holds it (True); True too
         where this instance holds it already (a try whose answer was lost took
         it: a retry is safe). NATS errors propagate."""
+        sent = time.monotonic()
         try:
             self.held[game_id] = await self.leases.create(game_id, self.value)
+            self.confirmed[game_id] = sent
         except nats.js.errors.KeyWrongLastSequenceError:
             try:
                 entry = await self.leases.get(game_id)
@@ -153,8 +159,10 @@ class Leases:
             rev = self.held.get(game_id)
             if rev is None:
                 break
+            sent = time.monotonic()
             try:
                 self.held[game_id] = await self.leases.update(game_id, self.value, last=rev)
+                self.confirmed[game_id] = sent
                 return True
             except nats.js.errors.KeyWrongLastSequenceError:
                 pass
@@ -164,14 +172,23 @@ class Leases:
             except nats.js.errors.KeyNotFoundError:
                 break
             if entry.value != self.value:
-                self.held.pop(game_id, None)
+                self.forget(game_id)
                 return False
             self.held[game_id] = int(entry.revision or 0)
         if await self.take(game_id):
             log.warning("lease of %s had expired; taken again", game_id)
             return True
-        self.held.pop(game_id, None)
+        self.forget(game_id)
         return False
+
+    def current(self, game_id: str) -> bool:
+        """Whether this instance surely holds the lease of ``game_id`` now: it
+        took or renewed it with a request sent less than the TTL ago (a lease
+        lives a TTL from its last write, so nobody else can have taken it).
+        False once that is past: the instance may have been stopped, or cut
+        off from NATS, while another took the game over."""
+        sent = self.confirmed.get(game_id)
+        return sent is not None and time.monotonic() - sent < self.seconds
 
     async def renew_all(self, concurrency: int = RENEW_CONCURRENCY,
                         part: tuple[int, int] = (0, 1)) -> list[str]:
@@ -202,6 +219,7 @@ class Leases:
         """Give up the lease of ``game_id`` (a delete expecting its revision,
         so another's lease is never deleted). NATS errors are logged."""
         rev = self.held.pop(game_id, None)
+        self.confirmed.pop(game_id, None)
         if rev is None:
             return
         try:
@@ -212,6 +230,7 @@ class Leases:
     def forget(self, game_id: str) -> None:
         """Stop renewing ``game_id`` (its lease is lost)."""
         self.held.pop(game_id, None)
+        self.confirmed.pop(game_id, None)
 
     async def holder(self, game_id: str) -> dict[str, Any] | None:
         """The owner of ``game_id``'s lease (``{"instance", "address"}``) or None."""

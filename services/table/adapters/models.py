@@ -33,3 +33,30 @@ class GameRecord(Base):
     record_json: Mapped[str] = mapped_column(Text)
 
     __table_args__ = (Index("ix_table_game_records_room", "room", "finished_at"),)
+
+
+class ReplayShare(Base):
+    """A player's shared replay link: ``share`` its id (random, url-safe),
+    ``game_id`` the finished game, ``player`` its owner, ``created_ms`` and
+    ``revoked_ms`` unix ms (0 while it is active)."""
+
+    __tablename__ = "table_replay_shares"
+
+    share: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(160))
+    player: Mapped[str] = mapped_column(String(128))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    revoked_ms: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+
+    __table_args__ = (Index("ix_table_replay_shares_player", "player", "revoked_ms"),)
+
+
+class ShareOwner(Base):
+    """A player who made a replay share: the row each of their creations
+    locks first (PostgreSQL ``SELECT … FOR UPDATE``; on SQLite its insert
+    takes the file's write lock), so that one player's creations count their
+    active shares and add one each in turn and the limit holds."""
+
+    __tablename__ = "table_replay_share_owners"
+
+    player: Mapped[str] = mapped_column(String(128), primary_key=True)

@@ -39,6 +39,14 @@ from services.table.domain.spec import Terms
 log = logging.getLogger("paiju.table")
 
 
+def played_ms(game: Sitting) -> int:
+    """How long ``game`` was played, ms: its record's finished_at − started_at
+    (0 where it has not finished)."""
+    if game.finished_at is None:
+        return 0
+    return max(0, ms(game.finished_at) - ms(game.started_at))
+
+
 async def settle(ledger: Ledger, game: Sitting, terms: Terms
                  ) -> tuple[list[dict[str, Any]], str]:
     """Ledger ``Settle`` of a finished game: ``(rows, error)``, the 结算表
@@ -47,7 +55,7 @@ async def settle(ledger: Ledger, game: Sitting, terms: Terms
     result = game.engine.result()
     req = ledger_pb2.SettleRequest(
         game_id=game.game_id, game=game.name, reason=game.reason or "normal",
-        server=game.server, room=game.room,
+        server=game.server, room=game.room, played_ms=played_ms(game),
         terms=common_pb2.SettlementTerms(base=terms.base, unit=terms.unit,
                                          fee_rate=terms.fee_rate),
         seats=[ledger_pb2.SettleSeat(seat=s.seat, player=s.player,
@@ -100,7 +108,7 @@ def game_over_request(runner: RoomRunner, game: Sitting, rows: list[dict[str, An
     deal played out (its record's)."""
     escaped = [] if game.engine.escaped is None else [game.player_of(game.engine.escaped)]
     return lobby_pb2.GameOverRequest(
-        game_id=runner.spec.game_id, room=runner.spec.room, escaped=escaped,
+        game_id=runner.sitting.spec.game_id, room=runner.sitting.spec.room, escaped=escaped,
         carry_json=json.dumps(carry(game, no_call_streak)),
         settlement=[common_pb2.SettlementRow(
             player=str(r["player"]), seat=int(r["seat"]), points=int(r["points"]),
@@ -132,7 +140,7 @@ async def finish(runner: RoomRunner, game: Sitting) -> None:
         rows: list[dict[str, Any]] = []
         settlement_error = ""
         if reason not in ("redeal", "void"):
-            rows, settlement_error = await settle(table.ledger, game, runner.spec.terms)
+            rows, settlement_error = await settle(table.ledger, game, runner.sitting.spec.terms)
         record = game.record()
         if rows:
             record["settlement"] = rows
@@ -147,11 +155,12 @@ async def finish(runner: RoomRunner, game: Sitting) -> None:
                 try:
                     await table.lobby.game_over(req)
                 except Refused as e:
-                    log.error("lobby refused GameOver %s: %s", runner.spec.game_id, e)
+                    log.error("lobby refused GameOver %s: %s", runner.sitting.spec.game_id, e)
         await publish_finished(runner, game, rows, settlement_error)
     if reason == "redeal":
         if runner.sitting.fee_due:
-            await charge_no_call_fee(table.ledger, game, runner.spec.table_options.no_call_fee)
+            fee = runner.sitting.spec.table_options.no_call_fee
+            await charge_no_call_fee(table.ledger, game, fee)
         await runner.redeal()
         return
     runner.over = True

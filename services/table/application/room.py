@@ -140,16 +140,6 @@ class RoomRunner:
     # -- reading -------------------------------------------------------------------
 
     @property
-    def spec(self) -> GameSpec:
-        """What CreateGame asked for (the first deal's)."""
-        return self.sitting.spec
-
-    @property
-    def name(self) -> str:
-        """The game type (doudizhu …)."""
-        return self.sitting.name
-
-    @property
     def game_id(self) -> str:
         """The sitting's game id (its log subject, its lease key)."""
         return self.sitting.spec.game_id
@@ -238,8 +228,8 @@ class RoomRunner:
             applied = await self._do(entry, lambda a: a.answer.ok and bool(a.events))
             answer = applied.answer
         result = answer.error if not answer.ok else ("ok" if applied.events else "duplicate")
-        metrics.ACTIONS.labels(self.name, result).inc()
-        metrics.ACTION_SECONDS.labels(self.name).observe(time.perf_counter() - started)
+        metrics.ACTIONS.labels(self.sitting.name, result).inc()
+        metrics.ACTION_SECONDS.labels(self.sitting.name).observe(time.perf_counter() - started)
         return answer
 
     async def disconnected(self, player: str, at: float | None = None) -> None:
@@ -301,7 +291,7 @@ class RoomRunner:
         def entry() -> Entry:
             self.ending = None
             return Redeal(self._now(), f"{self.game_id}.r{self.sitting.redeals + 1}",
-                          prepared_deal(self.spec, None))
+                          prepared_deal(self.sitting.spec, None))
         await self.when_live(entry)
 
     async def _timer_step(self) -> None:
@@ -328,7 +318,7 @@ class RoomRunner:
                 if due is not None:
                     self.timer.arm(max(due, self.table.clock.now() + 0.001))
             if game.timeouts > before:
-                metrics.TIMEOUTS.labels(self.name).inc(game.timeouts - before)
+                metrics.TIMEOUTS.labels(self.sitting.name).inc(game.timeouts - before)
 
     async def _end(self, game: Sitting) -> None:
         try:
@@ -344,7 +334,7 @@ class RoomRunner:
     def _pause(self, at: float, why: str) -> None:
         if self.paused_at is None:
             log.error("game %s (room %s) paused: its log cannot be written (%s)",
-                      self.game_id, self.spec.room, why)
+                      self.game_id, self.sitting.spec.room, why)
             self.paused_at = at
             self.live.clear()
             self.timer.cancel()
@@ -419,7 +409,7 @@ class RoomRunner:
         if self.gone:
             return
         log.error("game %s (room %s): %s; another instance owns it now, this one "
-                  "stops it", self.game_id, self.spec.room, why)
+                  "stops it", self.game_id, self.sitting.spec.room, why)
         metrics.LEASE_LOSSES.inc()
         self._stop()
         self.table.leases.forget(self.game_id)

@@ -37,7 +37,7 @@ from services.table.adapters.store import RecordStore
 from services.table.application import ending
 from services.table.application.clock import Clock
 from services.table.application.room import RoomRunner, prepared_deal
-from services.table.domain.entries import Created
+from services.table.domain.entries import Created, entry_of
 from services.table.domain.outgoing import GameError, Outgoing, ms
 from services.table.domain.sitting import Sitting, spec_json
 from services.table.domain.spec import GameSpec, Terms
@@ -59,6 +59,23 @@ BEGIN_RETRY_SECONDS = 2.0
 
 def _nats_error(e: BaseException) -> bool:
     return isinstance(e, NATS_ERRORS)
+
+
+def created_of(logged: dict[str, Any]) -> Created:
+    """The :class:`Created` entry a logged JSON object holds; ``ValueError``
+    where it holds another kind."""
+    entry = entry_of(logged)
+    if not isinstance(entry, Created):
+        raise ValueError(f"a {entry.kind!r} entry, not 'created'")
+    return entry
+
+
+def _created_of_game(logged: dict[str, Any], gid: str) -> bool:
+    """True where ``logged`` is a ``created`` entry of game ``gid``."""
+    try:
+        return created_of(logged).spec.get("game_id") == gid
+    except (ValueError, KeyError, TypeError):
+        return False
 
 
 class Table:
@@ -130,16 +147,16 @@ class Table:
         player is known to be absent (presence) start held. Raises
         ``RulesError`` for a deal or options the engine refuses."""
         current = self.rooms.get(spec.room)
-        if current is not None and current.over and current.spec.game_id != spec.game_id:
+        if current is not None and current.over and current.sitting.spec.game_id != spec.game_id:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(current.done.wait(), self.ending_wait)
         async with self._room_creation(spec.room):
             current = self.rooms.get(spec.room)
             if current is not None:
-                if current.spec.game_id == spec.game_id:
+                if current.sitting.spec.game_id == spec.game_id:
                     return current
                 raise GameError("room_busy", f"room {spec.room} runs game "
-                                f"{current.spec.game_id}", "ALREADY_EXISTS")
+                                f"{current.sitting.spec.game_id}", "ALREADY_EXISTS")
             if not self.accepting:
                 raise GameError("draining", f"{self.instance} takes no new games",
                                 "UNAVAILABLE")
@@ -149,8 +166,11 @@ class Table:
             sitting = Sitting(created)
             applied = sitting.first()
             logged = applied.logged(created)
-            seq = await self._begin(spec, logged)
-            runner = RoomRunner(self, sitting, [logged], seq)
+            seq, landed = await self._begin(spec, logged)
+            if landed is not logged:  # an earlier try's entry: its deal, its times
+                sitting = Sitting(created_of(landed))
+                applied = sitting.first()
+            runner = RoomRunner(self, sitting, [landed], seq)
             self.adopt(runner)
         await runner.start(applied.events)
         return runner
@@ -168,8 +188,12 @@ class Table:
             if not entry[1]:
                 del self._creating[room]
 
-    async def _begin(self, spec: GameSpec, created: dict[str, Any]) -> int:
-        """Take the lease, append the ``created`` entry, list the sitting live."""
+    async def _begin(self, spec: GameSpec, created: dict[str, Any]
+                     ) -> tuple[int, dict[str, Any]]:
+        """Take the lease, append the ``created`` entry, list the sitting live;
+        returns the entry's stream sequence and the entry logged (``created``,
+        or an earlier try's: :meth:`_append_created`). The lease is released
+        where the creation fails or is cancelled."""
         gid = spec.game_id
         try:
             taken = await retries.call("table lease take", lambda: self.leases.take(gid),
@@ -177,7 +201,7 @@ class Table:
             if not taken:
                 raise GameError("game_exists", f"game {gid} is run by another instance",
                                 "ALREADY_EXISTS")
-            seq = await self.log.append(gid, created, 0)
+            seq, created = await self._append_created(gid, created)
             await retries.call("table live listing",
                                lambda: self.leases.add_live(gid, spec.room, spec.game),
                                _nats_error, give_up_after=BEGIN_RETRY_SECONDS)
@@ -189,14 +213,37 @@ class Table:
             await self.leases.release(gid)
             raise GameError("unavailable", f"the game log cannot be written: {e}",
                             "UNAVAILABLE") from e
-        return seq
+        except asyncio.CancelledError:
+            # The caller gave up (the lobby stopped, its deadline passed): no
+            # lease is kept renewed for a game this instance does not run. A
+            # created entry already logged is listed live by the first
+            # LocateGame (services/table/application/locate.py), then taken over.
+            await self.leases.release(gid)
+            raise
+        return seq, created
+
+    async def _append_created(self, gid: str, created: dict[str, Any]
+                              ) -> tuple[int, dict[str, Any]]:
+        """Append the ``created`` entry of ``gid`` (its lease held); where the
+        log holds one ``created`` entry of ``gid`` and nothing else, an earlier
+        try of this creation wrote it and failed after (its live listing
+        through a JetStream election): that entry, so that the game can
+        still be created. ``Fenced`` where the log holds more."""
+        try:
+            return await self.log.append(gid, created, 0), created
+        except Fenced:
+            logged = await self.log.read(gid)
+            if len(logged) != 1 or not _created_of_game(logged[0][1], gid):
+                raise
+            log.info("game %s: the created entry of an earlier try is used", gid)
+            return logged[0]
 
     def adopt(self, runner: RoomRunner) -> None:
         """Run ``runner``'s room here (created or taken over)."""
-        self.rooms[runner.spec.room] = runner
+        self.rooms[runner.sitting.spec.room] = runner
         self.sittings[runner.game_id] = runner
         self.idle.clear()
-        metrics.GAMES_RUNNING.labels(runner.spec.game).inc()
+        metrics.GAMES_RUNNING.labels(runner.sitting.spec.game).inc()
 
     def room(self, room: str) -> RoomRunner:
         """The runner of ``room``; ``GameError(no_game)`` (NOT_FOUND) if none."""
@@ -205,11 +252,23 @@ class Table:
             raise GameError("no_game", f"no game runs in room {room!r} here", "NOT_FOUND")
         return runner
 
+    def owned(self, room: str) -> RoomRunner:
+        """:meth:`room`, where this instance surely still owns the game (its
+        lease is current: :meth:`~services.table.adapters.lease.Leases.current`),
+        for answers read from the game's state; ``GameError(unavailable)``
+        otherwise: stopped or cut off past its lease, it may hold a state that
+        another instance, having taken the game over, has moved on from."""
+        runner = self.room(room)
+        if not self.leases.current(runner.game_id):
+            raise GameError("unavailable", f"game {runner.game_id}: its lease is not "
+                            "confirmed; it may be run elsewhere now", "UNAVAILABLE")
+        return runner
+
     def drop(self, runner: RoomRunner) -> None:
         """Forget a room whose game ended, was lost or handed over."""
-        if self.rooms.get(runner.spec.room) is runner:
-            del self.rooms[runner.spec.room]
-            metrics.GAMES_RUNNING.labels(runner.spec.game).dec()
+        if self.rooms.get(runner.sitting.spec.room) is runner:
+            del self.rooms[runner.sitting.spec.room]
+            metrics.GAMES_RUNNING.labels(runner.sitting.spec.game).dec()
         if self.sittings.get(runner.game_id) is runner:
             del self.sittings[runner.game_id]
         runner.done.set()

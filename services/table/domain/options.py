@@ -16,7 +16,7 @@ from typing import Any
 #: Option keys the table service reads and does not pass to the engine.
 TABLE_KEYS = frozenset({
     "turn_seconds", "reconnect_seconds", "declare_grace_seconds", "deal_interval_ms",
-    "no_call_fee", "no_call_streak", "first",
+    "no_call_fee", "no_call_streak", "first", "card_counter",
 })
 
 #: Default pace of a paced deal (milliseconds per card); PAIJU_TABLE_DEAL_INTERVAL_MS.
@@ -42,6 +42,8 @@ class TableOptions:
     step (:mod:`paiju.rules.timed`). Not a room option: :func:`split`
     sets it for every new game; False (a card per step) is how sittings
     logged before rounds replay, whose ``created`` entry lacks it.
+    ``card_counter``: the 记牌器 is in views and events (default true; the
+    room-wide option ``card_counter: false`` of a coin server turns it off).
     """
 
     turn_seconds: float = 20.0
@@ -52,6 +54,7 @@ class TableOptions:
     no_call_streak: int = 0
     first: int | None = None
     deal_by_rounds: bool = False
+    card_counter: bool = True
 
 
 def _number(options: Mapping[str, Any], key: str, default: float, minimum: float) -> float:
@@ -81,6 +84,9 @@ def split(options: Mapping[str, Any], seats: int,
         isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < seats
     ):
         raise OptionsError(f"option first must be null or a seat 0..{seats - 1}, not {first!r}")
+    counter = options.get("card_counter", True)
+    if not isinstance(counter, bool):
+        raise OptionsError(f"option card_counter must be true or false, not {counter!r}")
     table = TableOptions(
         turn_seconds=_number(options, "turn_seconds", 20.0, 0.001),
         reconnect_seconds=_number(options, "reconnect_seconds", 90.0, 0.0),
@@ -90,6 +96,7 @@ def split(options: Mapping[str, Any], seats: int,
         no_call_streak=_integer(options, "no_call_streak", 0),
         first=first,
         deal_by_rounds=True,
+        card_counter=counter,
     )
     engine = {k: v for k, v in options.items() if k not in TABLE_KEYS}
     return engine, table

@@ -40,7 +40,9 @@ def public_view(game: Sitting, now: float) -> dict[str, Any]:
     ``to_act``, ``deadlines`` (seat -> unix ms), ``hand_counts`` (the paced
     deal's while it runs), ``dealing``, ``declaring_until`` (unix ms or None),
     ``seq``, ``public_seq``, and as the seats' views have them ``roles``
-    (``public_roles``), ``rules`` (``client_rules``) and ``display``."""
+    (``public_roles``), ``rules`` (``client_rules``) and ``display``, and
+    ``counter``, the 记牌器 of public information only, where the room has
+    it on and the game has one."""
     engine = game.engine
     v = common_fields([engine.view(s) for s in range(engine.seats)])
     counts = game.steps.counts() if game.dealing else [
@@ -67,4 +69,6 @@ def public_view(game: Sitting, now: float) -> dict[str, Any]:
         "rules": engine.client_rules(),
         "display": engine.display(),
     })
+    if game.shown.counter:
+        v["counter"] = engine.card_counter(None)
     return v

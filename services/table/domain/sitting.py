@@ -1,3 +1,5 @@
+# size: one state machine: the entries that move a sitting, the deal in play they
+# move, and what a seat may see of it; cut apart, each half reached into the other.
 """A sitting: a room's game and its redeals (one lobby game id), as a state
 machine over its log entries. No I/O, no clock of its own.
 
@@ -42,9 +44,6 @@ over, or NATS was away: a pause) from ``stopped_at`` to ``now``
   with its new deadline.
 """
 
-# size: one state machine: the entries that move a sitting, the deal in play they
-# move, and what a seat may see of it; cut apart, each half reached into the other.
-
 from __future__ import annotations
 
 import copy
@@ -54,7 +53,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from paiju.rules import Action, Event, Game, RulesError, new_game
-from paiju.rules.bounded import HINT_PLAYS
+from paiju.rules.ai import public_action
+from paiju.rules.bounded import HINT_PLAYS, SEAT_VIEW_PLAYS
 from paiju.rules.cards import parse_cards
 from paiju.rules.engine import SYSTEM_ACTIONS
 from paiju.rules.timed import DealPlan, TimedSteps
@@ -187,7 +187,7 @@ class Sitting:
                                 self.engine.seats if topts.deal_by_rounds else 1)
         self.sent_hands: dict[int, list[str]] = {}
         #: The roles and display last sent (services.table.domain.shown).
-        self.shown = Shown(self.engine)
+        self.shown = Shown(self.engine, counter=topts.card_counter)
         #: Turns timed out in this deal (the table counts them in its metrics).
         self.timeouts = 0
         self.reason: str | None = None
@@ -381,12 +381,30 @@ class Sitting:
         limited to the cards the seat holds so far during a paced deal."""
         return self._legal_now(self.seat_of(player))
 
-    def _legal_now(self, seat: int) -> list[Action]:
+    def _legal_now(self, seat: int, plays: int = HINT_PLAYS) -> list[Action]:
         if self.finished:
             return []
         if seat not in self.engine.to_act() and not self.steps.out_of_turn:
             return []
-        return self.steps.allowed(seat, self.engine.hints(seat, HINT_PLAYS))
+        return self.steps.allowed(seat, self.engine.hints(seat, plays))
+
+    def seat_view(self, player: str, now: float) -> dict[str, Any]:
+        """``player``'s decision inputs (an AI player's
+        :class:`~paiju.rules.ai.SeatView`): ``{"view", "legal", "history",
+        "options"}`` (``options``: the game's options, as ``game_started`` has them).
+        ``view`` as :meth:`view`; ``legal`` its legal actions now as record
+        actions (``{seat, type, cards?}``: every non-play option and at most
+        :data:`~paiju.rules.bounded.SEAT_VIEW_PLAYS` plays, as the hints take
+        them; empty when it has nothing to do); ``history`` the record's
+        actions so far as its seat saw them (records.md: another seat's
+        ``bury`` without its cards, :func:`~paiju.rules.ai.public_action`).
+        Never the deal. ``GameError(not_seated)`` for a player not at the game."""
+        seat = self.seat_of(player)
+        legal = [Action(seat, a.type, a.cards).to_json()
+                 for a in self._legal_now(seat, SEAT_VIEW_PLAYS)]
+        history = [public_action(Action.from_json(a), seat).to_json() for a in self.actions]
+        return {"view": self.view(player, now), "legal": legal, "history": history,
+                "options": dict(self.engine_options)}
 
     def check(self, player: str, type_: str, cards: Sequence[str]) -> Answer:
         """Would this action be legal now? Nothing changes."""
@@ -424,6 +442,8 @@ class Sitting:
                 "cards_dealt_per_seat": [len(self._hand(s)) for s in range(self.engine.seats)],
                 "done": True}))
         out += self._after(now, acted=None)
+        if not self.dealing:
+            self._counters(out)
         out += self.on_time(now)
         return out
 
@@ -538,7 +558,10 @@ class Sitting:
             if step.action is not None:
                 return self._apply(step.action, t)
             assert step.dealt is not None
-            return [self.numbers.public("dealing", step.dealt), *self._after(until, acted=None)]
+            out = [self.numbers.public("dealing", step.dealt), *self._after(until, acted=None)]
+            if not self.dealing:
+                self._counters(out)
+            return out
         seat = self.holds.first_expired(t)
         if seat is not None:
             return self._apply(Action(seat, "escape"), t)
@@ -556,7 +579,12 @@ class Sitting:
         out = self._convert(events)
         out += self._after(now, acted=action.seat)
         self.shown.attach_display(self.engine, out)
+        self._counters(out)
         return out
+
+    def _counters(self, out: list[Outgoing]) -> None:
+        """The 记牌器 events (:meth:`Shown.counter_events`)."""
+        self.shown.counter_events(self.engine, self.numbers, self.seats, self._hand, out)
 
     def _convert(self, events: Sequence[Event]) -> list[Outgoing]:
         out: list[Outgoing] = []
@@ -720,6 +748,8 @@ def player_view(game: Sitting, player: str, now: float) -> dict[str, Any]:
         "rules": game.engine.client_rules(),
         "display": game.engine.display(),
     })
+    if game.shown.counter:
+        v["counter"] = game.engine.card_counter(seat, list(v.get("hand") or []))
     return v
 
 

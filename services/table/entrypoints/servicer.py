@@ -24,6 +24,8 @@ from paiju.common.v1 import common_pb2
 from paiju.rules import ENGINES, RulesError, load
 from paiju.security import operator_calls as operator
 from paiju.table.v1 import table_pb2, table_pb2_grpc
+from services.table.adapters.models import ReplayShare
+from services.table.adapters.shares import ShareError, ShareStore
 from services.table.application.locate import locate
 from services.table.application.runner import Table
 from services.table.domain.options import DEFAULT_DEAL_INTERVAL_MS, OptionsError, split
@@ -50,6 +52,19 @@ async def _guard(context: grpc.aio.ServicerContext, body: Callable[[], Awaitable
     try:
         return await body()
     except GameError as e:
+        await _abort(context, grpc.StatusCode[e.status], e.code, e.message)
+
+
+def _share(row: ReplayShare) -> table_pb2.Share:
+    return table_pb2.Share(share=row.share, game_id=row.game_id, player=row.player,
+                           created_ms=row.created_ms, revoked_ms=row.revoked_ms)
+
+
+async def _shared(context: grpc.aio.ServicerContext,
+                  body: Callable[[], Awaitable[ReplayShare]]) -> table_pb2.Share:
+    try:
+        return _share(await body())
+    except ShareError as e:
         await _abort(context, grpc.StatusCode[e.status], e.code, e.message)
 
 
@@ -145,7 +160,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                     context: grpc.aio.ServicerContext) -> table_pb2.ActResponse:
         """Would this action be legal now? Nothing changes."""
         async def body() -> table_pb2.ActResponse:
-            game = self.table.room(request.room).sitting
+            game = self.table.owned(request.room).sitting
             a = request.action
             return _answer(game.check(request.player, a.type, list(a.cards)))
         return await _guard(context, body)
@@ -154,7 +169,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                     context: grpc.aio.ServicerContext) -> table_pb2.HintsResponse:
         """The player's legal actions now (capped)."""
         async def body() -> table_pb2.HintsResponse:
-            game = self.table.room(request.room).sitting
+            game = self.table.owned(request.room).sitting
             return table_pb2.HintsResponse(actions=[
                 common_pb2.Action(type=a.type, cards=list(a.cards))
                 for a in game.hints(request.player)])
@@ -164,16 +179,25 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                       context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
         """The player's full view as JSON."""
         async def body() -> table_pb2.ViewResponse:
-            game = self.table.room(request.room).sitting
+            game = self.table.owned(request.room).sitting
             view = game.view(request.player, self.table.clock.now())
             return table_pb2.ViewResponse(json=json.dumps(view, ensure_ascii=False))
+        return await _guard(context, body)
+
+    async def GetSeatView(self, request: table_pb2.ViewRequest,
+                          context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
+        """A seated player's decision inputs as JSON (:meth:`Sitting.seat_view`)."""
+        async def body() -> table_pb2.ViewResponse:
+            game = self.table.owned(request.room).sitting
+            inputs = game.seat_view(request.player, self.table.clock.now())
+            return table_pb2.ViewResponse(json=json.dumps(inputs, ensure_ascii=False))
         return await _guard(context, body)
 
     async def GetPublicView(self, request: table_pb2.ViewRequest,
                             context: grpc.aio.ServicerContext) -> table_pb2.ViewResponse:
         """A spectator's view as JSON (services/table/domain/public_view.py)."""
         async def body() -> table_pb2.ViewResponse:
-            game = self.table.room(request.room).sitting
+            game = self.table.owned(request.room).sitting
             view = public_view(game, self.table.clock.now())
             return table_pb2.ViewResponse(json=json.dumps(view, ensure_ascii=False))
         return await _guard(context, body)
@@ -187,7 +211,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         ``player`` is empty (the gateway asks so only for a session watching
         the room); ``no_game`` / ``not_seated`` otherwise."""
         async def body() -> table_pb2.ViewResponse:
-            game = self.table.room(request.room).sitting
+            game = self.table.owned(request.room).sitting
             if request.player:
                 game.seat_of(request.player)
             return table_pb2.ViewResponse(json=json.dumps(read(game), ensure_ascii=False))
@@ -219,7 +243,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         """End the hold (its turn goes on with the time it had left, at least
         10 s); the reply carries the full view."""
         async def body() -> table_pb2.PlayerResponse:
-            view = await self.table.room(request.room).reconnected(request.player)
+            view = await self.table.owned(request.room).reconnected(request.player)
             return table_pb2.PlayerResponse(ok=True, view_json=json.dumps(view,
                                                                           ensure_ascii=False))
         return await _guard(context, body)
@@ -250,6 +274,37 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             await _abort(context, grpc.StatusCode.NOT_FOUND, "no_record",
                          f"no record of game {request.game_id!r}")
         return table_pb2.GetRecordResponse(json=json.dumps(record, ensure_ascii=False))
+
+    def _shares(self) -> ShareStore:
+        return ShareStore(self.table.store.sessions)
+
+    async def CreateShare(self, request: table_pb2.CreateShareRequest,
+                          context: grpc.aio.ServicerContext) -> table_pb2.Share:
+        """A new replay share (the gateway checked the player's seat);
+        ``too_many_shares``, ``invalid_argument``."""
+        if not request.game_id or not request.player or request.max_active < 1:
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "invalid_argument",
+                         "a share names a game, a player and a limit of at least 1")
+        return await _shared(context, lambda: self._shares().create(
+            request.game_id, request.player, request.max_active))
+
+    async def ListShares(self, request: table_pb2.ListSharesRequest,
+                         context: grpc.aio.ServicerContext) -> table_pb2.ListSharesResponse:
+        """The player's active replay shares, newest first."""
+        rows = await self._shares().active(request.player)
+        return table_pb2.ListSharesResponse(shares=[_share(r) for r in rows])
+
+    async def RevokeShare(self, request: table_pb2.RevokeShareRequest,
+                          context: grpc.aio.ServicerContext) -> table_pb2.Share:
+        """Revoke a player's replay share; ``no_share``, ``not_your_share``."""
+        return await _shared(context, lambda: self._shares().revoke(
+            request.share, request.player))
+
+    async def GetShare(self, request: table_pb2.GetShareRequest,
+                       context: grpc.aio.ServicerContext) -> table_pb2.Share:
+        """One replay share (revoked ones too); ``no_share``."""
+        return await _shared(context, lambda: self._shares().get(request.share))
+
     async def Kick(self, request: table_pb2.KickRequest,
                    context: grpc.aio.ServicerContext) -> table_pb2.PlayerResponse:
         """An operator removes a player from the room's game: its escape."""

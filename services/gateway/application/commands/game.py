@@ -73,12 +73,23 @@ async def hints(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
     return {"actions": [convert.action_json(a) for a in capped_hints(resp.actions)]}
 
 
+async def seat_view(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
+    """The player's decision inputs at its own seat (an AI player's
+    :class:`~paiju.rules.ai.SeatView`): ``view``, ``legal`` (record actions),
+    ``history`` (the record so far as its seat saw it) and ``options`` (the
+    game's options). A spectator that
+    sits nowhere gets ``spectators_cannot_act``, a player without a game
+    ``no_game``."""
+    resp = await s.table_call("GetSeatView", s.view_request)
+    found: dict[str, Any] = json.loads(resp.json)
+    return {k: found[k] for k in ("view", "legal", "history", "options")}
+
+
 async def view(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
     """``view``: everything the player may see of its game; a spectator's
     (旁观) is the table's public view of the watched room's game."""
     if s.watching is not None and s.route.seat is None:
-        room = await call(s.gw.backends.lobby.GetRoom, lobby_pb2.GetRoomRequest(room=s.watching))
-        found = await watch_commands.public_view(s, room)
+        found = await watched_view(s)
         if found is None:
             raise ClientError("no_game", "the watched room has no running game")
         return {"view": found, "spectators": s.gw.spectator_count(s.watching, s.id)}
@@ -86,6 +97,33 @@ async def view(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
     seat = s.route.seat
     return {"view": json.loads(resp.json),
             "spectators": s.gw.spectator_count(seat.room) if seat else 0}
+
+
+async def watched_view(s: Connection) -> dict[str, Any] | None:
+    """The public view of the room ``s`` watches (旁观), or ``None`` where it
+    watches none or the room runs no game. Raises ``ClientError`` where the
+    lobby does not answer."""
+    if s.watching is None:
+        return None
+    room = await call(s.gw.backends.lobby.GetRoom, lobby_pb2.GetRoomRequest(room=s.watching))
+    return await watch_commands.public_view(s, room)
+
+
+async def view_event(s: Connection, key: str) -> dict[str, Any] | None:
+    """The ``view`` event that brings ``s``'s client level
+    (:mod:`services.gateway.application.sequencing`): for ``key`` ``watch``
+    the watched room's public view (never a hand; its ``seq`` the public
+    one), else the player's own view (its own seat's hand only; its ``seq``
+    the player's ``player_seq``, ``public_seq`` the table's). ``None`` where
+    no game runs to view; ``ClientError`` where a service does not answer."""
+    if key == "watch":
+        public = await watched_view(s)
+        return None if public is None else {**public, "type": "view"}
+    if s.route.seat is None:
+        return None
+    resp = await s.table_call("GetView", s.view_request)
+    own: dict[str, Any] = json.loads(resp.json)
+    return {**own, "type": "view", "seq": own["player_seq"]}
 
 
 async def public_read(s: Connection, rpc: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from paiju.runtime import subjects
 from paiju.table.v1 import table_pb2
 from services.gateway import metrics
 from services.gateway.adapters.backends import call
-from services.gateway.application.commands.lobby import ROOM_ID
+from services.gateway.application.commands.lobby import ROOM_ID, private_room
 from services.gateway.application.connection import Connection
 from services.gateway.domain import convert
 from services.gateway.domain.protocol import ClientError, field, shown
@@ -60,11 +60,19 @@ async def watch(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
     room-wide option ``spectators`` is false), ``room_not_started`` (only a
     started room is watched), ``seated_elsewhere`` (the player sits in another room). A player
     seated in this very room is answered its own ``view`` (``seated: true``)
-    and not counted. Watching another room ends the former watch."""
-    room_id = field(args, "room", str)
-    if not ROOM_ID.fullmatch(room_id):
-        raise ClientError("no_such_room", f"no room {shown(room_id)}")
-    room = await call(s.gw.backends.lobby.GetRoom, lobby_pb2.GetRoomRequest(room=room_id))
+    and not counted. Watching another room ends the former watch. A private
+    room (好友房) is watched by its ``code`` (instead of ``room``; refusals
+    ``too_many_attempts``, ``no_such_code``); by its id it is ``no_such_room``."""
+    if "code" in args:
+        room = await private_room(s, args)
+        room_id = room.room
+    else:
+        room_id = field(args, "room", str)
+        if not ROOM_ID.fullmatch(room_id):
+            raise ClientError("no_such_room", f"no room {shown(room_id)}")
+        room = await call(s.gw.backends.lobby.GetRoom, lobby_pb2.GetRoomRequest(room=room_id))
+        if room.private:
+            raise ClientError("no_such_room", f"no room {shown(room_id)}")
     servers = await call(s.gw.backends.lobby.ListServers, lobby_pb2.ListServersRequest())
     server = next((x for x in servers.servers if x.server == room.server), None)
     if server is not None and not server.allow_spectators:

@@ -11,7 +11,7 @@
 import { Conn } from "./conn.js";
 import { errorText } from "./text.js";
 import { indicesOf, trickEntries } from "./state.js";
-import { S, toast, saveRoom, render, call, resultSeen, markResultSeen } from "./store.js";
+import { S, toast, saveRoom, render, call, resultSeen, markResultSeen, afterRender } from "./store.js";
 import { onEvent } from "./events.js";
 import { requestView, applyFreshView } from "./view.js";
 import { selectionAction, scheduleCheck, act } from "./play.js";
@@ -19,6 +19,11 @@ import { bindKeys } from "./keys.js";
 import * as R from "./render.js";
 import { bindRecords, linkFromHash, replayStep } from "./records.js";
 import { socialActions } from "./watch.js";
+import { reliefActions } from "./relief.js";
+import { privateActions, joinFromHash, bindJoinForm } from "./private.js";
+import { rulesActions } from "./rules.js";
+import { autoReadyOn, setAutoReady, autoReadyCheck } from "./autoready.js";
+import { sound, play, bindSound, clockTick, soundDialogHtml } from "./sound.js";
 
 export { S };
 
@@ -33,6 +38,11 @@ function wsUrl() {
 export function start() {
   S.conn = new Conn(wsUrl(), { onEvent, onOpen, onClose });
   R.bind(actions);
+  bindJoinForm(actions);
+  window.addEventListener("hashchange", () => { if (S.me) joinFromHash(actions); });
+  afterRender.push((s) => autoReadyCheck(s, actions.ready));
+  bindSound();
+  setInterval(() => clockTick(S, S.conn ? S.conn.now() : Date.now()), 250);
   bindRecords();
   S.replayLink = linkFromHash();
   bindKeys(actions, S);
@@ -78,7 +88,7 @@ async function signedIn(r) {
   S.me = { player: r.player, name: r.name, coins: r.coins };
   await S.conn.sync();
   const servers = await call("servers");
-  if (servers.ok) S.servers = servers.servers;
+  if (servers.ok) { S.servers = servers.servers; S.relief = servers.relief; }
   if (S.watch && !r.room) {
     // Watching before the socket dropped: watch again (a new connection).
     const watching = S.watch.room.room;
@@ -99,6 +109,7 @@ async function signedIn(r) {
     showMissedResult(r.last_result, null);
   }
   render();
+  await joinFromHash(actions);
 }
 
 /** Back at my seat after signing in: the room, its server's rooms, and the
@@ -194,6 +205,22 @@ async function leaveNow(cmd = "leave") {
   await openServer(server);
 }
 
+/** The table of ``room``, where I now sit (a private room opened or joined). */
+async function seatedIn(room) {
+  S.watch = null;
+  S.spectators = 0;
+  if (!S.room || S.room.room !== room.room) S.log = [];
+  S.room = room;
+  S.server = room.server;
+  S.game = null;
+  S.result = null;
+  S.bubbles = {};
+  saveRoom();
+  await call("watch_server", { server: room.server });
+  S.screen = "table";
+  render();
+}
+
 // -- what the page's controls do (render.js binds them) ----------------------------------
 
 export const actions = {
@@ -220,7 +247,7 @@ export const actions = {
   async backToServers() {
     S.screen = "servers";
     const r = await call("servers");
-    if (r.ok) S.servers = r.servers;
+    if (r.ok) { S.servers = r.servers; S.relief = r.relief; }
     render();
   },
   async sit(roomId, seat) {
@@ -259,6 +286,17 @@ export const actions = {
         r.room.version >= S.room.version)) S.room = r.room;
     S.result = null;
     if (S.game && S.game.phase === "finished") S.game = null;
+    render();
+  },
+  /** 声音: the dialog of mute and volume (js/sound.js). */
+  sound() {
+    S.modal = { title: "声音", html: soundDialogHtml() };
+    render();
+  },
+  soundTest() { play("turn"); },
+  /** 自动开始 on or off (再来一局: js/autoready.js). */
+  autoReady() {
+    setAutoReady(!autoReadyOn());
     render();
   },
   toggle(i) {
@@ -321,10 +359,13 @@ export const actions = {
   },
   closeModal() { S.modal = null; render(); },
   ...socialActions(openServer),
+  ...reliefActions(),
+  ...privateActions(seatedIn),
+  ...rulesActions(),
   drop() { S.conn.drop(); },
 };
 
 // For the browser tests and for debugging in the console.
-window.paiju = { S, actions, trickEntries };
+window.paiju = { S, actions, trickEntries, sound };
 
 start();

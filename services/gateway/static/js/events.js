@@ -9,8 +9,9 @@ import { requestView, applyViewEvent } from "./view.js";
 import { hintsFrom, scheduleCheck } from "./play.js";
 import * as R from "./render.js";
 import { showBubble } from "./social.js";
+import { soundOfEvent } from "./sound.js";
 
-const PRIVATE = new Set(["hand", "your_turn", "kitty", "view"]);
+const PRIVATE = new Set(["hand", "your_turn", "kitty", "view", "counter"]);
 
 // -- rooms ---------------------------------------------------------------------------
 
@@ -18,7 +19,7 @@ function roomChanged(ev) {
   const key = ev.room;
   const old = S.rooms.get(key);
   if (old && ev.version !== undefined && old.version !== undefined && ev.version < old.version) return;
-  if (ev.server === S.server) S.rooms.set(key, ev);
+  if (ev.server === S.server && !ev.private) S.rooms.set(key, ev);  // a private room is in no list
   if (S.watch && S.watch.room.room === key) S.watch.room = ev;
   if (S.room && S.room.room === key) {
     if (ev.version !== undefined && S.room.version !== undefined && ev.version < S.room.version) return;
@@ -42,7 +43,8 @@ function roomChanged(ev) {
       if (S.result && S.result.mySeat !== null && S.result.escapedSeat === S.result.mySeat) {
         // My escape's table came first: keep it, as a dialog over the room list.
         S.modal = { title: "本局结算表", html: R.settlementTable(S, S.result) };
-      } else toast("你已被请出房间（未在规定时间内开始，或金币不足）");
+      } else if (ev.private && ev.owner !== S.me.player) toast("你已被房主请出好友房");
+      else toast("你已被请出房间（未在规定时间内开始，或金币不足）");
       leaveTable();
     } else {
       S.room = ev;
@@ -108,6 +110,11 @@ export function onEvent(ev) {
     g[key] = ev.seq;
   }
   showData(g, ev);
+  // 记牌器: a spectator takes the public one any public event carries, a
+  // seat its own private ``counter`` events.
+  if (Array.isArray(ev.counter) && (t === "counter" ? g.mySeat !== null : g.mySeat === null)) {
+    g.counter = ev.counter;
+  }
   // The game's display (trump, badges, points, kitty …) after this event.
   if (ev.display) {
     g.display = ev.display;
@@ -115,6 +122,7 @@ export function onEvent(ev) {
   }
   const handler = HANDLERS[t];
   if (handler) handler(g, ev);
+  soundOfEvent(g, ev);
   render();
 }
 

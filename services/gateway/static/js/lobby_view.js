@@ -4,11 +4,14 @@ import { $, setHtml, esc, avatar } from "./dom.js";
 import { icon } from "./icons.js";
 import { STATE_NAMES } from "./text.js";
 import { quickStartButton } from "./social.js";
+import { reliefButton } from "./relief.js";
+import { privateButton } from "./private.js";
+import { rulesButton } from "./rules.js";
 
 export function renderTop(S) {
   const me = S.replaced ? null : S.me;
   setHtml($("#top"), `<span class="logo">${icon("S", "logo-ic")} 牌局 <small>paiju</small></span>` +
-    (me ? `<span class="who">${avatar(me.player, me.name, "sm")}<b id="me-name">${esc(me.name)}</b>` +
+    (me ? `<span class="who">${avatar(me.player, me.name, "sm")}<button class="link pcard" id="btn-my-card" data-rec="card" data-player="${esc(me.player)}" title="我的资料"><b id="me-name">${esc(me.name)}</b></button>` +
       `<span class="coins">${icon("coin")} <span id="me-coins">${me.coins}</span></span></span>` : "") +
     (me ? `<span class="top-nav"><button class="link" id="btn-history" data-rec="history">战绩</button>` +
       `<button class="link" id="btn-rankings" data-rec="rankings">排行</button></span>` : "") +
@@ -18,18 +21,18 @@ export function renderTop(S) {
 
 // -- lobby -----------------------------------------------------------------------------------
 
-function serverTerms(s) {
+export function serverTerms(s) {
   return `底分 ${s.base} · 最低 ${s.min_coins} 金币 · 手续费 ${Math.round((s.fee_rate || 0) * 100)}%`;
 }
 
 export function renderServers(S) {
   const byGame = {};
   for (const s of S.servers) (byGame[s.game] ||= []).push(s);
-  setHtml($("#screen-servers"), `<h2>金币服务器</h2>` + Object.entries(byGame).map(([game, list]) =>
-    `<div class="game-group"><h3><span class="gtitle">${esc(list[0].game_title || game)}</span> ${quickStartButton(game)}</h3><div class="servers">` +
-    list.map((s) => `<button class="server" data-act="openServer" data-server="${esc(s.server)}">` +
+  setHtml($("#servers-list"), `<h2>金币服务器</h2>` + Object.entries(byGame).map(([game, list]) =>
+    `<div class="game-group"><h3><span class="gtitle">${esc(list[0].game_title || game)}</span> ${quickStartButton(game)} ${rulesButton(game, `btn-rules-${game}`)} ${reliefButton(game, list)}</h3><div class="servers">` +
+    list.map((s) => `<div class="server-cell"><button class="server" data-act="openServer" data-server="${esc(s.server)}">` +
       `<span class="sname">${esc(s.name)}</span><span class="sterms">${esc(serverTerms(s))}</span>` +
-      `<span class="srooms">${s.rooms} 个房间 · ${s.seats} 人</span></button>`).join("") +
+      `<span class="srooms">${s.rooms} 个房间 · ${s.seats} 人</span></button>${privateButton(s.server)}</div>`).join("") +
     `</div></div>`).join(""));
 }
 
@@ -71,7 +74,7 @@ export function renderRooms(S) {
   const rooms = [...S.rooms.values()].filter((r) => r.server === S.server).sort((a, b) => a.room.localeCompare(b.room));
   setHtml($("#screen-rooms"), `<div class="bar"><button data-act="backToServers">← 服务器</button>` +
     `<h2>${esc(srv ? srv.name : S.server)}</h2><span class="terms">${srv ? esc(serverTerms(srv)) : ""}</span>` +
-    (srv ? quickStartButton(srv.game) : "") +
+    (srv ? quickStartButton(srv.game) + rulesButton(srv.game, "btn-rules-rooms") : "") +
     `<span class="legend"><i class="lgd idle"></i>空闲 <i class="lgd waiting"></i>等待 <i class="lgd started"></i>已开始</span></div>` +
     `<div class="rooms">${rooms.map((r) => roomTile(S, r)).join("")}</div>`);
 }

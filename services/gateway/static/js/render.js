@@ -28,6 +28,10 @@ export function bind(actions) {
     if (a === "sit") ACT.sit(el.dataset.room, Number(el.dataset.seat));
     else if (a === "watch") ACT.watch(el.dataset.room);
     else if (a === "quickStart") ACT.quickStart(el.dataset.game);
+    else if (a === "claimRelief") ACT.claimRelief(el.dataset.game);
+    else if (a === "openPrivate" || a === "createPrivate") ACT[a](el.dataset.server);
+    else if (a === "kick") ACT.kick(Number(el.dataset.seat));
+    else if (a === "openRules") ACT.openRules(el.dataset.game, el.dataset.label || "");
     else if (a === "chat") ACT.chat(el.dataset.say);
     else if (a === "openServer") ACT.openServer(el.dataset.server);
     else if (a === "toggle") ACT.toggle(Number(el.dataset.i));
@@ -58,7 +62,7 @@ export function render(S) {
   document.body.dataset.screen = screen;
   if (screen !== lastScreen) { resetHand(); lastScreen = screen; }
   renderTop(S);
-  if (screen === "login") $("#login-status").textContent = S.connected ? "" : "正在连接服务器…";
+  if (screen === "login") $("#login-status").textContent = S.connected ? S.linkRefused || "" : "正在连接服务器…";
   else if (screen === "servers") renderServers(S);
   else if (screen === "rooms") renderRooms(S);
   else if (screen === "table") renderTable(S);

@@ -37,6 +37,8 @@ export function newGame(ev, mySeat) {
     turn: null, my: null, hints: [], hintIdx: 0,
     check: { state: "none", error: "" }, checkN: 0,
     declared: null, myKitty: [], captured: null, revealed: null, roles: null, multiplier: 1,
+    // 记牌器 ([[rank, unseen], …]), null where the room's server has it off.
+    counter: null,
     cursor: 0,
     dealing: { dealt: 0, total: 0, done: false }, declaringUntil: null,
     pub: ev.seq || 0, priv: 0,
@@ -100,6 +102,7 @@ export function gameFromView(v) {
   }
   g.escapePoints = typeof v.escape_points === "number" ? v.escape_points : null;
   g.roles = Array.isArray(v.roles) ? [...v.roles] : null;
+  g.counter = Array.isArray(v.counter) ? v.counter : null;
   return g;
 }
 

@@ -50,7 +50,13 @@ export function saveRoom() {
   else sessionStorage.removeItem("paiju.room");
 }
 
-export function render() { R.render(S); }
+/** What runs after each redraw (auto-ready, sounds): functions of ``S``. */
+export const afterRender = [];
+
+export function render() {
+  R.render(S);
+  for (const f of afterRender) f(S);
+}
 
 export async function call(cmd, args) {
   const r = await S.conn.call(cmd, args);

@@ -7,10 +7,14 @@ import { backHtml, rowHtml, suitIcon } from "./cards.js";
 import { icon, withSuitIcons } from "./icons.js";
 import { REASONS, actionText, phaseText } from "./text.js";
 import { nameFromGame } from "./state.js";
+import { autoReadyHtml } from "./autoready.js";
 import { roomSize } from "./lobby_view.js";
 import { renderActions, renderHand } from "./controls.js";
 import { renderBubbles, renderChat } from "./social.js";
 import { rateText } from "./modals.js";
+import { nameButton } from "./records_view.js";
+import { inviteHtml, kickButton } from "./private.js";
+import { rulesButton, ruleLink } from "./rules.js";
 
 const POS = {
   2: ["bottom", "top"],
@@ -126,12 +130,12 @@ function renderSeats(S) {
       turn ? "轮到此玩家" : "", away ? "断线" : ""].filter(Boolean).join("，");
     html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${away ? "offline" : ""}" data-seat="${seat}" role="group" aria-label="${esc(label)}">` +
       avatar(p.player, p.name) +
-      `<div class="pinfo"><div class="pname">${esc(p.name)}</div>` +
+      `<div class="pinfo"><div class="pname">${nameButton(p.player, p.name)}</div>` +
       `<div class="pcoins">${icon("coin")} ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}${role ? ` <span class="badge role" data-role="${esc(role)}">${esc(role)}</span>` : ""}</div></div>` +
       (!inGame && p.ready ? `<span class="ready-mark" title="已准备">${icon("hand")}</span>` : "") +
       (inGame ? `<div class="pcount">${backHtml("mini")}<span>${count}</span></div>` : "") +
       (turn ? `<div class="turnmark" title="轮到此玩家">${icon("hourglass")}<span class="timer" data-deadline="${g.turn.deadline || ""}"></span></div>` : "") +
-      (away ? awayMark(S, p, inGame) : "") +
+      (away ? awayMark(S, p, inGame) : "") + kickButton(S.room, p, inGame) +
       `</div>`);
   }
   setHtml($("#seats"), html.join(""));
@@ -153,6 +157,7 @@ function awayMark(S, p, inGame) {
 
 /** The room's number as players say it (``07 号桌``), never the raw id. */
 export function tableName(roomId) {
+  if (/-x[0-9a-f]{12}$/.test(String(roomId))) return "好友房";  // a private room's id says nothing
   return `${String(roomId).slice(String(roomId).lastIndexOf("-") + 1)} 号桌`;
 }
 
@@ -177,7 +182,7 @@ export function settlementTable(S, r) {
     const who = r.escapedSeat === r.mySeat ? "你" : s ? s.name : `座位${r.escapedSeat + 1}`;
     why = `${who}逃跑，牌局结束`;
   }
-  const reason = (why ? `<div class="reason" id="settle-reason">${esc(why)}</div>` : "") + resultLines(r);
+  const reason = (why ? `<div class="reason" id="settle-reason">${esc(why)}</div>` : "") + resultLines(S, r);
   const missed = r.missed ? `<div class="note">你离开期间这局已经结束</div>` : "";
   const err = r.settlement_error ? `<div class="reason">结算未完成：${esc(r.settlement_error)}</div>` : "";
   // The step from points to coins (混战: every 5 points are the base's coins).
@@ -188,17 +193,28 @@ export function settlementTable(S, r) {
     `<table><thead><tr><th>用户名</th><th>分数</th><th>金币</th><th>手续费</th></tr></thead><tbody>${body}</tbody></table>${rate}</div>`;
 }
 
+/** The game a settlement ``r`` is of (its own ``game``, else its server's). */
+function gameOfResult(S, r) {
+  if (r.game) return r.game;
+  const where = r.server || (S.room && S.room.server);
+  // A last_result names only its room; a room's id is its server's and a number.
+  const srv = S.servers.find((x) => x.server === where) ||
+    S.servers.find((x) => r.room && r.room.replace(/-[0-9]+$/, "") === x.server);
+  return srv ? srv.game : "";
+}
+
 /** The server's settlement lines (``game_finished.lines``: label, the
  * seats' names, value), e.g. 地主胜 张三 / 倍数 ×8 / 出完顺序 A、B. */
-function resultLines(r) {
+function resultLines(S, r) {
   const lines = r.lines || [];
   if (!lines.length) return "";
   const who = (seat) => {
     const s = r.seats.find((x) => x.seat === seat);
     return seat === r.mySeat ? "你" : s ? s.name : `座位${seat + 1}`;
   };
+  const game = gameOfResult(S, r);
   return `<dl class="settle-lines" id="settle-lines">` + lines.map((l) =>
-    `<div class="sline"><dt>${esc(l.label)}</dt><dd>` +
+    `<div class="sline"><dt>${ruleLink(game, l.label)}</dt><dd>` +
     (l.seats && l.seats.length ? `<span class="who">${l.seats.map((x) => esc(who(x))).join("、")}</span>` : "") +
     (l.value !== undefined && l.value !== null ? ` <b>${withSuitIcons(esc(l.value))}</b>` : "") +
     `</dd></div>`).join("") + `</dl>`;
@@ -220,6 +236,7 @@ function settlementHtml(S) {
   const me = room && room.seats.find((s) => s.player === S.me.player);
   return `<div id="settlement" class="settle"><h3>本局结算表</h3>${settlementTable(S, S.result)}` +
     (me && me.ready ? `<div class="note">已准备，等待其他玩家开始…</div>` : `<button id="btn-ready" class="big" data-act="ready">开 始</button>`) +
+    (me ? `<div class="auto-ready">${autoReadyHtml("btn-auto-ready")}</div>` : "") +
     readyCountdown(room, me) + missingHtml(S, room) + `</div>`;
 }
 
@@ -287,27 +304,40 @@ function renderSide(S) {
     const mine = watching ? "" : scoreText(S, g, mySeat);
     if (mine) bits.push(`<div class="row"><span>我的</span><span>${mine}</span></div>`);
     if (roleOf(g, mySeat)) bits.push(`<div class="row"><span>身份</span><b id="my-role">${esc(roleOf(g, mySeat))}</b></div>`);
+    if (g.counter) bits.push(counterHtml(g.counter));
     if (g.myKitty && g.myKitty.length && g.rules.own_kitty_shown) bits.push(`<div class="row kit"><span>底牌</span>${rowHtml(g.myKitty, "mini2")}</div>`);
   }
   const started = room && room.state === "started" && g && g.phase !== "finished";
   // 看分 and 上一轮: public, so for spectators too.
   const looks = `<button id="btn-scores" data-act="scores">看分</button><button id="btn-last" data-act="lastTrick">上一轮</button>`;
+  const sound = `<button id="btn-sound" data-act="sound">${icon("speaker")} 声音</button>`;
+  const watched = S.watch && S.watch.room && S.servers.find((x) => x.server === S.watch.room.server);
+  const rules = rulesButton((g && g.game) || (srv && srv.game) || (watched && watched.game) || "", "btn-rules");
   setHtml($("#side"),
-    `<div class="me">${me ? avatar(me.player, me.name, "lg") : ""}<div><div class="pname">${esc(me ? me.name : "")}</div>` +
+    `<div class="me">${me ? avatar(me.player, me.name, "lg") : ""}<div><div class="pname">${me ? nameButton(me.player, me.name) : ""}</div>` +
     `<div class="pcoins">${icon("coin")} ${me ? me.coins : ""}</div></div></div>` +
     `<div class="info">` + (room ? `<div class="row"><span>服务器</span><b>${esc(srv ? srv.name : room.server)}</b></div>` +
       `<div class="row"><span>房间</span><b>${esc(tableName(room.room))}</b></div>` +
       `<div class="row"><span>游戏</span><b>${esc((srv && srv.game_title) || room.game)}</b></div>` +
-      (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") : "") +
+      (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") +
+      (watching ? "" : inviteHtml(room)) : "") +
     `</div><div class="ginfo">${bits.join("")}</div>` +
-    (watching ? `<div class="side-btns"><span class="badge watching" id="watching">旁观中</span>` + looks +
+    (watching ? `<div class="side-btns"><span class="badge watching" id="watching">旁观中</span>` + looks + `<div class="side-row">${sound}${rules}</div>` +
       `<button id="btn-unwatch" class="danger" data-act="unwatch">离开旁观</button></div>` :
-    `<div class="side-btns">${looks}` +
+    `<div class="side-btns">${looks}` + `<div class="side-row">${room ? autoReadyHtml("btn-auto-ready-side") : ""}${sound}${rules}</div>` +
     (!started && room ? `<button id="btn-stand" data-act="stand">站起</button>` : "") +
     (room ? `<button id="btn-leave" class="danger" data-act="leave">退出</button>` : "") + `</div>`) +
     `<div class="log" id="log" aria-live="polite" aria-label="牌局记录">${S.log.slice(-12).map((l) => `<div>${withSuitIcons(esc(l))}</div>`).join("")}</div>`);
   const log = $("#log");
   log.scrollTop = log.scrollHeight;
+}
+
+/** The 记牌器 row: each rank and how many of it I have not seen (0 dimmed). */
+function counterHtml(counter) {
+  const names = { BJ: "大王", SJ: "小王", T: "10" };
+  const cells = counter.map(([r, n]) =>
+    `<span class="cc${n ? "" : " none"}" data-rank="${esc(r)}"><i>${esc(names[r] || r)}</i><b>${n}</b></span>`);
+  return `<div class="row counter" id="card-counter" aria-label="记牌器"><span>记牌器</span><div class="cells">${cells.join("")}</div></div>`;
 }
 
 export function renderTable(S) {

@@ -26,6 +26,10 @@ export const ERRORS = {
   no_record: "没有这局的记录",
   not_your_game: "只能回放自己打过的牌局",
   bad_link: "回放链接无效或已过期",
+  revoked: "分享者已撤销这个回放链接",
+  too_many_shares: "分享的回放太多了，请先撤销一些",
+  not_your_share: "这不是你的分享",
+  no_share: "没有这个分享",
   no_such_step: "没有这一步",
   bad_record: "这局的记录无法回放",
   // lobby
@@ -36,6 +40,7 @@ export const ERRORS = {
   no_such_room: "没有这个房间",
   no_such_seat: "没有这个座位",
   no_such_server: "没有这个服务器",
+  no_such_game: "没有这个游戏",
   not_seated: "你还没有坐下",
   no_table_instance: "暂时没有可用的牌桌，请稍后再点开始",
   busy: "服务器繁忙，请重试",
@@ -70,6 +75,15 @@ export const ERRORS = {
   seated_elsewhere: "你已经坐在别的房间，不能旁观其他牌局",
   no_free_room: "暂时没有空位，请稍后再试",
   no_such_game_type: "没有这个游戏",
+  // relief coins (救济金; not_eligible of a claim: js/relief.js)
+  relief_spent: "今天的救济金已经领完了，明天再来吧",
+  relief_off: "暂不提供救济金",
+  claim_id_conflict: "这次领取与之前的不一致，请再点一次",
+  // private rooms (好友房)
+  no_such_code: "没有这个房间号",
+  too_many_attempts: "房间号试得太多了，请一分钟后再试",
+  too_many_rooms: "你开的好友房已达上限",
+  not_owner: "只有房主可以请人离开",
   chat_rate_limited: "说话太快了，请稍等",
   no_such_phrase: "只能发送快捷短语和表情",
 };

@@ -49,13 +49,14 @@ export function applyView(v) {
  * its own ``seq`` is my private sequence number and the table's public one is
  * ``public_seq``. It is drawn at once (a server without ``public_seq``: the
  * ``view`` command, asked next, brings it). An older one than what the page
- * has is dropped. */
+ * has is dropped; one at the page's own ``seq`` is drawn (the gateway's repair
+ * of a gap sends the view at the player's last ``seq``). */
 export function applyViewEvent(ev) {
   const v = ev.view || ev;
   if (!v.game_id || S.oldGames.has(v.game_id)) return;
   const g = S.game;
   const same = g && g.id === v.game_id;
-  if (same && typeof ev.seq === "number" && ev.seq <= g.priv) return;
+  if (same && typeof ev.seq === "number" && ev.seq < g.priv) return;
   const pub = typeof v.public_seq === "number" ? v.public_seq : null;
   applyView({ ...v, seq: pub ?? (same ? g.pub : 0), player_seq: typeof ev.seq === "number" ? ev.seq : 0 });
   if (pub === null) requestView();
