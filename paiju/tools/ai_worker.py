@@ -122,14 +122,16 @@ class AiBot(Bot):
 async def idle_seats(url: str, game: str, server: str | None, players: int
                      ) -> list[tuple[str, int]]:
     """Seats for ``players`` AIs: (room, seat) filling idle rooms of
-    ``server`` (default: every coin server of ``game``, the cheapest first)
+    ``server`` (default: every coin server of ``game`` but its practice
+    servers, the cheapest first)
     seat by seat. ``SystemExit`` when there are not enough idle rooms."""
     probe = Client(url, lambda ev: None)
     await probe.connect()
     try:
         await probe.call("login", name=f"ai-probe-{secrets.token_hex(4)}")
         servers = [s for s in (await probe.call("servers"))["servers"] if s["game"] == game
-                   and (server is None or s["server"] == server)]
+                   and (s["server"] == server if server is not None
+                        else not s.get("practice"))]
         if not servers:
             raise SystemExit(f"no server {server or ''} of {game}".replace("  ", " "))
         out: list[tuple[str, int]] = []

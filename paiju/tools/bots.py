@@ -438,12 +438,14 @@ def gateways(url: str | list[str]) -> list[str]:
 
 
 async def rooms_for(url: str, game: str, tables: int) -> list[tuple[str, int]]:
-    """Pick ``tables`` idle rooms of ``game``'s coin servers: [(room, seats)]."""
+    """Pick ``tables`` idle rooms of ``game``'s coin servers (practice
+    servers aside): [(room, seats)]."""
     probe = Client(url, lambda ev: None)
     await probe.connect()
     try:
         await probe.call("login", name=f"bots-{secrets.token_hex(4)}")
-        servers = [s for s in (await probe.call("servers"))["servers"] if s["game"] == game]
+        servers = [s for s in (await probe.call("servers"))["servers"]
+                   if s["game"] == game and not s.get("practice")]
         picked: list[tuple[str, int]] = []
         for s in sorted(servers, key=lambda s: (s["min_coins"], s["server"])):
             rooms = (await probe.call("rooms", server=s["server"]))["rooms"]

@@ -296,6 +296,7 @@ class CoinServer(_message.Message):
     READY_SECONDS_FIELD_NUMBER: _builtins.int
     IDLE_DISCONNECT_SECONDS_FIELD_NUMBER: _builtins.int
     ALLOW_SPECTATORS_FIELD_NUMBER: _builtins.int
+    PRACTICE_FIELD_NUMBER: _builtins.int
     server: _builtins.str
     """Identifier, [a-z0-9_-]+ (used in NATS subjects)."""
     name: _builtins.str
@@ -326,6 +327,10 @@ class CoinServer(_message.Message):
     """Whether players may watch (旁观) this server's started rooms: the room-wide
     option `spectators` of the rooms file (default true).
     """
+    practice: _builtins.bool
+    """A practice server (练习场): no coins move (min_coins 0, games not settled
+    by the ledger); its empty seats are filled with AI players.
+    """
     def __init__(
         self,
         *,
@@ -342,10 +347,11 @@ class CoinServer(_message.Message):
         ready_seconds: _builtins.int = ...,
         idle_disconnect_seconds: _builtins.int = ...,
         allow_spectators: _builtins.bool = ...,
+        practice: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_spectators", b"allow_spectators", "base", b"base", "fee_rate", b"fee_rate", "game", b"game", "idle_disconnect_seconds", b"idle_disconnect_seconds", "min_coins", b"min_coins", "name", b"name", "options_json", b"options_json", "ready_seconds", b"ready_seconds", "rooms", b"rooms", "seats", b"seats", "server", b"server", "unit", b"unit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_spectators", b"allow_spectators", "base", b"base", "fee_rate", b"fee_rate", "game", b"game", "idle_disconnect_seconds", b"idle_disconnect_seconds", "min_coins", b"min_coins", "name", b"name", "options_json", b"options_json", "practice", b"practice", "ready_seconds", b"ready_seconds", "rooms", b"rooms", "seats", b"seats", "server", b"server", "unit", b"unit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

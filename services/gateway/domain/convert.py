@@ -69,7 +69,7 @@ def server(s: lobby_pb2.CoinServer) -> dict[str, Any]:
         "options": json.loads(s.options_json) if s.options_json else {},
         "rooms": s.rooms, "seats": s.seats, "ready_seconds": s.ready_seconds,
         "idle_disconnect_seconds": s.idle_disconnect_seconds,
-        "spectators": s.allow_spectators,
+        "spectators": s.allow_spectators, "practice": s.practice,
         "choices": choices(s.game),
     }
 

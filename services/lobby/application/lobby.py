@@ -395,7 +395,7 @@ class Lobby:
         return room
 
     async def _quick_start(self, player: str, name: str, game: str) -> Room:
-        servers = [s for s in self.config.servers if s.game == game]
+        servers = [s for s in self.config.servers if s.game == game and not s.practice]
         if not servers:
             raise E.not_found(E.NO_SUCH_GAME_TYPE, f"no coin server plays {game!r}")
         await self._seated_nowhere(player)
