@@ -77,7 +77,10 @@ def as_command(action: Action) -> dict[str, Any]:
 class AiBot(Bot):
     """A :class:`~paiju.tools.bots.Bot` whose choices are the game's AI's at
     ``level``, from its seat's ``seat_view``. ``on_seat_view`` (optional) gets
-    each reply (tests keep them)."""
+    each reply (tests keep them). It signs in as an AI player (``login``
+    with ``ai: true``): its seats are marked ``ai``."""
+
+    ai = True
 
     def __init__(self, *args: Any, level: str = DEFAULT_LEVEL,
                  on_seat_view: Callable[[dict[str, Any]], None] | None = None,

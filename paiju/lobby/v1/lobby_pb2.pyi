@@ -469,6 +469,7 @@ class RoomSeat(_message.Message):
     READY_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
     AWAY_SINCE_MS_FIELD_NUMBER: _builtins.int
+    AI_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """0 .. size-1, in playing order."""
     player: _builtins.str
@@ -481,6 +482,8 @@ class RoomSeat(_message.Message):
     """The player has a live session on some gateway (presence)."""
     away_since_ms: _builtins.int
     """Unix ms (lobby clock) since when the player is absent; 0 while connected."""
+    ai: _builtins.bool
+    """The seat is an AI player's (机器人; SitRequest.ai)."""
     def __init__(
         self,
         *,
@@ -491,10 +494,11 @@ class RoomSeat(_message.Message):
         ready: _builtins.bool = ...,
         connected: _builtins.bool = ...,
         away_since_ms: _builtins.int = ...,
+        ai: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["away_since_ms", b"away_since_ms", "coins", b"coins", "connected", b"connected", "name", b"name", "player", b"player", "ready", b"ready", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ai", b"ai", "away_since_ms", b"away_since_ms", "coins", b"coins", "connected", b"connected", "name", b"name", "player", b"player", "ready", b"ready", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -670,10 +674,13 @@ class SitRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     ROOM_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    AI_FIELD_NUMBER: _builtins.int
     player: _builtins.str
     name: _builtins.str
     room: _builtins.str
     seat: _builtins.int
+    ai: _builtins.bool
+    """The player is an AI player (机器人): its seat is marked ai."""
     def __init__(
         self,
         *,
@@ -681,10 +688,11 @@ class SitRequest(_message.Message):
         name: _builtins.str = ...,
         room: _builtins.str = ...,
         seat: _builtins.int = ...,
+        ai: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "player", b"player", "room", b"room", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ai", b"ai", "name", b"name", "player", b"player", "room", b"room", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

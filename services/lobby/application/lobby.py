@@ -340,24 +340,25 @@ class Lobby:
     # -- sitting ---------------------------------------------------------------
 
     async def sit(self, player: str, name: str, room_id: str, seat: int, *,
-                  private_ok: bool = False) -> Room:
+                  private_ok: bool = False, ai: bool = False) -> Room:
         """``player`` sits at ``seat`` of ``room_id`` if the room is not started,
         the seat exists and is free, the player sits nowhere, and its ledger
-        balance reaches the server's ``min_coins``. Refusals (counted by reason):
+        balance reaches the server's ``min_coins``; ``ai``: the player is an AI
+        player (its seat is marked). Refusals (counted by reason):
         room_started, no_such_seat, seat_taken, already_seated, not_enough_coins,
         no_such_room (also: a private room, unless ``private_ok``: those are
         joined by their code); invalid_argument for an empty player."""
         if not player:
             raise E.invalid("player is required")
         try:
-            return await self._sit(player, name or player, room_id, seat, private_ok)
+            return await self._sit(player, name or player, room_id, seat, private_ok, ai)
         except E.LobbyError as e:
             if e.code in E.SIT_REFUSALS:
                 M.SITS_REFUSED.labels(e.code).inc()
             raise
 
     async def _sit(self, player: str, name: str, room_id: str, seat: int,
-                   private_ok: bool = False) -> Room:
+                   private_ok: bool = False, ai: bool = False) -> Room:
         server = self._server(room_id)
 
         def check(r: Room) -> None:
@@ -372,7 +373,7 @@ class Lobby:
         connected = self.present(player)
         _, saved = await self._mutate(room_id, lambda r: room_rules.sit(
             r, seat, player, name, coins, now_ms=now, ready_seconds=server.ready_seconds,
-            connected=connected))
+            connected=connected, ai=ai))
         return saved
 
     async def quick_start(self, player: str, name: str, game: str) -> Room:

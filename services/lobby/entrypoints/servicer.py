@@ -62,7 +62,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                   context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
         """Sit at a seat."""
         return room_message(await _guard(context, self.lobby.sit(
-            request.player, request.name, request.room, request.seat)))
+            request.player, request.name, request.room, request.seat, ai=request.ai)))
 
     async def Stand(self, request: lobby_pb2.PlayerRequest,
                     context: grpc.aio.ServicerContext) -> lobby_pb2.Room:

@@ -2,7 +2,7 @@
 // settlement, start button) and the right panel. The player's own controls
 // and hand are in controls.js.
 
-import { $, setHtml, esc, avatar } from "./dom.js";
+import { $, setHtml, esc, avatar, aiMark } from "./dom.js";
 import { backHtml, rowHtml, suitIcon } from "./cards.js";
 import { icon, withSuitIcons } from "./icons.js";
 import { REASONS, actionText, phaseText } from "./text.js";
@@ -126,11 +126,11 @@ function renderSeats(S) {
     const count = inGame ? g.handCounts[seat] : null;
     const away = inGame ? !!p.disconnected : p.connected === false;
     const role = roleOf(g, seat);
-    const label = [p.name, role, inGame ? `${count} 张牌` : p.ready ? "已准备" : "",
+    const label = [p.ai ? `${p.name}(机器人)` : p.name, role, inGame ? `${count} 张牌` : p.ready ? "已准备" : "",
       turn ? "轮到此玩家" : "", away ? "断线" : ""].filter(Boolean).join("，");
     html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${away ? "offline" : ""}" data-seat="${seat}" role="group" aria-label="${esc(label)}">` +
       avatar(p.player, p.name) +
-      `<div class="pinfo"><div class="pname">${nameButton(p.player, p.name)}</div>` +
+      `<div class="pinfo"><div class="pname">${nameButton(p.player, p.name)}${aiMark(p)}</div>` +
       `<div class="pcoins">${icon("coin")} ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}${role ? ` <span class="badge role" data-role="${esc(role)}">${esc(role)}</span>` : ""}</div></div>` +
       (!inGame && p.ready ? `<span class="ready-mark" title="已准备">${icon("hand")}</span>` : "") +
       (inGame ? `<div class="pcount">${backHtml("mini")}<span>${count}</span></div>` : "") +
