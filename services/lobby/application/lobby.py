@@ -23,6 +23,7 @@ from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from paiju.runtime import retries
 from services.lobby import metrics as M
+from services.lobby.adapters import ai_pool
 from services.lobby.adapters.events import publish_room
 from services.lobby.adapters.ledger_client import Ledger
 from services.lobby.adapters.placement import Tables
@@ -109,6 +110,8 @@ class Lobby:
         self.present: Callable[[str], bool] = lambda _: True
         #: More steps of the background pass (the presence sweep).
         self.passes: list[Callable[[], Awaitable[Any]]] = []
+        #: The AI pool requests under way (kept until done).
+        self.asking: set[asyncio.Task[None]] = set()
 
     def _remember(self, room: Room) -> Room:
         known = self.rooms.get(room.room)
@@ -344,18 +347,42 @@ class Lobby:
         """``player`` sits at ``seat`` of ``room_id`` if the room is not started,
         the seat exists and is free, the player sits nowhere, and its ledger
         balance reaches the server's ``min_coins``; ``ai``: the player is an AI
-        player (its seat is marked). Refusals (counted by reason):
+        player (its seat is marked). A player (not an AI) seated in a practice
+        room (练习场) makes the lobby ask the AI pool for an AI player at each
+        free seat, in the background (:meth:`fill_with_ai`). Refusals (counted by reason):
         room_started, no_such_seat, seat_taken, already_seated, not_enough_coins,
         no_such_room (also: a private room, unless ``private_ok``: those are
         joined by their code); invalid_argument for an empty player."""
         if not player:
             raise E.invalid("player is required")
         try:
-            return await self._sit(player, name or player, room_id, seat, private_ok, ai)
+            room = await self._sit(player, name or player, room_id, seat, private_ok, ai)
         except E.LobbyError as e:
             if e.code in E.SIT_REFUSALS:
                 M.SITS_REFUSED.labels(e.code).inc()
             raise
+        if not ai:
+            self.fill_with_ai(room)
+        return room
+
+    def fill_with_ai(self, room: Room) -> None:
+        """Where ``room`` is a practice room (练习场) and NATS is there: ask
+        the AI pool, in the background, for an AI player at each of its free
+        seats (:mod:`services.lobby.adapters.ai_pool`), one after the other. A
+        seat nobody answers for stays free."""
+        server = self.config.server_of_room(room.room)
+        if self.nc is None or server is None or not server.practice or room.game_id:
+            return
+        task = asyncio.create_task(self._ask_ai(self.nc, room, server))
+        self.asking.add(task)
+        task.add_done_callback(self.asking.discard)
+
+    async def _ask_ai(self, nc: NATS, room: Room, server: CoinServer) -> None:
+        for seat in range(room.size):
+            if seat in room.seats:
+                continue
+            filled = await ai_pool.ask(nc, room.room, server.server, server.game, seat)
+            M.AI_SEATS.labels("filled" if filled else "not_filled").inc()
 
     async def _sit(self, player: str, name: str, room_id: str, seat: int,
                    private_ok: bool = False, ai: bool = False) -> Room:
