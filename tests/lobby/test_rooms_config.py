@@ -61,6 +61,11 @@ servers:
     assert (p.practice, p.min_coins, p.base) == (True, 0, 1)
     assert (q.practice, q.min_coins, q.base) == (True, 0, 5)
     assert (c.practice, c.min_coins) == (False, 100)
+    # Filling waiting rooms with AI players is off unless a coin server says so.
+    assert (p.ai_fill_after_s, c.ai_fill_after_s) == (0, 0)
+    filled = parse("servers:\n  - {server: f, game: daa, base: 5, min_coins: 0, "
+                   "ai_fill_after_s: 30}")
+    assert filled.servers[0].ai_fill_after_s == 30
 
 
 @pytest.mark.parametrize("game", ["doudizhu", "hunzhan", "daa", "shengji"])
@@ -90,6 +95,12 @@ def test_room_wide_options_accepted_for_every_game(game: str) -> None:
     ("servers:\n  - {server: a, game: daa, practice: 1}", "practice must be true or false"),
     ("servers:\n  - {server: a, game: daa, practice: true, min_coins: 200}",
      "min_coins must be 0"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, ai_fill_after_s: -1}",
+     "ai_fill_after_s must be"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, ai_fill_after_s: soon}",
+     "ai_fill_after_s must be"),
+    ("servers:\n  - {server: a, game: daa, practice: true, ai_fill_after_s: 5}",
+     "no ai_fill_after_s"),
     ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0}\n"
      "  - {server: a, game: daa, base: 1, min_coins: 0}", "twice"),
     # Every game's options are checked by its engine, the same

@@ -112,6 +112,9 @@ class Lobby:
         self.passes: list[Callable[[], Awaitable[Any]]] = []
         #: The AI pool requests under way (kept until done).
         self.asking: set[asyncio.Task[None]] = set()
+        #: Rooms of coin servers with ``ai_fill_after_s`` waiting to ask the
+        #: AI pool (one wait a room in this process).
+        self.fill_waits: set[str] = set()
 
     def _remember(self, room: Room) -> Room:
         known = self.rooms.get(room.room)
@@ -366,16 +369,43 @@ class Lobby:
         return room
 
     def fill_with_ai(self, room: Room) -> None:
-        """Where ``room`` is a practice room (练习场) and NATS is there: ask
-        the AI pool, in the background, for an AI player at each of its free
-        seats (:mod:`services.lobby.adapters.ai_pool`), one after the other. A
-        seat nobody answers for stays free."""
+        """Where NATS is there, ask the AI pool, in the background, for an AI
+        player at each free seat of ``room`` (:mod:`services.lobby.adapters.ai_pool`),
+        one after the other: at once in a practice room (练习场); on a coin
+        server with ``ai_fill_after_s``, that many seconds from now if the
+        room then still waits with a player (not an AI) seated (one wait a
+        room in this process; it is lost if the process stops). A seat nobody
+        answers for stays free."""
         server = self.config.server_of_room(room.room)
-        if self.nc is None or server is None or not server.practice or room.game_id:
+        if self.nc is None or server is None or room.game_id or room.private:
             return
-        task = asyncio.create_task(self._ask_ai(self.nc, room, server))
+        if server.practice:
+            self._background(self._ask_ai(self.nc, room, server))
+        elif server.ai_fill_after_s and room.room not in self.fill_waits:
+            self.fill_waits.add(room.room)
+            self._background(self._fill_later(self.nc, room.room, server))
+
+    def _background(self, work: Awaitable[None]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("asking the AI pool failed")
+
+        task = asyncio.create_task(run())
         self.asking.add(task)
         task.add_done_callback(self.asking.discard)
+
+    async def _fill_later(self, nc: NATS, room_id: str, server: CoinServer) -> None:
+        try:
+            await asyncio.sleep(server.ai_fill_after_s)
+            room = await self._load(room_id)
+        except E.LobbyError:
+            return
+        finally:
+            self.fill_waits.discard(room_id)
+        if not room.game_id and any(not s.ai for s in room.seats.values()):
+            await self._ask_ai(nc, room, server)
 
     async def _ask_ai(self, nc: NATS, room: Room, server: CoinServer) -> None:
         for seat in range(room.size):

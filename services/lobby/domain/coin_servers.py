@@ -43,7 +43,9 @@ class CoinServer:
     room-wide option whether players may watch (旁观) a started room (default
     true); ``practice``: a practice server (练习场), where no coins move: its
     ``min_coins`` is 0 and its games are not settled by the ledger (every
-    settlement row has 0 coins and 0 fee).
+    settlement row has 0 coins and 0 fee); ``ai_fill_after_s``: on a coin
+    server, seconds after a player sits in a waiting room after which the
+    lobby asks the AI pool for its still free seats (0: never, the default).
     """
 
     server: str
@@ -60,6 +62,7 @@ class CoinServer:
     options: dict[str, Any] = field(default_factory=dict)
     spectators: bool = True
     practice: bool = False
+    ai_fill_after_s: int = 0
 
     def room_ids(self) -> list[str]:
         """The ids of this server's rooms: ``<server>-01``, ``<server>-02``, …"""
@@ -148,6 +151,11 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
                                    f"min_coins must be 0 or absent, got {entry['min_coins']!r}")
         merged["min_coins"] = 0
         merged.setdefault("base", 1)
+    merged.setdefault("ai_fill_after_s", 0)
+    fill = _int(merged, "ai_fill_after_s", where, 0)
+    if practice and fill:
+        raise RoomsConfigError(f"{where}: a practice server fills its seats with AI at once: "
+                               "no ai_fill_after_s")
     merged.setdefault("unit", engine.policy.points_unit)
     merged.setdefault("ready_seconds", 20)
     merged.setdefault("idle_disconnect_seconds", 30)
@@ -160,6 +168,7 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
         ready_seconds=_int(merged, "ready_seconds", where, 1),
         idle_disconnect_seconds=_int(merged, "idle_disconnect_seconds", where, 1),
         options=dict(options), spectators=spectators, practice=practice,
+        ai_fill_after_s=fill,
     )
 
 
