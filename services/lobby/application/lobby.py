@@ -440,7 +440,8 @@ class Lobby:
         moves on to the next room). Refusals (counted by result):
         ``no_such_game_type`` (NOT_FOUND), ``already_seated``,
         ``not_enough_coins`` (no server of the game is affordable),
-        ``no_free_room``; invalid_argument for an empty player."""
+        ``no_free_room``; invalid_argument for an empty player. Its server's
+        ``ai_fill_after_s`` applies as after :meth:`sit`."""
         if not player:
             raise E.invalid("player is required")
         try:
@@ -450,6 +451,7 @@ class Lobby:
                 M.QUICK_STARTS.labels(e.code).inc()
             raise
         M.QUICK_STARTS.labels("seated").inc()
+        self.fill_with_ai(room)
         return room
 
     async def _quick_start(self, player: str, name: str, game: str) -> Room:
