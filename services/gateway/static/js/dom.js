@@ -65,7 +65,7 @@ export function tick(S) {
   }
 }
 
-/** The AI player mark after a seated player's name: "(机器人)" where the room's seat says ``ai``. */
+/** The AI player mark under a seated player's name: "(机器人)" where the room's seat says ``ai``. */
 export function aiMark(p) {
-  return p && p.ai ? `<span class="ai-mark">(机器人)</span>` : "";
+  return p && p.ai ? `<div class="ai-mark">(机器人)</div>` : "";
 }
