@@ -53,7 +53,7 @@ function roomTile(S, room) {
     if (p) {
       const away = p.connected === false;
       seats.push(`<div class="rseat taken ${away ? "away" : ""}" style="${pos}" data-seat="${i}" title="${esc(p.name)}${p.ai ? "(机器人)" : ""}${away ? "（已离开）" : ""}">${avatar(p.player, p.name, "sm")}` +
-        `<span class="nm">${esc(p.name)}${aiMark(p)}</span>${p.ready && !started ? `<span class="hand-up" title="已准备">${icon("hand")}</span>` : ""}</div>`);
+        `<span class="nm">${esc(p.name)}</span>${aiMark(p)}${p.ready && !started ? `<span class="hand-up" title="已准备">${icon("hand")}</span>` : ""}</div>`);
     } else if (started) {
       seats.push(`<div class="rseat closed" style="${pos}" data-seat="${i}" title="游戏已开始">·</div>`);
     } else {

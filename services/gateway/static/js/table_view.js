@@ -130,7 +130,7 @@ function renderSeats(S) {
       turn ? "轮到此玩家" : "", away ? "断线" : ""].filter(Boolean).join("，");
     html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${away ? "offline" : ""}" data-seat="${seat}" role="group" aria-label="${esc(label)}">` +
       avatar(p.player, p.name) +
-      `<div class="pinfo"><div class="pname">${nameButton(p.player, p.name)}${aiMark(p)}</div>` +
+      `<div class="pinfo"><div class="pname">${nameButton(p.player, p.name)}</div>${aiMark(p)}` +
       `<div class="pcoins">${icon("coin")} ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}${role ? ` <span class="badge role" data-role="${esc(role)}">${esc(role)}</span>` : ""}</div></div>` +
       (!inGame && p.ready ? `<span class="ready-mark" title="已准备">${icon("hand")}</span>` : "") +
       (inGame ? `<div class="pcount">${backHtml("mini")}<span>${count}</span></div>` : "") +
