@@ -22,6 +22,7 @@ export function renderTop(S) {
 // -- lobby -----------------------------------------------------------------------------------
 
 export function serverTerms(s) {
+  if (s.practice) return "练习场 · 不计金币 · 机器人陪练";
   return `底分 ${s.base} · 最低 ${s.min_coins} 金币 · 手续费 ${Math.round((s.fee_rate || 0) * 100)}%`;
 }
 

@@ -319,7 +319,8 @@ function renderSide(S) {
     `<div class="info">` + (room ? `<div class="row"><span>服务器</span><b>${esc(srv ? srv.name : room.server)}</b></div>` +
       `<div class="row"><span>房间</span><b>${esc(tableName(room.room))}</b></div>` +
       `<div class="row"><span>游戏</span><b>${esc((srv && srv.game_title) || room.game)}</b></div>` +
-      (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") +
+      (srv && srv.practice ? `<div class="row"><span>金币</span><b>练习场，不计金币</b></div>` : "") +
+      (srv && !srv.practice ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") +
       (watching ? "" : inviteHtml(room)) : "") +
     `</div><div class="ginfo">${bits.join("")}</div>` +
     (watching ? `<div class="side-btns"><span class="badge watching" id="watching">旁观中</span>` + looks + `<div class="side-row">${sound}${rules}</div>` +
