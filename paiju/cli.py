@@ -243,14 +243,24 @@ def ai(
     metrics_port: Annotated[int | None, typer.Option(
         help="serve Prometheus /metrics on this port (default: none)")] = None,
     seed: Annotated[int | None, typer.Option(help="seed of the AI players' choices")] = None,
+    pool: Annotated[bool, typer.Option(
+        help="wait for the lobby's seat requests of practice rooms (练习场) over NATS "
+             "instead of sitting at idle rooms")] = False,
+    nats_url: Annotated[str, typer.Option(
+        "--nats", help="with --pool: the NATS server's URL")] = "nats://127.0.0.1:4222",
+    nats_seed_file: Annotated[str, typer.Option(
+        envvar="PAIJU_NATS_NKEY_SEED_FILE",
+        help="with --pool: the NKey seed file of the NATS user ai (paiju nats-config)")] = "",
 ) -> None:
     """AI players that sit at a game and play through a gateway; the last line
-    is a JSON summary. Ctrl-C: each finishes the game it plays, then stops."""
+    is a JSON summary. Ctrl-C: each finishes the game it plays, then stops.
+    With --pool they wait unseated for the lobby's requests (practice rooms)."""
     import asyncio
     import signal
     from typing import Any
 
-    from paiju.tools.ai_worker import level_of, run_ai
+    from paiju.security import natsauth, nkey_seeds
+    from paiju.tools.ai_worker import level_of, run_ai, run_pool
     from paiju.tools.bots import GAMES, gateways
 
     if game not in GAMES:
@@ -284,6 +294,13 @@ def ai(
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, first)
+        if pool:
+            options: dict[str, Any] = {"inbox_prefix": natsauth.inbox_prefix("ai")}
+            if nats_seed_file:
+                options["nkeys_seed_str"] = nkey_seeds.read_seed(Path(nats_seed_file))
+            return await run_pool(gateways(gateway), game, players, nats_url,
+                                  nats_options=options, stop=stop, level=level,
+                                  think=span, prefix=prefix, seed=seed)
         return await run_ai(gateways(gateway), game, players, level=level, server=server,
                             games=games, think=span, prefix=prefix, seed=seed, stop=stop)
 

@@ -109,7 +109,8 @@ class Settings(BaseSettings):
         json_schema_extra=_doc("all"))
     nats_nkey_seed_file: Annotated[Path, AfterValidator(check_seed_file)] | None = Field(
         default=None, description="file holding this service's NKey seed (`SU…`) for NATS, "
-        "made by `paiju nats-config`; required outside development mode",
+        "made by `paiju nats-config`; required outside development mode; also read by "
+        "`paiju ai --pool` (the user `ai`'s seed, `ai.nk`)",
         json_schema_extra=_doc("all", "none"))
     nats_tls_ca: Annotated[Path, AfterValidator(check_readable_file)] | None = Field(
         default=None, description="CA certificate (PEM) to verify the NATS server by; set, "
@@ -191,8 +192,12 @@ class Settings(BaseSettings):
         "docs/ledger.md \"Rankings\")", json_schema_extra=_doc("ledger"))
 
     rooms_file: Annotated[Path, AfterValidator(check_readable_file)] | None = Field(
-        default=None, description="coin servers and rooms (YAML); see [lobby.md](lobby.md)",
-        json_schema_extra=_doc("lobby", "built-in default offering every game"))
+        default=None, description="coin servers and rooms (YAML; a server's `practice: true` "
+        "makes it a practice server, 练习场, where no coins move and AI players fill the "
+        "seats; `ai_fill_after_s: N` asks for AI players N s after a player sits in a "
+        "waiting room of a coin server, default off); see [lobby.md](lobby.md)",
+        json_schema_extra=_doc("lobby", "built-in default offering every game and a "
+                               "practice server of each"))
     relief_coins: Annotated[int, Field(ge=0, le=10**12)] = Field(
         default=2000, description="relief coins (救济金) granted per claim to a player whose "
         "balance is below every server of a game (0: no relief offered; docs/lobby.md "

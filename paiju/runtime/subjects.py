@@ -44,6 +44,19 @@ def chat(room: str) -> str:
     return f"paiju.chat.{room}"
 
 
+def ai_seat(game: str) -> str:
+    """``paiju.ai.seat.<game>``: the lobby's request for an AI player (机器人)
+    at a free seat of a practice room of ``game`` (JSON ``{room, server, game,
+    seat}``), answered by one ``paiju ai --pool`` worker of the queue group
+    :data:`AI_POOL` (``{ok: true, name}``: its AI sits there; ``{ok: false}``:
+    none is free)."""
+    return f"paiju.ai.seat.{game}"
+
+
+#: The queue group of the ``paiju ai --pool`` workers: one answers each request.
+AI_POOL = "paiju-ai"
+
+
 #: What presence watchers (lobby, table) subscribe: every gateway's presence.
 PRESENCE_ALL = "paiju.presence.*.*"
 

@@ -11,14 +11,25 @@ gateway for its seat's decision inputs (``seat_view``), lets the game's AI
 (:func:`paiju.rules.ai.make_player` at ``level``) choose, waits its think time
 and acts. The AI sees only what its seat sees.
 
+With ``--pool`` (:class:`AiPool`) the AIs wait instead, unseated, for the
+lobby's requests over NATS (``paiju.ai.seat.<game>``, queue group
+``paiju-ai``: one worker answers each): a worker with a free AI of the game
+answers ``{ok: true, name}`` and that AI sits at the room's seat and presses
+start (:class:`PracticeAi`); it plays game after game while a player who is
+not an AI sits in the room, and once none does (between games) it stands up
+and is free again. A worker without a free AI answers ``{ok: false}``.
+
 Metrics (optional, its own ``/metrics`` port): ``paiju_ai_decisions_total{game}``
 and ``paiju_ai_decision_seconds{game}`` (the ``seat_view`` call and the
-choice, per decision).
+choice, per decision), ``paiju_ai_pool_requests_total{game,result}`` (seat
+requests answered: ``seated``, ``none_free``, ``bad_request``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
 import random
 import secrets
@@ -26,11 +37,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import nats
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
 from prometheus_client import Counter, Histogram
 
 from paiju.rules.ai import Player, SeatView, levels, make_player
 from paiju.rules.engine import Action
-from paiju.tools.botclient import Client
+from paiju.runtime import subjects
+from paiju.tools.botclient import BotError, Client
 from paiju.tools.bots import SEATS, Bot, Stats
 
 log = logging.getLogger("paiju.ai")
@@ -39,6 +54,9 @@ DECISIONS = Counter("paiju_ai_decisions_total", "Decisions the AI players made",
 DECISION_SECONDS = Histogram(
     "paiju_ai_decision_seconds", "One AI decision: its seat_view call and the choice",
     ["game"], buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0))
+POOL_REQUESTS = Counter("paiju_ai_pool_requests_total",
+                        "Seat requests of the lobby a pool worker answered, by result",
+                        ["game", "result"])
 
 #: The level asked for when none is given; a game without it plays ``random``.
 DEFAULT_LEVEL = "normal"
@@ -77,7 +95,10 @@ def as_command(action: Action) -> dict[str, Any]:
 class AiBot(Bot):
     """A :class:`~paiju.tools.bots.Bot` whose choices are the game's AI's at
     ``level``, from its seat's ``seat_view``. ``on_seat_view`` (optional) gets
-    each reply (tests keep them)."""
+    each reply (tests keep them). It signs in as an AI player (``login``
+    with ``ai: true``): its seats are marked ``ai``."""
+
+    ai = True
 
     def __init__(self, *args: Any, level: str = DEFAULT_LEVEL,
                  on_seat_view: Callable[[dict[str, Any]], None] | None = None,
@@ -122,14 +143,16 @@ class AiBot(Bot):
 async def idle_seats(url: str, game: str, server: str | None, players: int
                      ) -> list[tuple[str, int]]:
     """Seats for ``players`` AIs: (room, seat) filling idle rooms of
-    ``server`` (default: every coin server of ``game``, the cheapest first)
+    ``server`` (default: every coin server of ``game`` but its practice
+    servers, the cheapest first)
     seat by seat. ``SystemExit`` when there are not enough idle rooms."""
     probe = Client(url, lambda ev: None)
     await probe.connect()
     try:
         await probe.call("login", name=f"ai-probe-{secrets.token_hex(4)}")
         servers = [s for s in (await probe.call("servers"))["servers"] if s["game"] == game
-                   and (server is None or s["server"] == server)]
+                   and (s["server"] == server if server is not None
+                        else not s.get("practice"))]
         if not servers:
             raise SystemExit(f"no server {server or ''} of {game}".replace("  ", " "))
         out: list[tuple[str, int]] = []
@@ -187,3 +210,162 @@ async def run_ai(url: str | list[str], game: str, players: int, *, level: str = 
         if stopping is not None:
             stopping.cancel()
     return {**stats.summary(time.perf_counter() - start), "level": chosen}
+
+
+class PracticeAi(AiBot):
+    """An AI of the pool at a seat of a practice room (练习场): it sits, presses
+    start, and plays game after game while a player who is not an AI sits in
+    the room; when, outside a game, the room has none (or :meth:`leave` was
+    called), it stands up and its :meth:`run` ends. A seat it cannot take
+    (taken meanwhile, the room started) ends it too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: the room as last seen has a game running
+        self.in_game = False
+        #: the room as last seen has no player but AIs
+        self.alone = False
+        self.leaving = False
+
+    def leave(self) -> None:
+        """Stand up after the game in play (at once outside a game)."""
+        self.leaving = True
+        self.wake.set()
+
+    def _saw_room(self, room: dict[str, Any]) -> None:
+        version = room.get("version")
+        if isinstance(version, int) and version < self.room_version:
+            return
+        super()._saw_room(room)
+        self.in_game = bool(room.get("game_id"))
+        self.alone = not any(not s.get("ai") for s in room.get("seats") or ())
+        if self.alone:
+            self.wake.set()
+
+    async def _sit(self) -> None:
+        try:
+            reply = await self.client.call("sit", room=self.room, seat=self.seat)
+        except BotError as e:
+            if e.code == "already_seated":  # a reconnect: carry on from the view
+                await self._refresh_view()
+                return
+            log.info("AI %s did not get %s seat %d: %s", self.name, self.room, self.seat, e.code)
+            self.done.set()
+            return
+        if isinstance(reply.get("room"), dict):
+            self._saw_room(reply["room"])
+        self.ready_sent = False
+
+    async def _step(self) -> None:
+        if self.done.is_set():
+            return
+        if (self.alone or self.leaving) and not self.in_game:
+            try:
+                await self.client.call("stand")
+            except BotError as e:
+                if e.code == "room_started":  # a game began meanwhile: play it
+                    self.in_game = True
+                    return
+            self.done.set()
+            return
+        await super()._step()
+
+
+class AiPool:
+    """``players`` AIs of ``game`` (named ``prefix`` + 1, 2 …) that the lobby
+    asks for (:meth:`start`, :meth:`stop`); ``bot`` makes each seated AI
+    (default :class:`PracticeAi`; tests keep what theirs receive)."""
+
+    def __init__(self, url: str | list[str], game: str, players: int, *,
+                 level: str = DEFAULT_LEVEL, think: tuple[float, float] = DEFAULT_THINK,
+                 prefix: str = "机器人", seed: int | None = None,
+                 bot: Callable[..., PracticeAi] | None = None) -> None:
+        self.urls = [url] if isinstance(url, str) else list(url)
+        self.game = game
+        self.level = level_of(game, level)
+        self.think = think
+        self.rng = random.Random(seed)
+        self.bot = bot or PracticeAi
+        self.stats = Stats()
+        #: the AIs' names not seated now, the first one asked for first
+        self.free = [f"{prefix}{i + 1}" for i in range(players)]
+        #: the seated AIs and their runs
+        self.seated: dict[asyncio.Task[None], PracticeAi] = {}
+        self.nc: NATS | None = None
+        self.started = time.perf_counter()
+
+    async def start(self, nats_url: str, **options: Any) -> None:
+        """Connect to NATS at ``nats_url`` (nats-py ``connect`` ``options``:
+        the ``ai`` user's seed and inbox prefix) and answer the lobby's seat
+        requests of the game."""
+        self.nc = await nats.connect(nats_url, **options)
+        await self.nc.subscribe(subjects.ai_seat(self.game), subjects.AI_POOL,
+                                cb=self._on_request)
+        await self.nc.flush()
+        log.info("AI pool of %s: %d AIs wait for seats", self.game, len(self.free))
+
+    def _seat_of(self, data: bytes) -> tuple[str, int] | None:
+        """(room, seat) of a request of this pool's game, or None."""
+        try:
+            req = json.loads(data)
+        except ValueError:
+            return None
+        if not isinstance(req, dict) or req.get("game") != self.game:
+            return None
+        room, seat = req.get("room"), req.get("seat")
+        if not isinstance(room, str) or not room or isinstance(seat, bool) \
+                or not isinstance(seat, int) or seat < 0:
+            return None
+        return room, seat
+
+    async def _on_request(self, msg: Msg) -> None:
+        """Answer one seat request: ``{ok: true, name}`` and seat that AI, or
+        ``{ok: false}`` (no free AI, or a request this pool cannot read)."""
+        asked = self._seat_of(msg.data)
+        if asked is None or not self.free:
+            POOL_REQUESTS.labels(self.game, "bad_request" if asked is None
+                                 else "none_free").inc()
+            await msg.respond(b'{"ok": false}')
+            return
+        name = self.free.pop(0)
+        await msg.respond(json.dumps({"ok": True, "name": name},
+                                     ensure_ascii=False).encode())
+        POOL_REQUESTS.labels(self.game, "seated").inc()
+        room, seat = asked
+        ai = self.bot(self.urls, name, self.game, room, seat, 10**9, self.think, self.stats,
+                      random.Random(self.rng.random()), level=self.level)
+        task = asyncio.create_task(self._play(ai))
+        self.seated[task] = ai
+        task.add_done_callback(lambda t: self.seated.pop(t, None))
+
+    async def _play(self, ai: PracticeAi) -> None:
+        try:
+            await ai.run()
+        except Exception:
+            log.exception("AI %s stopped at %s", ai.name, ai.room)
+            self.stats.errors["ai_stopped"] += 1
+        finally:
+            self.free.append(ai.name)
+
+    async def stop(self) -> dict[str, Any]:
+        """Answer no more requests; every seated AI finishes the game it plays
+        and stands up. Returns the AIs' summary (:meth:`Stats.summary`) with
+        ``level``."""
+        if self.nc is not None:
+            with contextlib.suppress(Exception):
+                await self.nc.drain()
+        for ai in self.seated.values():
+            ai.leave()
+        await asyncio.gather(*self.seated, return_exceptions=True)
+        return {**self.stats.summary(time.perf_counter() - self.started), "level": self.level}
+
+
+async def run_pool(url: str | list[str], game: str, players: int, nats_url: str, *,
+                   nats_options: dict[str, Any] | None = None, stop: asyncio.Event,
+                   **kwargs: Any) -> dict[str, Any]:
+    """An :class:`AiPool` (``kwargs``: its options) answering the lobby until
+    ``stop`` is set; returns its summary."""
+    pool = AiPool(url, game, players, **kwargs)
+    await pool.start(nats_url, **(nats_options or {}))
+    await stop.wait()
+    return await pool.stop()

@@ -111,6 +111,9 @@ class Bot:
     buttons offer something during a deal (hunzhan / shengji trump, daa big A);
     0 makes a bot that never declares (a test can then be the only declarer)."""
 
+    #: Whether the bot signs in as an AI player (机器人: its seats are marked ``ai``).
+    ai = False
+
     def __init__(self, url: str | list[str], name: str, game: str, room: str, seat: int,
                  games: int, think: tuple[float, float], stats: Stats, rng: random.Random,
                  progress: Any = None, until_ms: int | None = None,
@@ -329,7 +332,8 @@ class Bot:
         if self.token:
             await self.client.call("auth", token=self.token)
         else:
-            reply = await self.client.call("login", name=self.name)
+            reply = await self.client.call("login", name=self.name,
+                                           **({"ai": True} if self.ai else {}))
             self.token = reply["token"]
         server = self.room.rsplit("-", 1)[0] if "-" in self.room else ""
         await self._try("watch_server", server=server)
@@ -438,12 +442,14 @@ def gateways(url: str | list[str]) -> list[str]:
 
 
 async def rooms_for(url: str, game: str, tables: int) -> list[tuple[str, int]]:
-    """Pick ``tables`` idle rooms of ``game``'s coin servers: [(room, seats)]."""
+    """Pick ``tables`` idle rooms of ``game``'s coin servers (practice
+    servers aside): [(room, seats)]."""
     probe = Client(url, lambda ev: None)
     await probe.connect()
     try:
         await probe.call("login", name=f"bots-{secrets.token_hex(4)}")
-        servers = [s for s in (await probe.call("servers"))["servers"] if s["game"] == game]
+        servers = [s for s in (await probe.call("servers"))["servers"]
+                   if s["game"] == game and not s.get("practice")]
         picked: list[tuple[str, int]] = []
         for s in sorted(servers, key=lambda s: (s["min_coins"], s["server"])):
             rooms = (await probe.call("rooms", server=s["server"]))["rooms"]

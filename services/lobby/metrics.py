@@ -47,12 +47,18 @@ CODE_TRIES = Counter(
     "room has it), limited (refused too_many_attempts).", ["result"])
 PRIVATE_ROOMS_OPENED = Counter(
     "paiju_lobby_private_rooms_opened_total", "Private rooms (好友房) opened.")
+AI_SEATS = Counter(
+    "paiju_lobby_ai_seats_total",
+    "Seats of practice rooms (练习场) the AI pool was asked for, by result: "
+    "filled (an AI player comes), not_filled (none free, no answer).", ["result"])
 RECOVERY_REASONS = ("game_missing", "table_unreachable")
 
 for _reason in SIT_REFUSALS:
     SITS_REFUSED.labels(_reason)
 for _reason in QUICK_START_RESULTS:
     QUICK_STARTS.labels(_reason)
+for _result in ("filled", "not_filled"):
+    AI_SEATS.labels(_result)
 for _result in ("found", "wrong", "limited"):
     CODE_TRIES.labels(_result)
 for _reason in RECOVERY_REASONS:

@@ -159,7 +159,7 @@ def nats_for(overlay: str, tmp_path: Path) -> Iterator[NatsServer]:
         committed = REPO / "deploy" / "overlays" / "dev" / "nats-credentials"
         shutil.copytree(committed, creds)
         keys = {u: nkey_seeds.public_key(nkey_seeds.read_seed(natsauth.seed_path(creds, u)))
-                for u in (*natsauth.SERVICES[:3], *natsauth.gateway_users())}
+                for u in (*natsauth.NAMED_USERS, *natsauth.gateway_users())}
         docs = render(overlay)
         volumes = find(docs, "StatefulSet", "nats")["spec"]["template"]["spec"]["volumes"]
         mounted = [src["configMap"]["name"] for v in volumes

@@ -31,7 +31,7 @@ from nats.aio.msg import Msg
 from nats.js import api
 
 from paiju.config import load
-from paiju.runtime import natsconn
+from paiju.runtime import natsconn, subjects
 from paiju.runtime.table_instances import TableInstances
 from paiju.security import natsauth, nkey_seeds
 from paiju.tools.up import Platform, plan
@@ -50,12 +50,13 @@ SUBJECTS = {
     "others_presence": "paiju.presence.gateway-2.p1",
     "gamelog": "paiju.gamelog.pool1.g1",
     "chat": "paiju.chat.r1",
+    "ai_seat": "paiju.ai.seat.doudizhu",
     "other": "paiju.unknown.subject",
 }
 #: What each service may publish (events.md "Subjects": who sends which event;
 #: the gateway, user ``gateway``, its own presence only).
 MAY_PUBLISH = {
-    "lobby": {"rooms", "private"},
+    "lobby": {"rooms", "private", "ai_seat"},
     "table": {"table", "player", "gamelog"},
     "ledger": {"player"},
     "gateway": {"presence", "control", "chat"},
@@ -69,6 +70,8 @@ MAY_SUBSCRIBE = {
     # the quick chat they publish for the rooms' players.
     "gateway": {"rooms", "private", "table", "player", "control", "chat", "presence",
                 "others_presence"},
+    # The AI pool reads the lobby's seat requests only.
+    "ai": {"ai_seat"},
 }
 
 
@@ -227,6 +230,38 @@ async def test_no_service_reads_another_services_replies(server: NatsServer,
         await nc.close()
 
 
+async def test_the_ai_pool_answers_the_lobbys_seat_request_and_publishes_nothing(
+        server: NatsServer, observer: NATS) -> None:
+    """The ``ai`` user answers a request it received (NATS allow_responses)
+    and every subject it publishes to itself is refused."""
+    errors = Errors()
+    ai = await as_service(server, "ai", errors)
+    lobby = await as_service(server, "lobby")
+    got: list[str] = []
+
+    async def seen(msg: Msg) -> None:
+        got.append(msg.subject)
+
+    async def answer(msg: Msg) -> None:
+        await msg.respond(b'{"ok": false}')
+
+    try:
+        await observer.subscribe("paiju.>", cb=seen)
+        await observer.flush()
+        await ai.subscribe(subjects.ai_seat("doudizhu"), subjects.AI_POOL, cb=answer)
+        await ai.flush()
+        reply = await lobby.request(subjects.ai_seat("doudizhu"), b"{}", timeout=10)
+        assert reply.data == b'{"ok": false}'
+        for subject in SUBJECTS.values():
+            await ai.publish(subject, b"probe")
+        assert await errors.count("publish", len(SUBJECTS)) == len(SUBJECTS), errors.seen
+        await observer.flush()
+        assert [s for s in got if s != subjects.ai_seat("doudizhu")] == []
+    finally:
+        await ai.close()
+        await lobby.close()
+
+
 async def test_an_injected_session_started_or_hand_is_refused_at_the_server(
         server: NatsServer, observer: NATS) -> None:
     """Attacks with a service's own credentials: the lobby's
@@ -316,11 +351,9 @@ def test_every_subject_of_paiju_subjects_has_a_publisher_and_the_gateway_reads_i
     """A subject added to paiju.runtime.subjects without a place in the table fails here."""
     import inspect
 
-    from paiju.runtime import subjects
-
     kinds = {"lobby_rooms": "rooms", "lobby_private_room": "private", "table_events": "table",
              "player_events": "player", "player_control": "control", "presence": "presence",
-             "chat": "chat"}
+             "chat": "chat", "ai_seat": "ai_seat"}
     made = {name for name, f in inspect.getmembers(subjects, inspect.isfunction)
             if f.__module__ == subjects.__name__}
     # own_presence is the pattern of a gateway user's permission, not a subject
@@ -330,6 +363,13 @@ def test_every_subject_of_paiju_subjects_has_a_publisher_and_the_gateway_reads_i
         if kind == "presence":  # a gateway id is <its user>.<process>
             subject = subjects.presence("gateway.p1")
             assert subject == SUBJECTS[kind]
+            continue
+        if kind == "ai_seat":  # per game; asked by the lobby only
+            subject = subjects.ai_seat("doudizhu")
+            assert subject == SUBJECTS[kind]
+            publishers = {s for s in natsauth.SERVICES
+                          if natsauth.permitted(natsauth.allowed_publish(s), subject)}
+            assert publishers == {"lobby"}
             continue
         if kind == "private":  # a private room's: its server and its room
             subject = subjects.lobby_private_room("s1", "s1-x0123456789ab")

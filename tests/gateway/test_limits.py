@@ -112,3 +112,12 @@ def test_other_algorithms_and_names_are_refused_or_replaced() -> None:
     odd = v.verify(token(exp=exp, name="x" * 30))
     assert odd.name == "alice"  # a name past 24 characters: the player id stands in
     assert not odd.provider
+
+
+def test_an_ai_players_token_marks_it_and_only_a_true_claim_does() -> None:
+    import time
+
+    v = verifier(clock=time.time())
+    assert v.verify(auth.issue(KEY, "bot", "机器人1", 600, ai=True)).ai is True
+    assert v.verify(auth.issue(KEY, "alice", "alice", 600)).ai is False
+    assert v.verify(token(exp=int(time.time()) + 600, ai="yes")).ai is False

@@ -160,7 +160,7 @@ async def test_an_absent_player_is_marked_and_its_ready_flag_drops(
     assert gone is not None
     away = gone["away_since"]
     assert gone == {"seat": 0, "player": "a1", "name": "A1", "coins": 1000, "ready": False,
-                    "connected": False, "away_since": away}
+                    "connected": False, "away_since": away, "ai": False}
     assert event["missing"] == ["a1"]
     # Dated on the lobby clock (fake here: it did not move) at the disconnect.
     assert before_ms - 5000 <= away <= before_ms

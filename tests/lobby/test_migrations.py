@@ -34,7 +34,7 @@ async def test_migrations_match_the_store(tmp_path: Path) -> None:
             assert await conn.run_sync(diff) == []
             version = (await conn.execute(text(
                 "SELECT version_num FROM alembic_version_lobby"))).scalar_one()
-            assert version == "lobby_0003"
+            assert version == "lobby_0004"
     finally:
         await engine.dispose()
 

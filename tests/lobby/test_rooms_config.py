@@ -21,7 +21,10 @@ def test_default_file_offers_every_game_at_several_levels() -> None:
         assert s.unit == (5 if s.game == "hunzhan" else 1)
         assert s.fee_rate == 0.02 and s.ready_seconds == 20
         assert s.idle_disconnect_seconds == 30  # rulings.md "Shared by all games"
-        assert s.min_coins > 0 and s.rooms >= 1
+        assert s.rooms >= 1
+        assert s.min_coins == 0 if s.practice else s.min_coins > 0
+    # One practice server (练习场) per game.
+    assert sorted(s.game for s in config.servers if s.practice) == sorted(games)
     first = config.servers[0]
     assert first.room_ids()[:2] == [f"{first.server}-01", f"{first.server}-02"]
     assert config.server_of_room(f"{first.server}-01") == first
@@ -42,6 +45,27 @@ servers:
     assert (a.idle_disconnect_seconds, b.idle_disconnect_seconds) == (30, 2)
     # The room-wide option: watching is allowed unless it says no.
     assert (a.spectators, b.spectators) == (True, False)
+
+
+def test_practice_servers_need_no_coins() -> None:
+    """A practice server (练习场) has min_coins 0 and base 1 unless set; a
+    default ``min_coins`` does not apply to it; other servers are not practice."""
+    config = parse("""
+defaults: {min_coins: 100}
+servers:
+  - {server: p, game: doudizhu, practice: true}
+  - {server: q, game: daa, practice: true, base: 5, min_coins: 0}
+  - {server: c, game: daa, base: 5}
+""")
+    p, q, c = config.servers
+    assert (p.practice, p.min_coins, p.base) == (True, 0, 1)
+    assert (q.practice, q.min_coins, q.base) == (True, 0, 5)
+    assert (c.practice, c.min_coins) == (False, 100)
+    # Filling waiting rooms with AI players is off unless a coin server says so.
+    assert (p.ai_fill_after_s, c.ai_fill_after_s) == (0, 0)
+    filled = parse("servers:\n  - {server: f, game: daa, base: 5, min_coins: 0, "
+                   "ai_fill_after_s: 30}")
+    assert filled.servers[0].ai_fill_after_s == 30
 
 
 @pytest.mark.parametrize("game", ["doudizhu", "hunzhan", "daa", "shengji"])
@@ -68,6 +92,15 @@ def test_room_wide_options_accepted_for_every_game(game: str) -> None:
      "decks"),
     ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, spectators: yes please}",
      "spectators must be true or false"),
+    ("servers:\n  - {server: a, game: daa, practice: 1}", "practice must be true or false"),
+    ("servers:\n  - {server: a, game: daa, practice: true, min_coins: 200}",
+     "min_coins must be 0"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, ai_fill_after_s: -1}",
+     "ai_fill_after_s must be"),
+    ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0, ai_fill_after_s: soon}",
+     "ai_fill_after_s must be"),
+    ("servers:\n  - {server: a, game: daa, practice: true, ai_fill_after_s: 5}",
+     "no ai_fill_after_s"),
     ("servers:\n  - {server: a, game: daa, base: 1, min_coins: 0}\n"
      "  - {server: a, game: daa, base: 1, min_coins: 0}", "twice"),
     # Every game's options are checked by its engine, the same

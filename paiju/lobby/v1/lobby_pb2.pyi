@@ -296,6 +296,7 @@ class CoinServer(_message.Message):
     READY_SECONDS_FIELD_NUMBER: _builtins.int
     IDLE_DISCONNECT_SECONDS_FIELD_NUMBER: _builtins.int
     ALLOW_SPECTATORS_FIELD_NUMBER: _builtins.int
+    PRACTICE_FIELD_NUMBER: _builtins.int
     server: _builtins.str
     """Identifier, [a-z0-9_-]+ (used in NATS subjects)."""
     name: _builtins.str
@@ -326,6 +327,10 @@ class CoinServer(_message.Message):
     """Whether players may watch (旁观) this server's started rooms: the room-wide
     option `spectators` of the rooms file (default true).
     """
+    practice: _builtins.bool
+    """A practice server (练习场): no coins move (min_coins 0, games not settled
+    by the ledger); its empty seats are filled with AI players.
+    """
     def __init__(
         self,
         *,
@@ -342,10 +347,11 @@ class CoinServer(_message.Message):
         ready_seconds: _builtins.int = ...,
         idle_disconnect_seconds: _builtins.int = ...,
         allow_spectators: _builtins.bool = ...,
+        practice: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_spectators", b"allow_spectators", "base", b"base", "fee_rate", b"fee_rate", "game", b"game", "idle_disconnect_seconds", b"idle_disconnect_seconds", "min_coins", b"min_coins", "name", b"name", "options_json", b"options_json", "ready_seconds", b"ready_seconds", "rooms", b"rooms", "seats", b"seats", "server", b"server", "unit", b"unit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_spectators", b"allow_spectators", "base", b"base", "fee_rate", b"fee_rate", "game", b"game", "idle_disconnect_seconds", b"idle_disconnect_seconds", "min_coins", b"min_coins", "name", b"name", "options_json", b"options_json", "practice", b"practice", "ready_seconds", b"ready_seconds", "rooms", b"rooms", "seats", b"seats", "server", b"server", "unit", b"unit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -463,6 +469,7 @@ class RoomSeat(_message.Message):
     READY_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
     AWAY_SINCE_MS_FIELD_NUMBER: _builtins.int
+    AI_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """0 .. size-1, in playing order."""
     player: _builtins.str
@@ -475,6 +482,8 @@ class RoomSeat(_message.Message):
     """The player has a live session on some gateway (presence)."""
     away_since_ms: _builtins.int
     """Unix ms (lobby clock) since when the player is absent; 0 while connected."""
+    ai: _builtins.bool
+    """The seat is an AI player's (机器人; SitRequest.ai)."""
     def __init__(
         self,
         *,
@@ -485,10 +494,11 @@ class RoomSeat(_message.Message):
         ready: _builtins.bool = ...,
         connected: _builtins.bool = ...,
         away_since_ms: _builtins.int = ...,
+        ai: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["away_since_ms", b"away_since_ms", "coins", b"coins", "connected", b"connected", "name", b"name", "player", b"player", "ready", b"ready", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ai", b"ai", "away_since_ms", b"away_since_ms", "coins", b"coins", "connected", b"connected", "name", b"name", "player", b"player", "ready", b"ready", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -664,10 +674,13 @@ class SitRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     ROOM_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    AI_FIELD_NUMBER: _builtins.int
     player: _builtins.str
     name: _builtins.str
     room: _builtins.str
     seat: _builtins.int
+    ai: _builtins.bool
+    """The player is an AI player (机器人): its seat is marked ai."""
     def __init__(
         self,
         *,
@@ -675,10 +688,11 @@ class SitRequest(_message.Message):
         name: _builtins.str = ...,
         room: _builtins.str = ...,
         seat: _builtins.int = ...,
+        ai: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "player", b"player", "room", b"room", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ai", b"ai", "name", b"name", "player", b"player", "room", b"room", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

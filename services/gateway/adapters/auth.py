@@ -56,6 +56,9 @@ class Identity:
     name: str
     #: True for a token of the identity provider (its account is opened at sign-in).
     provider: bool = False
+    #: An AI player (机器人): a development login that said so (its token's
+    #: ``ai`` claim); its seats are marked ``ai``.
+    ai: bool = False
 
 
 #: Player ids are safe as one NATS subject token.
@@ -73,10 +76,14 @@ def keys(secret: str) -> list[str]:
 
 
 def issue(secret: str, player: str, name: str, ttl_seconds: int,
-          now: float | None = None) -> str:
-    """A signed token for ``player`` valid ``ttl_seconds`` from ``now`` (unix s)."""
+          now: float | None = None, ai: bool = False) -> str:
+    """A signed token for ``player`` valid ``ttl_seconds`` from ``now`` (unix
+    s); ``ai``: for an AI player (the claim ``ai: true``)."""
     issued = int(time.time() if now is None else now)
-    claims = {"sub": player, "name": name, "iat": issued, "exp": issued + ttl_seconds}
+    claims: dict[str, Any] = {"sub": player, "name": name, "iat": issued,
+                              "exp": issued + ttl_seconds}
+    if ai:
+        claims["ai"] = True
     return jwt.encode(claims, keys(secret)[0], algorithm=ALGORITHM)
 
 
@@ -139,7 +146,8 @@ class Verifier:
         name = claims.get("name") or claims.get("preferred_username")
         if not isinstance(name, str) or not NAME.fullmatch(name):
             name = player
-        return Identity(player, name, provider)
+        # Only the gateway's own tokens (development logins) mark AI players.
+        return Identity(player, name, provider, ai=not provider and claims.get("ai") is True)
 
     def _hmac_claims(self, token: str) -> dict[str, Any]:
         for key in self.hmac_keys:

@@ -58,8 +58,10 @@ class Ports(Protocol):
         """How many watch ``room`` on every gateway (``session`` counted)."""
         ...
 
-    async def dev_account(self, player: str, name: str) -> tuple[str, ledger_pb2.Account]:
-        """Development login: the player's token and account."""
+    async def dev_account(self, player: str, name: str, ai: bool = False
+                          ) -> tuple[str, ledger_pb2.Account]:
+        """Development login: the player's token and account (``ai``: an AI
+        player's token)."""
         ...
 
 

@@ -25,7 +25,7 @@ def room(r: lobby_pb2.Room) -> dict[str, Any]:
     seated players, by seat) and ``last_result`` (or null)."""
     seats = [{"seat": s.seat, "player": s.player, "name": s.name, "coins": s.coins,
               "ready": s.ready, "connected": s.connected,
-              "away_since": s.away_since_ms or None} for s in r.seats]
+              "away_since": s.away_since_ms or None, "ai": s.ai} for s in r.seats]
     return {
         "server": r.server, "room": r.room, "state": r.state, "game": r.game,
         "seats": seats, "missing": [s["player"] for s in seats if not s["connected"]],
@@ -69,7 +69,7 @@ def server(s: lobby_pb2.CoinServer) -> dict[str, Any]:
         "options": json.loads(s.options_json) if s.options_json else {},
         "rooms": s.rooms, "seats": s.seats, "ready_seconds": s.ready_seconds,
         "idle_disconnect_seconds": s.idle_disconnect_seconds,
-        "spectators": s.allow_spectators,
+        "spectators": s.allow_spectators, "practice": s.practice,
         "choices": choices(s.game),
     }
 

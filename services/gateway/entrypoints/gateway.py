@@ -148,11 +148,13 @@ class Gateway:
         for session in list(self.sessions):
             session.resync()
 
-    async def dev_account(self, player: str, name: str) -> tuple[str, ledger_pb2.Account]:
+    async def dev_account(self, player: str, name: str, ai: bool = False
+                          ) -> tuple[str, ledger_pb2.Account]:
         """Development login: open ``player``'s account, grant the starting coins
         (PAIJU_DEV_START_COINS) once (idempotent by grant id), and issue a token
-        (lifetime PAIJU_TOKEN_TTL_SECONDS). Returns the token and the account
-        as the grant left it (its balance now, also for a repeated grant)."""
+        (lifetime PAIJU_TOKEN_TTL_SECONDS; ``ai``: an AI player's). Returns the
+        token and the account as the grant left it (its balance now, also for
+        a repeated grant)."""
         await call(self.backends.ledger.OpenAccount,
                    ledger_pb2.OpenAccountRequest(player=player, name=name))
         account = await call(self.backends.ledger.Grant,
@@ -160,4 +162,4 @@ class Gateway:
                                            reason="dev_login", grant_id=f"dev-start-{player}"),
                    metadata=(("x-paiju-grant-key", self.config.grant_key),))
         return auth.issue(self.config.token_secret, player, name,
-                          self.config.token_ttl_seconds), account
+                          self.config.token_ttl_seconds, ai=ai), account

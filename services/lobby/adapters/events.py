@@ -2,7 +2,7 @@
 
 Published on ``paiju.lobby.<server>.rooms`` after every committed change of a
 room. Fields: server, room, state, game, size, seats [{seat, player, name,
-coins, ready, connected, away_since}] (occupied seats; ``connected``: the player
+coins, ready, connected, away_since, ai}] (occupied seats; ``connected``: the player
 has a live session, ``away_since``: unix ms since when it is absent, or null),
 missing (the absent seated players, by seat), game_id, table_instance, version
 (drop an event older than one already seen), ready_deadline (unix ms or null),
@@ -35,7 +35,8 @@ def room_data(room: Room) -> dict[str, Any]:
         "server": room.server, "room": room.room, "state": room.state, "game": room.game,
         "size": room.size,
         "seats": [{"seat": s.seat, "player": s.player, "name": s.name, "coins": s.coins,
-                   "ready": s.ready, "connected": s.connected, "away_since": s.away_ms}
+                   "ready": s.ready, "connected": s.connected, "away_since": s.away_ms,
+                   "ai": s.ai}
                   for _, s in sorted(room.seats.items())],
         "missing": room.missing,
         "game_id": room.game_id, "table_instance": room.table_instance,
@@ -64,7 +65,7 @@ def room_message(room: Room) -> lobby_pb2.Room:
         server=room.server, room=room.room, state=room.state, game=room.game,
         seats=[lobby_pb2.RoomSeat(seat=s.seat, player=s.player, name=s.name, coins=s.coins,
                                   ready=s.ready, connected=s.connected,
-                                  away_since_ms=s.away_ms or 0)
+                                  away_since_ms=s.away_ms or 0, ai=s.ai)
                for _, s in sorted(room.seats.items())],
         game_id=room.game_id, table_instance=room.table_instance, version=room.version,
         size=room.size, ready_deadline_ms=room.kick_at_ms or 0,

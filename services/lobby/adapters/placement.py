@@ -171,9 +171,12 @@ class Tables:
         server's rule options overlaid with those its opener chose (a private
         room's) and the room's carry-over, seats in seat
         order, terms base/unit/fee_rate, and ``addr`` as ``table_instance`` (the
-        table repeats it in ``game_started``); waits the instance's call timeout,
+        table repeats it in ``game_started``); a practice server's games have
+        the table option ``practice`` (no coins move); waits the instance's call timeout,
         or ``timeout`` seconds where that is shorter. Raises ``grpc.aio.AioRpcError``."""
         options = {**server.options, **room.options, **room.carry}
+        if server.practice:
+            options["practice"] = True
         await self.stub(addr).CreateGame(table_pb2.CreateGameRequest(
             game_id=room.game_id, room=room.room, server=server.server, game=server.game,
             options_json=json.dumps(options, ensure_ascii=False, sort_keys=True),

@@ -91,6 +91,7 @@ seats_table = Table(
     Column("ready", Boolean, nullable=False),
     Column("connected", Boolean, nullable=False, server_default=true()),
     Column("away_ms", BigInteger, nullable=True),
+    Column("ai", Boolean, nullable=False, server_default=false()),
 )
 
 games_table = Table(
@@ -186,7 +187,8 @@ class Store:
             room=row.room, server=server.server, game=server.game, size=server.seats,
             seats={s.seat: Seat(s.seat, s.player, s.name, int(s.coins), bool(s.ready),
                                 bool(s.connected),
-                                None if s.away_ms is None else int(s.away_ms))
+                                None if s.away_ms is None else int(s.away_ms),
+                                bool(s.ai))
                    for s in seats},
             game_id=row.game_id, table_instance=row.table_instance,
             kick_at_ms=None if row.kick_at_ms is None else int(row.kick_at_ms),
@@ -214,7 +216,7 @@ class Store:
         j = rooms_table.outerjoin(seats_table, seats_table.c.room == rooms_table.c.room)
         query = (select(rooms_table, seats_table.c.seat, seats_table.c.player,
                         seats_table.c.name, seats_table.c.coins, seats_table.c.ready,
-                        seats_table.c.connected, seats_table.c.away_ms)
+                        seats_table.c.connected, seats_table.c.away_ms, seats_table.c.ai)
                  .select_from(j).where(rooms_table.c.room.in_(list(room_ids))))
         rows: dict[str, Any] = {}
         seats: dict[str, list[Any]] = {}
@@ -355,7 +357,7 @@ class Store:
             await conn.execute(insert(seats_table), [
                 {"room": new.room, "seat": s.seat, "player": s.player, "name": s.name,
                  "coins": s.coins, "ready": s.ready, "connected": s.connected,
-                 "away_ms": s.away_ms} for s in fresh])
+                 "away_ms": s.away_ms, "ai": s.ai} for s in fresh])
 
     async def _write_result(self, conn: AsyncConnection, result: Result) -> None:
         """The game's result, and it as the last game of each of its players."""

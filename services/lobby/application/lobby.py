@@ -23,6 +23,7 @@ from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from paiju.runtime import retries
 from services.lobby import metrics as M
+from services.lobby.adapters import ai_pool
 from services.lobby.adapters.events import publish_room
 from services.lobby.adapters.ledger_client import Ledger
 from services.lobby.adapters.placement import Tables
@@ -109,6 +110,11 @@ class Lobby:
         self.present: Callable[[str], bool] = lambda _: True
         #: More steps of the background pass (the presence sweep).
         self.passes: list[Callable[[], Awaitable[Any]]] = []
+        #: The AI pool requests under way (kept until done).
+        self.asking: set[asyncio.Task[None]] = set()
+        #: Rooms of coin servers with ``ai_fill_after_s`` waiting to ask the
+        #: AI pool (one wait a room in this process).
+        self.fill_waits: set[str] = set()
 
     def _remember(self, room: Room) -> Room:
         known = self.rooms.get(room.room)
@@ -340,24 +346,76 @@ class Lobby:
     # -- sitting ---------------------------------------------------------------
 
     async def sit(self, player: str, name: str, room_id: str, seat: int, *,
-                  private_ok: bool = False) -> Room:
+                  private_ok: bool = False, ai: bool = False) -> Room:
         """``player`` sits at ``seat`` of ``room_id`` if the room is not started,
         the seat exists and is free, the player sits nowhere, and its ledger
-        balance reaches the server's ``min_coins``. Refusals (counted by reason):
+        balance reaches the server's ``min_coins``; ``ai``: the player is an AI
+        player (its seat is marked). A player (not an AI) seated in a practice
+        room (练习场) makes the lobby ask the AI pool for an AI player at each
+        free seat, in the background (:meth:`fill_with_ai`). Refusals (counted by reason):
         room_started, no_such_seat, seat_taken, already_seated, not_enough_coins,
         no_such_room (also: a private room, unless ``private_ok``: those are
         joined by their code); invalid_argument for an empty player."""
         if not player:
             raise E.invalid("player is required")
         try:
-            return await self._sit(player, name or player, room_id, seat, private_ok)
+            room = await self._sit(player, name or player, room_id, seat, private_ok, ai)
         except E.LobbyError as e:
             if e.code in E.SIT_REFUSALS:
                 M.SITS_REFUSED.labels(e.code).inc()
             raise
+        if not ai:
+            self.fill_with_ai(room)
+        return room
+
+    def fill_with_ai(self, room: Room) -> None:
+        """Where NATS is there, ask the AI pool, in the background, for an AI
+        player at each free seat of ``room`` (:mod:`services.lobby.adapters.ai_pool`),
+        one after the other: at once in a practice room (练习场); on a coin
+        server with ``ai_fill_after_s``, that many seconds from now if the
+        room then still waits with a player (not an AI) seated (one wait a
+        room in this process; it is lost if the process stops). A seat nobody
+        answers for stays free."""
+        server = self.config.server_of_room(room.room)
+        if self.nc is None or server is None or room.game_id or room.private:
+            return
+        if server.practice:
+            self._background(self._ask_ai(self.nc, room, server))
+        elif server.ai_fill_after_s and room.room not in self.fill_waits:
+            self.fill_waits.add(room.room)
+            self._background(self._fill_later(self.nc, room.room, server))
+
+    def _background(self, work: Awaitable[None]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("asking the AI pool failed")
+
+        task = asyncio.create_task(run())
+        self.asking.add(task)
+        task.add_done_callback(self.asking.discard)
+
+    async def _fill_later(self, nc: NATS, room_id: str, server: CoinServer) -> None:
+        try:
+            await asyncio.sleep(server.ai_fill_after_s)
+            room = await self._load(room_id)
+        except E.LobbyError:
+            return
+        finally:
+            self.fill_waits.discard(room_id)
+        if not room.game_id and any(not s.ai for s in room.seats.values()):
+            await self._ask_ai(nc, room, server)
+
+    async def _ask_ai(self, nc: NATS, room: Room, server: CoinServer) -> None:
+        for seat in range(room.size):
+            if seat in room.seats:
+                continue
+            filled = await ai_pool.ask(nc, room.room, server.server, server.game, seat)
+            M.AI_SEATS.labels("filled" if filled else "not_filled").inc()
 
     async def _sit(self, player: str, name: str, room_id: str, seat: int,
-                   private_ok: bool = False) -> Room:
+                   private_ok: bool = False, ai: bool = False) -> Room:
         server = self._server(room_id)
 
         def check(r: Room) -> None:
@@ -372,7 +430,7 @@ class Lobby:
         connected = self.present(player)
         _, saved = await self._mutate(room_id, lambda r: room_rules.sit(
             r, seat, player, name, coins, now_ms=now, ready_seconds=server.ready_seconds,
-            connected=connected))
+            connected=connected, ai=ai))
         return saved
 
     async def quick_start(self, player: str, name: str, game: str) -> Room:
@@ -382,7 +440,8 @@ class Lobby:
         moves on to the next room). Refusals (counted by result):
         ``no_such_game_type`` (NOT_FOUND), ``already_seated``,
         ``not_enough_coins`` (no server of the game is affordable),
-        ``no_free_room``; invalid_argument for an empty player."""
+        ``no_free_room``; invalid_argument for an empty player. Its server's
+        ``ai_fill_after_s`` applies as after :meth:`sit`."""
         if not player:
             raise E.invalid("player is required")
         try:
@@ -392,10 +451,11 @@ class Lobby:
                 M.QUICK_STARTS.labels(e.code).inc()
             raise
         M.QUICK_STARTS.labels("seated").inc()
+        self.fill_with_ai(room)
         return room
 
     async def _quick_start(self, player: str, name: str, game: str) -> Room:
-        servers = [s for s in self.config.servers if s.game == game]
+        servers = [s for s in self.config.servers if s.game == game and not s.practice]
         if not servers:
             raise E.not_found(E.NO_SUCH_GAME_TYPE, f"no coin server plays {game!r}")
         await self._seated_nowhere(player)

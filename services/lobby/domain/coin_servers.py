@@ -41,7 +41,11 @@ class CoinServer:
     game before it is stood up (rulings.md "Shared by all games", 30 s);
     ``options``: the game's rule options (rulings.md); ``spectators``: the
     room-wide option whether players may watch (旁观) a started room (default
-    true).
+    true); ``practice``: a practice server (练习场), where no coins move: its
+    ``min_coins`` is 0 and its games are not settled by the ledger (every
+    settlement row has 0 coins and 0 fee); ``ai_fill_after_s``: on a coin
+    server, seconds after a player sits in a waiting room after which the
+    lobby asks the AI pool for its still free seats (0: never, the default).
     """
 
     server: str
@@ -57,6 +61,8 @@ class CoinServer:
     idle_disconnect_seconds: int = 30
     options: dict[str, Any] = field(default_factory=dict)
     spectators: bool = True
+    practice: bool = False
+    ai_fill_after_s: int = 0
 
     def room_ids(self) -> list[str]:
         """The ids of this server's rooms: ``<server>-01``, ``<server>-02``, …"""
@@ -136,6 +142,20 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
     spectators = merged.get("spectators", True)
     if not isinstance(spectators, bool):
         raise RoomsConfigError(f"{where}: spectators must be true or false, got {spectators!r}")
+    practice = merged.get("practice", False)
+    if not isinstance(practice, bool):
+        raise RoomsConfigError(f"{where}: practice must be true or false, got {practice!r}")
+    if practice:
+        if entry.get("min_coins", 0) != 0:
+            raise RoomsConfigError(f"{where}: a practice server moves no coins: "
+                                   f"min_coins must be 0 or absent, got {entry['min_coins']!r}")
+        merged["min_coins"] = 0
+        merged.setdefault("base", 1)
+    merged.setdefault("ai_fill_after_s", 0)
+    fill = _int(merged, "ai_fill_after_s", where, 0)
+    if practice and fill:
+        raise RoomsConfigError(f"{where}: a practice server fills its seats with AI at once: "
+                               "no ai_fill_after_s")
     merged.setdefault("unit", engine.policy.points_unit)
     merged.setdefault("ready_seconds", 20)
     merged.setdefault("idle_disconnect_seconds", 30)
@@ -147,7 +167,8 @@ def _server(entry: Any, defaults: dict[str, Any], index: int) -> CoinServer:
         rooms=_int(merged, "rooms", where, 1), seats=engine.seats,
         ready_seconds=_int(merged, "ready_seconds", where, 1),
         idle_disconnect_seconds=_int(merged, "idle_disconnect_seconds", where, 1),
-        options=dict(options), spectators=spectators,
+        options=dict(options), spectators=spectators, practice=practice,
+        ai_fill_after_s=fill,
     )
 
 

@@ -19,9 +19,10 @@ from services.lobby.domain.room_rules import STARTED, Room
 
 
 def affordable(servers: Iterable[CoinServer], game: str, coins: int) -> list[CoinServer]:
-    """The servers of ``game`` whose ``min_coins`` ``coins`` reaches, in the
-    given order."""
-    return [s for s in servers if s.game == game and coins >= s.min_coins]
+    """The coin servers of ``game`` (practice servers are not quick-started)
+    whose ``min_coins`` ``coins`` reaches, in the given order."""
+    return [s for s in servers
+            if s.game == game and not s.practice and coins >= s.min_coins]
 
 
 def ranked(rooms: Sequence[Room], servers: Sequence[CoinServer]) -> list[Room]:

@@ -30,6 +30,7 @@ NO_RELIEF = ReliefTerms()
 
 def threshold(config: RoomsConfig, game: str) -> int | None:
     """The coins below which a player cannot sit at any server of ``game``:
-    the lowest ``min_coins`` of its servers; None when no server plays it."""
-    minimums = [s.min_coins for s in config.servers if s.game == game]
+    the lowest ``min_coins`` of its servers (practice servers, which need
+    none, aside); None when no coin server plays it."""
+    minimums = [s.min_coins for s in config.servers if s.game == game and not s.practice]
     return min(minimums) if minimums else None

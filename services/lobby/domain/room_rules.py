@@ -29,7 +29,8 @@ class Seat:
     """An occupied seat: ``seat`` number, ``player`` id, display ``name``,
     ``coins`` (balance when last read from the ledger), ``ready`` (准备),
     ``connected`` (the player has a live session: presence) and ``away_ms``
-    (unix ms since when it is absent; None while connected)."""
+    (unix ms since when it is absent; None while connected); ``ai``: the
+    player is an AI player (机器人)."""
 
     seat: int
     player: str
@@ -38,6 +39,7 @@ class Seat:
     ready: bool = False
     connected: bool = True
     away_ms: int | None = None
+    ai: bool = False
 
 
 @dataclass(frozen=True)
@@ -199,12 +201,13 @@ def check_sit(room: Room, seat: int, player: str) -> None:
 
 
 def sit(room: Room, seat: int, player: str, name: str, coins: int, *, now_ms: int,
-        ready_seconds: int, connected: bool = True) -> Room:
+        ready_seconds: int, connected: bool = True, ai: bool = False) -> Room:
     """``player`` sits at ``seat`` (not ready; ``connected``: whether presence
-    knows it present, else absent from ``now_ms``). Refusals as :func:`check_sit`."""
+    knows it present, else absent from ``now_ms``; ``ai``: an AI player).
+    Refusals as :func:`check_sit`."""
     check_sit(room, seat, player)
     seats = {**room.seats, seat: Seat(seat, player, name, coins, False, connected,
-                                      None if connected else now_ms)}
+                                      None if connected else now_ms, ai)}
     return _with_seats(room, seats, now_ms, ready_seconds)
 
 

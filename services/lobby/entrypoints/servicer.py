@@ -42,7 +42,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                                  options_json=s.options_json, rooms=s.rooms, seats=s.seats,
                                  ready_seconds=s.ready_seconds,
                                  idle_disconnect_seconds=s.idle_disconnect_seconds,
-                                 allow_spectators=s.spectators)
+                                 allow_spectators=s.spectators, practice=s.practice)
             for s in self.lobby.config.servers], relief=lobby_pb2.Relief(
                 coins=self.lobby.relief.coins, per_day=self.lobby.relief.per_day,
                 day_starts_utc_hour=self.lobby.relief.day_starts_utc_hour))
@@ -62,7 +62,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                   context: grpc.aio.ServicerContext) -> lobby_pb2.Room:
         """Sit at a seat."""
         return room_message(await _guard(context, self.lobby.sit(
-            request.player, request.name, request.room, request.seat)))
+            request.player, request.name, request.room, request.seat, ai=request.ai)))
 
     async def Stand(self, request: lobby_pb2.PlayerRequest,
                     context: grpc.aio.ServicerContext) -> lobby_pb2.Room:

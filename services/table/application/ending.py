@@ -11,6 +11,9 @@ idempotent by game id); its record is stored; the lobby hears ``GameOver``
 (the escapees, the carry-over for the room's next game, the settlement table)
 and only then ``game_finished`` goes out with the ledger's rows, so that a
 player who acts on ``game_finished`` (``stand``, ``ready``) finds the room free.
+A practice server's game (练习场, the table option ``practice``) moves no
+coins: it is not settled by the ledger; its settlement table has each seat's
+points with 0 coins and 0 fee, and no no-call fee is charged.
 A redeal (nobody bid or declared: the engine's result kind ``redeal``)
 publishes ``game_finished`` (reason ``redeal``) and is dealt again in the same
 room; where the engine has a ``redeal_fee_after`` (rulings.md: two no-call
@@ -67,6 +70,14 @@ async def settle(ledger: Ledger, game: Sitting, terms: Terms
         log.error("ledger refused settling %s: %s", game.game_id, e)
         return [], e.details or e.code.name
     return settlement_rows(list(reply.rows)), ""
+
+
+def practice_rows(game: Sitting) -> list[dict[str, Any]]:
+    """The 结算表 of a practice game (no ledger): ``[{player, seat, points,
+    coins: 0, fee: 0}]`` in seat order, the points the engine's result gives."""
+    result = game.engine.result()
+    return [{"player": s.player, "seat": s.seat, "points": int(result.points[s.seat]),
+             "coins": 0, "fee": 0} for s in game.seats]
 
 
 async def charge_no_call_fee(ledger: Ledger, game: Sitting, fee: int) -> None:
@@ -139,7 +150,10 @@ async def finish(runner: RoomRunner, game: Sitting) -> None:
             metrics.ESCAPES.labels(game.name).inc()
         rows: list[dict[str, Any]] = []
         settlement_error = ""
-        if reason not in ("redeal", "void"):
+        practice = runner.sitting.spec.table_options.practice
+        if reason not in ("redeal", "void") and practice:
+            rows = practice_rows(game)
+        elif reason not in ("redeal", "void"):
             rows, settlement_error = await settle(table.ledger, game, runner.sitting.spec.terms)
         record = game.record()
         if rows:
@@ -158,7 +172,7 @@ async def finish(runner: RoomRunner, game: Sitting) -> None:
                     log.error("lobby refused GameOver %s: %s", runner.sitting.spec.game_id, e)
         await publish_finished(runner, game, rows, settlement_error)
     if reason == "redeal":
-        if runner.sitting.fee_due:
+        if runner.sitting.fee_due and not runner.sitting.spec.table_options.practice:
             fee = runner.sitting.spec.table_options.no_call_fee
             await charge_no_call_fee(table.ledger, game, fee)
         await runner.redeal()

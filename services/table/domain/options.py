@@ -16,7 +16,7 @@ from typing import Any
 #: Option keys the table service reads and does not pass to the engine.
 TABLE_KEYS = frozenset({
     "turn_seconds", "reconnect_seconds", "declare_grace_seconds", "deal_interval_ms",
-    "no_call_fee", "no_call_streak", "first", "card_counter",
+    "no_call_fee", "no_call_streak", "first", "card_counter", "practice",
 })
 
 #: Default pace of a paced deal (milliseconds per card); PAIJU_TABLE_DEAL_INTERVAL_MS.
@@ -44,6 +44,8 @@ class TableOptions:
     logged before rounds replay, whose ``created`` entry lacks it.
     ``card_counter``: the 记牌器 is in views and events (default true; the
     room-wide option ``card_counter: false`` of a coin server turns it off).
+    ``practice``: a practice server's game (练习场; the lobby sets it): not
+    settled by the ledger, no no-call fee (default false).
     """
 
     turn_seconds: float = 20.0
@@ -55,6 +57,7 @@ class TableOptions:
     first: int | None = None
     deal_by_rounds: bool = False
     card_counter: bool = True
+    practice: bool = False
 
 
 def _number(options: Mapping[str, Any], key: str, default: float, minimum: float) -> float:
@@ -87,6 +90,9 @@ def split(options: Mapping[str, Any], seats: int,
     counter = options.get("card_counter", True)
     if not isinstance(counter, bool):
         raise OptionsError(f"option card_counter must be true or false, not {counter!r}")
+    practice = options.get("practice", False)
+    if not isinstance(practice, bool):
+        raise OptionsError(f"option practice must be true or false, not {practice!r}")
     table = TableOptions(
         turn_seconds=_number(options, "turn_seconds", 20.0, 0.001),
         reconnect_seconds=_number(options, "reconnect_seconds", 90.0, 0.0),
@@ -97,6 +103,7 @@ def split(options: Mapping[str, Any], seats: int,
         first=first,
         deal_by_rounds=True,
         card_counter=counter,
+        practice=practice,
     )
     engine = {k: v for k, v in options.items() if k not in TABLE_KEYS}
     return engine, table

@@ -17,17 +17,21 @@ async def ping(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def login(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
-    """Development login by ``name`` (1 to 24 printable characters): the
-    account is made once and a token issued; ``login_disabled`` outside
-    development mode."""
+    """Development login by ``name`` (1 to 24 printable characters; ``ai``:
+    true for an AI player, 机器人, whose seats are marked): the account is made
+    once and a token issued; ``login_disabled`` outside development mode."""
     if not s.gw.config.dev_mode:
         raise ClientError("login_disabled", "login by name is for development mode only")
     name = field(args, "name", str).strip()
     if not auth.NAME.fullmatch(name):
         raise ClientError("bad_request", "a name has 1 to 24 printable characters")
+    ai = args.get("ai", False)
+    if not isinstance(ai, bool):
+        raise ClientError("bad_request", "ai must be true or false")
     player = auth.dev_player_id(name)
-    token, account = await s.gw.dev_account(player, name)
-    return {"token": token, **await s.sign_in(auth.Identity(player, name), account)}
+    token, account = await s.gw.dev_account(player, name, ai)
+    return {"token": token,
+            **await s.sign_in(auth.Identity(player, name, ai=ai), account)}
 
 
 async def auth_(s: Connection, args: dict[str, Any]) -> dict[str, Any]:

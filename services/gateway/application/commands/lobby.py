@@ -64,7 +64,8 @@ async def watch_server(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def sit(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
-    """Sit at ``room`` seat ``seat``; the lobby's refusals as they are."""
+    """Sit at ``room`` seat ``seat`` (an AI player's seat marked ``ai``); the
+    lobby's refusals as they are."""
     room_id, seat = field(args, "room", str), field(args, "seat", int)
     if not ROOM_ID.fullmatch(room_id):
         raise ClientError("no_such_room", f"no room {shown(room_id)}")
@@ -72,7 +73,7 @@ async def sit(s: Connection, args: dict[str, Any]) -> dict[str, Any]:
         raise ClientError("no_such_seat", f"no seat {shown(seat)}")
     assert s.identity is not None
     room = await call(s.gw.backends.lobby.Sit, lobby_pb2.SitRequest(
-        player=s.player, name=s.identity.name, room=room_id, seat=seat))
+        player=s.player, name=s.identity.name, room=room_id, seat=seat, ai=s.identity.ai))
     return {"room": await _sat(s, room)}
 
 

@@ -64,3 +64,8 @@ export function tick(S) {
     el.classList.toggle("urgent", left <= 5);
   }
 }
+
+/** The AI player mark under a seated player's name: "(机器人)" where the room's seat says ``ai``. */
+export function aiMark(p) {
+  return p && p.ai ? `<div class="ai-mark">(机器人)</div>` : "";
+}

@@ -1,6 +1,6 @@
 // The top bar, the coin servers and the rooms of a server.
 
-import { $, setHtml, esc, avatar } from "./dom.js";
+import { $, setHtml, esc, avatar, aiMark } from "./dom.js";
 import { icon } from "./icons.js";
 import { STATE_NAMES } from "./text.js";
 import { quickStartButton } from "./social.js";
@@ -22,6 +22,7 @@ export function renderTop(S) {
 // -- lobby -----------------------------------------------------------------------------------
 
 export function serverTerms(s) {
+  if (s.practice) return "练习场 · 不计金币 · 机器人陪练";
   return `底分 ${s.base} · 最低 ${s.min_coins} 金币 · 手续费 ${Math.round((s.fee_rate || 0) * 100)}%`;
 }
 
@@ -52,8 +53,8 @@ function roomTile(S, room) {
     const p = room.seats.find((s) => s.seat === i);
     if (p) {
       const away = p.connected === false;
-      seats.push(`<div class="rseat taken ${away ? "away" : ""}" style="${pos}" data-seat="${i}" title="${esc(p.name)}${away ? "（已离开）" : ""}">${avatar(p.player, p.name, "sm")}` +
-        `<span class="nm">${esc(p.name)}</span>${p.ready && !started ? `<span class="hand-up" title="已准备">${icon("hand")}</span>` : ""}</div>`);
+      seats.push(`<div class="rseat taken ${away ? "away" : ""}" style="${pos}" data-seat="${i}" title="${esc(p.name)}${p.ai ? "(机器人)" : ""}${away ? "（已离开）" : ""}">${avatar(p.player, p.name, "sm")}` +
+        `<span class="nm">${esc(p.name)}</span>${aiMark(p)}${p.ready && !started ? `<span class="hand-up" title="已准备">${icon("hand")}</span>` : ""}</div>`);
     } else if (started) {
       seats.push(`<div class="rseat closed" style="${pos}" data-seat="${i}" title="游戏已开始">·</div>`);
     } else {

@@ -2,7 +2,7 @@
 // settlement, start button) and the right panel. The player's own controls
 // and hand are in controls.js.
 
-import { $, setHtml, esc, avatar } from "./dom.js";
+import { $, setHtml, esc, avatar, aiMark } from "./dom.js";
 import { backHtml, rowHtml, suitIcon } from "./cards.js";
 import { icon, withSuitIcons } from "./icons.js";
 import { REASONS, actionText, phaseText } from "./text.js";
@@ -126,11 +126,11 @@ function renderSeats(S) {
     const count = inGame ? g.handCounts[seat] : null;
     const away = inGame ? !!p.disconnected : p.connected === false;
     const role = roleOf(g, seat);
-    const label = [p.name, role, inGame ? `${count} 张牌` : p.ready ? "已准备" : "",
+    const label = [p.ai ? `${p.name}(机器人)` : p.name, role, inGame ? `${count} 张牌` : p.ready ? "已准备" : "",
       turn ? "轮到此玩家" : "", away ? "断线" : ""].filter(Boolean).join("，");
     html.push(`<div class="pbox pos-${pos} ${turn ? "turn" : ""} ${away ? "offline" : ""}" data-seat="${seat}" role="group" aria-label="${esc(label)}">` +
       avatar(p.player, p.name) +
-      `<div class="pinfo"><div class="pname">${nameButton(p.player, p.name)}</div>` +
+      `<div class="pinfo"><div class="pname">${nameButton(p.player, p.name)}</div>${aiMark(p)}` +
       `<div class="pcoins">${icon("coin")} ${p.coins ?? "—"}</div><div class="pscore">${scoreText(S, g, seat)}${role ? ` <span class="badge role" data-role="${esc(role)}">${esc(role)}</span>` : ""}</div></div>` +
       (!inGame && p.ready ? `<span class="ready-mark" title="已准备">${icon("hand")}</span>` : "") +
       (inGame ? `<div class="pcount">${backHtml("mini")}<span>${count}</span></div>` : "") +
@@ -319,7 +319,8 @@ function renderSide(S) {
     `<div class="info">` + (room ? `<div class="row"><span>服务器</span><b>${esc(srv ? srv.name : room.server)}</b></div>` +
       `<div class="row"><span>房间</span><b>${esc(tableName(room.room))}</b></div>` +
       `<div class="row"><span>游戏</span><b>${esc((srv && srv.game_title) || room.game)}</b></div>` +
-      (srv ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") +
+      (srv && srv.practice ? `<div class="row"><span>金币</span><b>练习场，不计金币</b></div>` : "") +
+      (srv && !srv.practice ? `<div class="row"><span>底分</span><b>${srv.base}</b></div><div class="row"><span>手续费</span><b>${Math.round(srv.fee_rate * 100)}%</b></div>` : "") +
       (watching ? "" : inviteHtml(room)) : "") +
     `</div><div class="ginfo">${bits.join("")}</div>` +
     (watching ? `<div class="side-btns"><span class="badge watching" id="watching">旁观中</span>` + looks + `<div class="side-row">${sound}${rules}</div>` +
