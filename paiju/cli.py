@@ -247,10 +247,16 @@ def ai(
         help="wait for the lobby's seat requests of practice rooms (练习场) over NATS "
              "instead of sitting at idle rooms")] = False,
     nats_url: Annotated[str, typer.Option(
-        "--nats", help="with --pool: the NATS server's URL")] = "nats://127.0.0.1:4222",
+        "--nats", help="with --pool: the NATS server(s) (default: PAIJU_NATS_URL, else "
+        "nats://127.0.0.1:4222); TLS by PAIJU_NATS_TLS_CA (and _CERT, _KEY) as the "
+        "services")] = "",
     nats_seed_file: Annotated[str, typer.Option(
-        envvar="PAIJU_NATS_NKEY_SEED_FILE",
-        help="with --pool: the NKey seed file of the NATS user ai (paiju nats-config)")] = "",
+        help="with --pool: the NKey seed file of the NATS user ai (paiju nats-config; "
+        "default: PAIJU_NATS_NKEY_SEED_FILE)")] = "",
+    token_secret: Annotated[str, typer.Option(
+        envvar="PAIJU_AI_TOKEN_SECRET", show_default=False,
+        help="sign in with AI tokens made with this key (the gateway's "
+             "PAIJU_AI_TOKEN_SECRET); unset: development login")] = "",
 ) -> None:
     """AI players that sit at a game and play through a gateway; the last line
     is a JSON summary. Ctrl-C: each finishes the game it plays, then stops.
@@ -259,6 +265,7 @@ def ai(
     import signal
     from typing import Any
 
+    from paiju.config import load as load_config
     from paiju.security import natsauth, nkey_seeds
     from paiju.tools.ai_worker import level_of, run_ai, run_pool
     from paiju.tools.bots import GAMES, gateways
@@ -295,14 +302,18 @@ def ai(
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, first)
         if pool:
-            options: dict[str, Any] = {"inbox_prefix": natsauth.inbox_prefix("ai")}
+            # The NATS user ai as a service would connect: its seed, inbox and TLS.
+            cfg = load_config("ai")
+            options = natsauth.client_options(cfg)
             if nats_seed_file:
                 options["nkeys_seed_str"] = nkey_seeds.read_seed(Path(nats_seed_file))
-            return await run_pool(gateways(gateway), game, players, nats_url,
+            return await run_pool(gateways(gateway), game, players, nats_url or cfg.nats_url,
                                   nats_options=options, stop=stop, level=level,
-                                  think=span, prefix=prefix, seed=seed)
+                                  think=span, prefix=prefix, seed=seed,
+                                  token_secret=token_secret)
         return await run_ai(gateways(gateway), game, players, level=level, server=server,
-                            games=games, think=span, prefix=prefix, seed=seed, stop=stop)
+                            games=games, think=span, prefix=prefix, seed=seed, stop=stop,
+                            token_secret=token_secret)
 
     try:
         summary = asyncio.run(main())

@@ -35,6 +35,7 @@ from paiju.config_checks import (
     Positive,
     Replicas,
     Seconds,
+    check_ai_token_keys,
     check_data_dir,
     check_database_url,
     check_event_loop,
@@ -177,6 +178,16 @@ class Settings(BaseSettings):
         default=False, description="development login by name (`1`/`true`/`yes`/`on`, "
         "`0`/`false`/`no`/`off`); on under `paiju up`; off, every service needs "
         "`PAIJU_NATS_NKEY_SEED_FILE`", json_schema_extra=_doc("gateway"))
+    ai_token_secret: Annotated[str, AfterValidator(check_ai_token_keys)] = Field(
+        default="", description="HMAC keys of AI players' tokens (JWT HS256, each at least 32 "
+        "bytes), comma separated: `paiju ai` signs with the first, the gateway verifies with "
+        "every one; such a token signs in an AI player (机器人, a player id starting `ai-`) "
+        "whose account is opened and granted `PAIJU_AI_START_COINS` from the house once; "
+        "empty: AI players sign in by development login only", json_schema_extra=_doc("gateway"))
+    ai_start_coins: Annotated[int, Field(ge=0)] = Field(
+        default=100000, description="coins the house grants once to an AI player's account "
+        "at its first sign-in with an AI token (`PAIJU_AI_TOKEN_SECRET`)",
+        json_schema_extra=_doc("gateway"))
     dev_start_coins: Annotated[int, Field(ge=0)] = Field(
         default=100000, description="coins granted to a new development account",
         json_schema_extra=_doc("gateway"))

@@ -94,6 +94,11 @@ def check_token_keys(value: str) -> str:
     return ",".join(keys)
 
 
+def check_ai_token_keys(value: str) -> str:
+    """:func:`check_token_keys`, where any key is given (empty: none)."""
+    return check_token_keys(value) if value.strip() else ""
+
+
 def check_jwks_url(value: str) -> str:
     if not re.fullmatch(r"https?://[^\s/?#]+(?:[/?#]\S*)?", value):
         raise ValueError("is not an http(s) URL")

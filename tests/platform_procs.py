@@ -90,6 +90,8 @@ EXTRA_SETTINGS = {
     "TOKEN_TTL_SECONDS": "an identity provider's tokens (tests/gateway/test_tokens.py)",
     "GATEWAY_SESSIONS_PER_PLAYER_PER_MINUTE": "the sign-in limit a test reaches "
                                               "(tests/gateway/test_tokens.py)",
+    "AI_TOKEN_SECRET": "AI players signing in with AI tokens, as outside development mode "
+                       "(tests/e2e/test_ai_tokens.py)",
     "TRACING_OTLP_ENDPOINT": "tracing to a collector (tests/e2e/test_tracing.py)",
     "METRICS_PORT": "a bad value refused at start (tests/e2e/test_platform_start.py)",
     "GAME_LOG_REPLICAS": "the game log and leases at three replicas on a three-node cluster, "

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import random
@@ -37,6 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import jwt
 import nats
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
@@ -92,22 +94,53 @@ def as_command(action: Action) -> dict[str, Any]:
         else {"type": action.type}
 
 
+#: Lifetime of the AI tokens ``paiju ai`` makes (seconds): each session's
+#: sign-in gets a fresh one.
+AI_TOKEN_SECONDS = 3600
+
+
+def ai_player_id(name: str) -> str:
+    """The player id of the AI named ``name``: ``ai-`` and 24 hex digits of
+    the SHA-256 of the name (the ids an AI token may name)."""
+    return "ai-" + hashlib.sha256(name.encode()).hexdigest()[:24]
+
+
+def ai_token(secret: str, name: str, now: float | None = None) -> str:
+    """An AI token (JWT HS256 signed with the first key of ``secret``,
+    ``PAIJU_AI_TOKEN_SECRET``) for the AI named ``name``: claims ``sub``
+    (:func:`ai_player_id`), ``name``, ``ai: true``, ``iat`` and ``exp``
+    (:data:`AI_TOKEN_SECONDS` later; ``now`` in unix s)."""
+    issued = int(time.time() if now is None else now)
+    key = next(k.strip() for k in secret.split(",") if k.strip())
+    claims = {"sub": ai_player_id(name), "name": name, "ai": True, "iat": issued,
+              "exp": issued + AI_TOKEN_SECONDS}
+    return jwt.encode(claims, key, algorithm="HS256")
+
+
 class AiBot(Bot):
     """A :class:`~paiju.tools.bots.Bot` whose choices are the game's AI's at
     ``level``, from its seat's ``seat_view``. ``on_seat_view`` (optional) gets
-    each reply (tests keep them). It signs in as an AI player (``login``
-    with ``ai: true``): its seats are marked ``ai``."""
+    each reply (tests keep them). It signs in as an AI player: with
+    ``token_secret`` (``PAIJU_AI_TOKEN_SECRET``) by ``auth`` with a fresh
+    :func:`ai_token` each session, else by development ``login`` with ``ai:
+    true``; either way its seats are marked ``ai``."""
 
     ai = True
 
     def __init__(self, *args: Any, level: str = DEFAULT_LEVEL,
                  on_seat_view: Callable[[dict[str, Any]], None] | None = None,
-                 **kwargs: Any) -> None:
+                 token_secret: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.level = level_of(self.game, level)
         self.on_seat_view = on_seat_view
+        self.token_secret = token_secret
         #: one AI player a game (a deal and its redeals: a new one each deal)
         self.players: dict[str, Player] = {}
+
+    async def _session(self) -> None:
+        if self.token_secret:
+            self.token = ai_token(self.token_secret, self.name)
+        await super()._session()
 
     def _player(self, game_id: str) -> Player:
         found = self.players.get(game_id)
@@ -182,14 +215,15 @@ async def run_ai(url: str | list[str], game: str, players: int, *, level: str = 
                  server: str | None = None, games: int | None = 1,
                  think: tuple[float, float] = DEFAULT_THINK, prefix: str = "机器人",
                  seed: int | None = None, bot: Callable[..., AiBot] | None = None,
-                 stop: asyncio.Event | None = None) -> dict[str, Any]:
+                 stop: asyncio.Event | None = None, token_secret: str = "") -> dict[str, Any]:
     """Sit ``players`` AIs (named ``prefix`` + 1, 2 …) at ``game`` and play
     ``games`` games at each table (``None``: until stopped); returns the bots'
     summary (:meth:`~paiju.tools.bots.Stats.summary`) with ``level``, the
     level played. ``bot`` makes each AI (default :class:`AiBot`; tests keep
     what theirs receive). Once ``stop`` is set, each AI plays the game it is
     in (or, between games, the next one) to its end and stops: an AI never
-    leaves mid-game."""
+    leaves mid-game. ``token_secret``: the AIs sign in with AI tokens
+    (:class:`AiBot`)."""
     chosen = level_of(game, level)
     if chosen != level:
         log.warning("%s has no AI level %s: playing %s", game, level, chosen)
@@ -202,7 +236,8 @@ async def run_ai(url: str | list[str], game: str, players: int, *, level: str = 
         spread = urls[i % len(urls):] + urls[:i % len(urls)]
         bots.append((bot or AiBot)(spread, f"{prefix}{i + 1}", game, room, seat,
                                    games if games is not None else 10**9, think, stats,
-                                   random.Random(rng.random()), level=chosen))
+                                   random.Random(rng.random()), level=chosen,
+                                   token_secret=token_secret))
     stopping = asyncio.create_task(finish_on(stop, bots)) if stop is not None else None
     try:
         await asyncio.gather(*(b.run() for b in bots))
@@ -274,13 +309,15 @@ class PracticeAi(AiBot):
 class AiPool:
     """``players`` AIs of ``game`` (named ``prefix`` + 1, 2 …) that the lobby
     asks for (:meth:`start`, :meth:`stop`); ``bot`` makes each seated AI
-    (default :class:`PracticeAi`; tests keep what theirs receive)."""
+    (default :class:`PracticeAi`; tests keep what theirs receive);
+    ``token_secret``: the AIs sign in with AI tokens (:class:`AiBot`)."""
 
     def __init__(self, url: str | list[str], game: str, players: int, *,
                  level: str = DEFAULT_LEVEL, think: tuple[float, float] = DEFAULT_THINK,
                  prefix: str = "机器人", seed: int | None = None,
-                 bot: Callable[..., PracticeAi] | None = None) -> None:
+                 bot: Callable[..., PracticeAi] | None = None, token_secret: str = "") -> None:
         self.urls = [url] if isinstance(url, str) else list(url)
+        self.token_secret = token_secret
         self.game = game
         self.level = level_of(game, level)
         self.think = think
@@ -333,7 +370,8 @@ class AiPool:
         POOL_REQUESTS.labels(self.game, "seated").inc()
         room, seat = asked
         ai = self.bot(self.urls, name, self.game, room, seat, 10**9, self.think, self.stats,
-                      random.Random(self.rng.random()), level=self.level)
+                      random.Random(self.rng.random()), level=self.level,
+                      token_secret=self.token_secret)
         task = asyncio.create_task(self._play(ai))
         self.seated[task] = ai
         task.add_done_callback(lambda t: self.seated.pop(t, None))

@@ -142,6 +142,8 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "token_ttl_seconds": ("abc", "gateway"),
     "dev_mode": ("maybe", "gateway"),
     "dev_start_coins": ("-5", "gateway"),
+    "ai_token_secret": ("short", "gateway"),
+    "ai_start_coins": ("-5", "gateway"),
     "grant_key": ("", "ledger"),
     "rooms_file": ("/nonexistent/rooms.yaml", "lobby"),
     "lobby_reconcile_seconds": ("0", "lobby"),
@@ -235,6 +237,21 @@ def test_empty_values_count_as_unset_except_the_keys() -> None:
     for key in ("PAIJU_TOKEN_SECRET", "PAIJU_GRANT_KEY"):
         with pytest.raises(ValueError, match=key):
             load("gateway", {key: ""})
+
+
+def test_the_ai_token_key_is_optional_and_each_key_long_enough() -> None:
+    """PAIJU_AI_TOKEN_SECRET: unset or empty, no AI token is accepted; set,
+    each key has HS256's 32 bytes, as the players' keys."""
+    assert load("gateway", {}).ai_token_secret == ""
+    assert load("gateway", {"PAIJU_AI_TOKEN_SECRET": " "}).ai_token_secret == ""
+    two = f"{'a' * 32}, {'b' * 33}"
+    assert load("gateway", {"PAIJU_AI_TOKEN_SECRET": two}).ai_token_secret == \
+        f"{'a' * 32},{'b' * 33}"
+    with pytest.raises(ValueError, match="PAIJU_AI_TOKEN_SECRET"):
+        load("gateway", {"PAIJU_AI_TOKEN_SECRET": "short"})
+    assert load("gateway", {}).ai_start_coins == 100000
+    with pytest.raises(ValueError, match="PAIJU_AI_START_COINS"):
+        load("gateway", {"PAIJU_AI_START_COINS": "-1"})
 
 
 def test_the_services_own_settings(monkeypatch: pytest.MonkeyPatch) -> None:

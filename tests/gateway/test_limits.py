@@ -121,3 +121,33 @@ def test_an_ai_players_token_marks_it_and_only_a_true_claim_does() -> None:
     assert v.verify(auth.issue(KEY, "bot", "机器人1", 600, ai=True)).ai is True
     assert v.verify(auth.issue(KEY, "alice", "alice", 600)).ai is False
     assert v.verify(token(exp=int(time.time()) + 600, ai="yes")).ai is False
+
+
+AI_KEY = "a" * 32
+
+
+def test_an_ai_key_signs_in_ai_players_only_under_ai_ids() -> None:
+    """PAIJU_AI_TOKEN_SECRET's tokens are AI players' (marked, funded from the
+    house) and may name only ``ai-`` ids; outside development mode a token
+    of the players' key cannot say it is an AI's."""
+    import time
+
+    from paiju.tools.ai_worker import ai_player_id, ai_token
+
+    now = time.time()
+    v = auth.Verifier(KEY, 7200, clock=lambda: now, ai_secret=AI_KEY, ai_claims=False)
+    bot = v.verify(ai_token(AI_KEY, "机器人1", now))
+    assert (bot.player, bot.name, bot.ai, bot.house_funded) == (
+        ai_player_id("机器人1"), "机器人1", True, True)
+    assert bot.player.startswith("ai-") and len(bot.player) == 27
+    person = jwt.encode({"sub": "alice", "exp": int(now) + 600}, AI_KEY, algorithm="HS256")
+    with pytest.raises(auth.BadToken, match="ai-"):
+        v.verify(person)
+    # The players' key: an ai claim is not believed outside development mode.
+    claimed = v.verify(auth.issue(KEY, "ai-x", "机器人2", 600, ai=True))
+    assert (claimed.ai, claimed.house_funded) == (False, False)
+    # Another key, or no AI key at all: refused.
+    with pytest.raises(auth.BadToken):
+        v.verify(ai_token("b" * 32, "机器人1", now))
+    with pytest.raises(auth.BadToken):
+        auth.Verifier(KEY, 7200, clock=lambda: now).verify(ai_token(AI_KEY, "机器人1", now))

@@ -1,13 +1,17 @@
 """Client tokens (docs/client-protocol.md, "Signing in"; docs/operations.md,
 "Keys and tokens").
 
-Two kinds are accepted:
+Three kinds are accepted:
 
 - HS256 tokens signed with ``PAIJU_TOKEN_SECRET``, the kind the gateway
   issues itself (development login). The secret may be a comma-separated list
   of keys: the first signs, every one verifies, so that a key can be rotated
   without logging anyone out. Claims: ``sub`` (the player id), ``name``,
-  ``iat``, ``exp``.
+  ``iat``, ``exp``, and in development mode ``ai`` (true: an AI player, 机器人).
+- HS256 tokens signed with ``PAIJU_AI_TOKEN_SECRET`` (same form), which
+  ``paiju ai`` makes for its AI players: the player is an AI, its id starts
+  with ``ai-`` (:data:`AI_PLAYER_ID`), and its account is opened and funded
+  from the house at sign-in.
 - RS256 / ES256 tokens of an identity provider, verified with the keys of its
   JWKS (``PAIJU_TOKEN_JWKS_URL``, fetched by PyJWT's ``PyJWKClient``, fetched
   again for a key id it does not hold yet: the provider's key rotation), whose
@@ -56,13 +60,20 @@ class Identity:
     name: str
     #: True for a token of the identity provider (its account is opened at sign-in).
     provider: bool = False
-    #: An AI player (机器人): a development login that said so (its token's
-    #: ``ai`` claim); its seats are marked ``ai``.
+    #: An AI player (机器人): a token of ``PAIJU_AI_TOKEN_SECRET``, or in
+    #: development mode a login that said so (its token's ``ai`` claim); its
+    #: seats are marked ``ai``.
     ai: bool = False
+    #: An AI player of an ``PAIJU_AI_TOKEN_SECRET`` token: its account is
+    #: opened and funded from the house at sign-in.
+    house_funded: bool = False
 
 
 #: Player ids are safe as one NATS subject token.
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: The player ids an AI token may name (``ai-`` and up to 61 more of PLAYER_ID's
+#: characters), so that an AI key cannot sign in as a person.
+AI_PLAYER_ID = re.compile(r"ai-[A-Za-z0-9_-]{1,61}")
 #: Display names: 1 to 24 characters, no control characters, no lone surrogates.
 NAME = re.compile(r"[^\x00-\x1f\ud800-\udfff]{1,24}")
 
@@ -97,8 +108,13 @@ class Verifier:
 
     def __init__(self, secret: str, max_lifetime: int, jwks_url: str = "", issuer: str = "",
                  audience: str = "", refresh_seconds: float = 30.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, ai_secret: str = "",
+                 ai_claims: bool = True) -> None:
         self.hmac_keys = keys(secret) if secret else []
+        self.ai_keys = keys(ai_secret) if ai_secret else []
+        #: Whether a token of ``secret`` may say it is an AI's (its ``ai`` claim):
+        #: in development mode only.
+        self.ai_claims = ai_claims
         self.max_lifetime = max_lifetime
         self.issuer, self.audience = issuer, audience
         self.clock = clock
@@ -116,7 +132,8 @@ class Verifier:
             secret = ",".join(k for k in secret.split(",") if k != DEV_TOKEN_SECRET)
         return cls(secret, cfg.token_max_lifetime_seconds, cfg.token_jwks_url or "",
                    cfg.token_issuer or "", cfg.token_audience or "",
-                   cfg.token_jwks_refresh_seconds)
+                   cfg.token_jwks_refresh_seconds, ai_secret=cfg.ai_token_secret,
+                   ai_claims=cfg.dev_mode)
 
     async def verify_async(self, token: object) -> Identity:
         """:meth:`verify` off the event loop where it may fetch the JWKS."""
@@ -133,8 +150,9 @@ class Verifier:
         alg = _algorithm(token)
         assert isinstance(token, str)
         provider = alg in PROVIDER_ALGORITHMS and self.jwks is not None
-        if alg == ALGORITHM and self.hmac_keys:
-            claims = self._hmac_claims(token)
+        by_ai_key = False
+        if alg == ALGORITHM and (self.hmac_keys or self.ai_keys):
+            claims, by_ai_key = self._hmac_claims(token)
         elif provider:
             claims = self._provider_claims(token)
         else:
@@ -146,13 +164,19 @@ class Verifier:
         name = claims.get("name") or claims.get("preferred_username")
         if not isinstance(name, str) or not NAME.fullmatch(name):
             name = player
-        # Only the gateway's own tokens (development logins) mark AI players.
-        return Identity(player, name, provider, ai=not provider and claims.get("ai") is True)
+        if by_ai_key:
+            if not AI_PLAYER_ID.fullmatch(player):
+                raise BadToken("an AI token names a player id that does not start with ai-")
+            return Identity(player, name, ai=True, house_funded=True)
+        # Besides AI tokens, only the development login's tokens mark AI players.
+        ai = self.ai_claims and not provider and claims.get("ai") is True
+        return Identity(player, name, provider, ai=ai)
 
-    def _hmac_claims(self, token: str) -> dict[str, Any]:
-        for key in self.hmac_keys:
+    def _hmac_claims(self, token: str) -> tuple[dict[str, Any], bool]:
+        """The claims of an HS256 token and whether an AI key verified it."""
+        for ai, key in [(False, k) for k in self.hmac_keys] + [(True, k) for k in self.ai_keys]:
             try:
-                return _decode(token, key, [ALGORITHM], {"require": ["sub", "exp"]})
+                return _decode(token, key, [ALGORITHM], {"require": ["sub", "exp"]}), ai
             except jwt.InvalidSignatureError:
                 continue
         raise BadToken("the token's signature does not verify")

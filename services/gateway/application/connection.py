@@ -58,6 +58,10 @@ class Ports(Protocol):
         """How many watch ``room`` on every gateway (``session`` counted)."""
         ...
 
+    async def ai_account(self, player: str, name: str) -> ledger_pb2.Account:
+        """An AI token's player: its account, opened and funded from the house once."""
+        ...
+
     async def dev_account(self, player: str, name: str, ai: bool = False
                           ) -> tuple[str, ledger_pb2.Account]:
         """Development login: the player's token and account (``ai``: an AI

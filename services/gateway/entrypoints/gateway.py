@@ -148,6 +148,20 @@ class Gateway:
         for session in list(self.sessions):
             session.resync()
 
+    async def ai_account(self, player: str, name: str) -> ledger_pb2.Account:
+        """An AI token's player (机器人): open its account and grant it
+        PAIJU_AI_START_COINS from the house once (idempotent by grant id
+        ``ai-start-<player>``, reason ``ai_start``); the account as the grant
+        left it."""
+        await call(self.backends.ledger.OpenAccount,
+                   ledger_pb2.OpenAccountRequest(player=player, name=name))
+        account: ledger_pb2.Account = await call(
+            self.backends.ledger.Grant, ledger_pb2.GrantRequest(
+                player=player, coins=self.config.ai_start_coins, reason="ai_start",
+                grant_id=f"ai-start-{player}"),
+            metadata=(("x-paiju-grant-key", self.config.grant_key),))
+        return account
+
     async def dev_account(self, player: str, name: str, ai: bool = False
                           ) -> tuple[str, ledger_pb2.Account]:
         """Development login: open ``player``'s account, grant the starting coins
