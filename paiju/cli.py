@@ -222,7 +222,9 @@ def bots(
 
 @app.command("ai")
 def ai(
-    game: Annotated[str, typer.Option(help="the game the AI players play")],
+    game: Annotated[str, typer.Option(
+        help="the game the AI players play (with --pool: one or more, comma separated, "
+             "--players AIs for each)")],
     players: Annotated[int, typer.Option(
         help="AI players: they fill idle rooms seat by seat (fewer than a room's "
              "seats leave seats for people)")] = 1,
@@ -242,6 +244,9 @@ def ai(
                        ] = "ws://127.0.0.1:8080/ws",
     metrics_port: Annotated[int | None, typer.Option(
         help="serve Prometheus /metrics on this port (default: none)")] = None,
+    metrics_host: Annotated[str, typer.Option(
+        envvar="PAIJU_HOST", help="the address /metrics listens on (PAIJU_HOST, as the "
+        "services')")] = "127.0.0.1",
     seed: Annotated[int | None, typer.Option(help="seed of the AI players' choices")] = None,
     pool: Annotated[bool, typer.Option(
         help="wait for the lobby's seat requests of practice rooms (练习场) over NATS "
@@ -270,13 +275,17 @@ def ai(
     from paiju.tools.ai_worker import level_of, run_ai, run_pool
     from paiju.tools.bots import GAMES, gateways
 
-    if game not in GAMES:
-        raise typer.BadParameter(f"--game is one of {', '.join(GAMES)}")
+    chosen = [g.strip() for g in game.split(",")] if pool else [game]
+    if not chosen or any(g not in GAMES for g in chosen) or len(set(chosen)) < len(chosen):
+        raise typer.BadParameter(f"--game is one of {', '.join(GAMES)}"
+                                 + (" (with --pool: several, comma separated, each once)"
+                                    if pool else ""))
     try:
-        level_of(game, level)
+        for g in chosen:
+            level_of(g, level)
     except KeyError as e:
         raise typer.BadParameter(str(e.args[0])) from e
-    if players < 1 or len(prefix) + len(str(players)) > 24:
+    if players < 1 or len(prefix) + len(str(players * len(chosen))) > 24:
         raise typer.BadParameter("--players is at least 1, and a name at most 24 characters")
     lo, _, hi = think.partition("-")
     try:
@@ -286,7 +295,7 @@ def ai(
     if metrics_port is not None:
         from paiju.runtime.metrics import serve_metrics
 
-        serve_metrics(metrics_port, "127.0.0.1")
+        serve_metrics(metrics_port, metrics_host)
     async def main() -> dict[str, Any]:
         # The first Ctrl-C (or SIGTERM): each AI finishes its game, then stops;
         # a second one stops at once.
@@ -307,7 +316,7 @@ def ai(
             options = natsauth.client_options(cfg)
             if nats_seed_file:
                 options["nkeys_seed_str"] = nkey_seeds.read_seed(Path(nats_seed_file))
-            return await run_pool(gateways(gateway), game, players, nats_url or cfg.nats_url,
+            return await run_pool(gateways(gateway), chosen, players, nats_url or cfg.nats_url,
                                   nats_options=options, stop=stop, level=level,
                                   think=span, prefix=prefix, seed=seed,
                                   token_secret=token_secret)

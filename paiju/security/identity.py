@@ -50,6 +50,10 @@ IDENTITIES = ("lobby", "table", "ledger", "gateway", "operator")
 #: (:func:`issue`): the NATS servers, which clients verify as ``nats`` (and the
 #: host names the certificate adds). Never a caller identity of paiju/security/authz.py.
 SERVERS = ("nats",)
+#: Clients that are not paiju services but get a certificate from the same CA
+#: (:func:`issue`): the AI players' worker (``paiju ai``), for NATS's client
+#: certificate check. Never a caller identity of paiju/security/authz.py.
+CLIENTS = ("ai",)
 #: Validity of an issued certificate (days); the CA's is CA_DAYS.
 CERT_DAYS = 365
 CA_DAYS = 3650
@@ -204,9 +208,9 @@ def issue(tls_dir: Path, name: str, hosts: Sequence[str] = (), days: int = CERT_
     the CA there (``ca.pem``, ``ca-key.pem``). The certificate names ``name``
     (common name and DNS name) and ``hosts`` (more DNS names or IP addresses),
     for both server and client use; ``name`` is an identity or one of
-    :data:`SERVERS`. Raises :class:`IdentityError` for an unknown name or a
+    :data:`SERVERS` and :data:`CLIENTS`. Raises :class:`IdentityError` for an unknown name or a
     missing CA."""
-    if name not in IDENTITIES + SERVERS:
+    if name not in IDENTITIES + SERVERS + CLIENTS:
         raise IdentityError(f"no such identity {name!r} (one of {', '.join(IDENTITIES)})")
     try:
         ca_cert = x509.load_pem_x509_certificate((tls_dir / "ca.pem").read_bytes())

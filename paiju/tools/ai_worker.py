@@ -35,18 +35,17 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jwt
-import nats
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from prometheus_client import Counter, Histogram
 
 from paiju.rules.ai import Player, SeatView, levels, make_player
 from paiju.rules.engine import Action
-from paiju.runtime import subjects
+from paiju.runtime import natsconn, subjects
 from paiju.tools.botclient import BotError, Client
 from paiju.tools.bots import SEATS, Bot, Stats
 
@@ -310,12 +309,14 @@ class AiPool:
     """``players`` AIs of ``game`` (named ``prefix`` + 1, 2 …) that the lobby
     asks for (:meth:`start`, :meth:`stop`); ``bot`` makes each seated AI
     (default :class:`PracticeAi`; tests keep what theirs receive);
-    ``token_secret``: the AIs sign in with AI tokens (:class:`AiBot`)."""
+    ``token_secret``: the AIs sign in with AI tokens (:class:`AiBot`);
+    ``first``: the number of the first AI's name."""
 
     def __init__(self, url: str | list[str], game: str, players: int, *,
                  level: str = DEFAULT_LEVEL, think: tuple[float, float] = DEFAULT_THINK,
                  prefix: str = "机器人", seed: int | None = None,
-                 bot: Callable[..., PracticeAi] | None = None, token_secret: str = "") -> None:
+                 bot: Callable[..., PracticeAi] | None = None, token_secret: str = "",
+                 first: int = 1) -> None:
         self.urls = [url] if isinstance(url, str) else list(url)
         self.token_secret = token_secret
         self.game = game
@@ -325,7 +326,7 @@ class AiPool:
         self.bot = bot or PracticeAi
         self.stats = Stats()
         #: the AIs' names not seated now, the first one asked for first
-        self.free = [f"{prefix}{i + 1}" for i in range(players)]
+        self.free = [f"{prefix}{first + i}" for i in range(players)]
         #: the seated AIs and their runs
         self.seated: dict[asyncio.Task[None], PracticeAi] = {}
         self.nc: NATS | None = None
@@ -335,7 +336,7 @@ class AiPool:
         """Connect to NATS at ``nats_url`` (nats-py ``connect`` ``options``:
         the ``ai`` user's seed and inbox prefix) and answer the lobby's seat
         requests of the game."""
-        self.nc = await nats.connect(nats_url, **options)
+        self.nc = await natsconn.connect(nats_url, None, f"paiju-ai-{self.game}", auth=options)
         await self.nc.subscribe(subjects.ai_seat(self.game), subjects.AI_POOL,
                                 cb=self._on_request)
         await self.nc.flush()
@@ -398,12 +399,17 @@ class AiPool:
         return {**self.stats.summary(time.perf_counter() - self.started), "level": self.level}
 
 
-async def run_pool(url: str | list[str], game: str, players: int, nats_url: str, *,
-                   nats_options: dict[str, Any] | None = None, stop: asyncio.Event,
-                   **kwargs: Any) -> dict[str, Any]:
-    """An :class:`AiPool` (``kwargs``: its options) answering the lobby until
-    ``stop`` is set; returns its summary."""
-    pool = AiPool(url, game, players, **kwargs)
-    await pool.start(nats_url, **(nats_options or {}))
+async def run_pool(url: str | list[str], games: Sequence[str], players: int, nats_url: str,
+                   *, nats_options: dict[str, Any] | None = None, stop: asyncio.Event,
+                   prefix: str = "机器人", **kwargs: Any) -> dict[str, Any]:
+    """An :class:`AiPool` of ``players`` AIs for each game of ``games``
+    (``kwargs``: their options; the names numbered on from one game's pool to
+    the next, so no two AIs share an account) answering the lobby until
+    ``stop`` is set; returns each game's summary by game."""
+    pools = [AiPool(url, game, players, prefix=prefix, first=k * players + 1, **kwargs)
+             for k, game in enumerate(games)]
+    for pool in pools:
+        await pool.start(nats_url, **(nats_options or {}))
     await stop.wait()
-    return await pool.stop()
+    summaries = await asyncio.gather(*(pool.stop() for pool in pools))
+    return dict(zip(games, summaries, strict=True))

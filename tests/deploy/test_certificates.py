@@ -24,7 +24,9 @@ from tests.deploy.manifests import (
 )
 from tests.deploy.test_start_from_manifests import operator_secrets
 
-IDENTITIES = ("lobby", "table", "ledger", "gateway", "operator")
+#: "ai": the AI players' worker's, NATS's client certificate check only (no
+#: gRPC service takes it, paiju/security/authz.py).
+IDENTITIES = ("lobby", "table", "ledger", "gateway", "operator", "ai")
 #: The fields of cert-manager.io/v1 (cert-manager 1.x's CRDs) used or allowed here.
 CERTIFICATE_FIELDS = {
     "secretName", "commonName", "dnsNames", "ipAddresses", "uris", "emailAddresses",
@@ -116,7 +118,7 @@ def test_each_service_mounts_its_own_certificate_at_its_tls_dir(overlay: str) ->
                       if v["name"] == mount["name"])
         assert volume["secret"]["defaultMode"] & 0o007 == 0, service
         assert w["spec"]["template"]["spec"]["securityContext"]["fsGroup"] is not None
-    assert seen == {"lobby", "table", "ledger", "gateway"}, overlay
+    assert seen == {"lobby", "table", "ledger", "gateway", "ai"}, overlay
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -127,7 +129,7 @@ def test_probes_use_the_plain_health_port(overlay: str) -> None:
     for w in workloads(docs):
         container = w["spec"]["template"]["spec"]["containers"][0]
         service = (container.get("args") or [""])[0]
-        if service not in IDENTITIES:
+        if service not in IDENTITIES or service == "ai":  # no gRPC port: /metrics probes
             continue
         env = container_env(docs, w, operator_secrets())
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}

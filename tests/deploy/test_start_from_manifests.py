@@ -118,7 +118,8 @@ def operator_secrets(nats_creds: Path | None = None) -> dict[str, dict[str, str]
     """The Secrets that docs/operations.md tells a production operator to
     create: ``paiju-secrets`` with the keys it names (``--from-literal=KEY=``)
     and values of our own (the database URL is replaced by the local one
-    anyway), and ``paiju-nats-<service>`` with the key it names
+    anyway), ``paiju-ai`` (the AI players' token key), and
+    ``paiju-nats-<service>`` (and ``paiju-nats-ai``) with the key it names
     (``--from-file=KEY=``) holding the seeds of ``paiju nats-config`` in
     ``nats_creds`` (without it ``paiju-secrets`` alone)."""
     doc = (REPO / "docs" / "operations.md").read_text()
@@ -127,8 +128,14 @@ def operator_secrets(nats_creds: Path | None = None) -> dict[str, dict[str, str]
     values = {k: secrets.token_hex(32) for k in keys}
     values["database-url"] = "postgresql://paiju:secret@db.example:5432/paiju"
     out = {"paiju-secrets": values}
+    ai = re.search(r"secret generic paiju-ai \\\n\s*--from-literal=([a-z-]+)=", doc)
+    assert ai, "docs/operations.md shows how to create paiju-ai"
+    out["paiju-ai"] = {ai.group(1): secrets.token_hex(32)}
     if nats_creds is None:
         return out
+    made = re.search(r"paiju-nats-ai --from-file=([a-z]+)=\S+/ai\.nk", doc)
+    assert made, "docs/operations.md shows how to create paiju-nats-ai"
+    out["paiju-nats-ai"] = {made.group(1): natsauth.seed_path(nats_creds, "ai").read_text()}
     for service in natsauth.SERVICES[:3]:
         made = re.search(rf"paiju-nats-{service} --from-file=([a-z]+)=\S+/{service}\.nk", doc)
         assert made, f"docs/operations.md shows how to create paiju-nats-{service}"
