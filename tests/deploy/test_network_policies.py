@@ -127,3 +127,36 @@ def test_the_evaluator_reads_policies_as_kubernetes_does() -> None:
     assert not allows([both], "app", pod, web, other_there)
     assert not allows([both], "app", pod, web, friend_here)
     assert allows([only_friends, both], "app", pod, web, friend_here)  # the union
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_ai_worker_reaches_the_gateway_nats_and_dns_only(overlay: str) -> None:
+    """The AI players' pods are clients: their one egress policy lets them
+    reach the gateway's WebSocket port and NATS's client port (as the
+    workloads declare them) and the cluster's DNS, nothing else."""
+    docs = render(overlay)
+    ai = next(w for w in workloads(docs) if w["metadata"]["name"] == "ai")
+    labels = ai["spec"]["template"]["metadata"]["labels"]
+    egress = [d for d in docs if d["kind"] == "NetworkPolicy"
+              and "Egress" in d["spec"].get("policyTypes", [])
+              and all(labels.get(k) == v
+                      for k, v in d["spec"]["podSelector"].get("matchLabels", {}).items())]
+    assert len(egress) == 1, [d["metadata"]["name"] for d in egress]
+
+    def port_of(workload: str, name: str) -> int:
+        w = next(w for w in workloads(docs) if w["metadata"]["name"] == workload)
+        return int(next(p["containerPort"] for c in w["spec"]["template"]["spec"]["containers"]
+                        for p in c.get("ports", []) if p["name"] == name))
+
+    reached = set()
+    for rule in egress[0]["spec"]["egress"]:
+        for peer in rule["to"]:
+            who = peer["podSelector"]["matchLabels"]
+            name = who.get(NAME) or who.get("k8s-app")
+            if "namespaceSelector" in peer:
+                assert peer["namespaceSelector"]["matchLabels"] == ns("kube-system"), peer
+            for port in rule["ports"]:
+                reached.add((name, port["port"], port["protocol"]))
+    assert reached == {("gateway", port_of("gateway", "http"), "TCP"),
+                       ("nats", port_of("nats", "client"), "TCP"),
+                       ("kube-dns", 53, "UDP"), ("kube-dns", 53, "TCP")}
