@@ -201,6 +201,41 @@ def adjust(player: Annotated[str, typer.Argument(help="the player's id")],
         _out({"account": _dict(reply.account), "repeated": reply.repeated, "by": t.by})
 
 
+@app.command("fund-ai")
+def fund_ai(
+        count: Annotated[int, typer.Option(help="AI players PREFIX1 … PREFIXcount (paiju ai's "
+                                                "names; --pool numbers on across games)")],
+        coins: Annotated[int, typer.Option(help="the balance each is brought up to (> 0)")],
+        prefix: Annotated[str, typer.Option(help="the AI players' name prefix")] = "机器人",
+) -> None:
+    """Bring each AI player's balance (机器人, signed in with AI tokens) up to
+    COINS from the house: an adjustment (reason ``AI players' coins``,
+    against house:adjustments) for each whose account is open and holds
+    less; those not signed in yet have no account and are listed apart."""
+    from paiju.tools.ai_worker import ai_player_id
+
+    if count < 1 or coins < 1:
+        _fail(2, "--count and --coins are at least 1")
+    t = _target[0]
+    funded, unopened = [], []
+    with _channel(t.ledger, "ledger") as lc:
+        ledger = ledger_pb2_grpc.LedgerServiceStub(lc)
+        for name in (f"{prefix}{i}" for i in range(1, count + 1)):
+            player = ai_player_id(name)
+            account = _call(ledger.GetBalance, ledger_pb2.GetBalanceRequest(player=player),
+                            ["unknown_player"])
+            if account is None:
+                unopened.append(name)
+                continue
+            if account.coins >= coins:
+                continue
+            _call(ledger.Adjust, ledger_pb2.AdjustRequest(
+                player=player, coins=coins - account.coins, reason="AI players' coins",
+                adjustment_id=f"fund-ai:{player}:{uuid.uuid4()}"))
+            funded.append({"name": name, "player": player, "coins": coins - account.coins})
+    _out({"funded": funded, "not_signed_in_yet": unopened, "by": t.by})
+
+
 @app.command()
 def kick(player: Annotated[str, typer.Argument(help="the player's id")],
          reason: Annotated[str, typer.Option(help="why (mandatory; logged)")]) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from paiju.tools.ai_worker import ai_player_id, ai_token, run_ai
 from paiju.tools.bots import BotError, Client
+from tests.e2e.test_admin import admin
 from tests.platform_procs import Platform, running_platform
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
@@ -84,3 +85,26 @@ def test_paiju_ai_signed_in_by_ai_tokens_plays_a_whole_game(platform: Platform) 
         think=(0.0, 0.02), prefix="机器人令", seed=5, token_secret=AI_KEY), timeout=240))
     assert summary["games_finished"] == {"doudizhu": 1}, summary
     assert not summary["errors"] and summary["actions"] > 0, summary
+
+
+def test_the_operator_funds_the_ai_players_accounts_from_the_house(platform: Platform) -> None:
+    """``paiju admin fund-ai``: each AI player whose account is open is brought
+    up to the balance asked for by an adjustment (a journal entry of its
+    own against the house: the audit still balances); one not signed in
+    yet is listed apart; run again, it moves nothing."""
+    async def sign_in(name: str) -> int:
+        client, reply = await auth(platform, ai_token(AI_KEY, name))
+        await client.close()
+        return int(reply["coins"])
+
+    assert asyncio.run(sign_in("机器人资1")) == START_COINS
+    out = admin(platform, "fund-ai", "--count", "2", "--prefix", "机器人资",
+                "--coins", "250000")
+    assert out["funded"] == [{"name": "机器人资1", "player": ai_player_id("机器人资1"),
+                              "coins": 150_000}]
+    assert out["not_signed_in_yet"] == ["机器人资2"]
+    assert asyncio.run(sign_in("机器人资1")) == 250_000
+    again = admin(platform, "fund-ai", "--count", "1", "--prefix", "机器人资",
+                  "--coins", "250000")
+    assert again["funded"] == []
+    assert admin(platform, "audit")["ok"] is True

@@ -149,17 +149,19 @@ class Gateway:
             session.resync()
 
     async def ai_account(self, player: str, name: str) -> ledger_pb2.Account:
-        """An AI token's player (机器人): open its account and grant it
-        PAIJU_AI_START_COINS from the house once (idempotent by grant id
-        ``ai-start-<player>``, reason ``ai_start``); the account as the grant
-        left it."""
-        await call(self.backends.ledger.OpenAccount,
-                   ledger_pb2.OpenAccountRequest(player=player, name=name))
+        """An AI token's player (机器人): open its account; in development mode
+        also grant it PAIJU_AI_START_COINS from the house once (idempotent by
+        grant id ``ai-start-<player>``, reason ``ai_start``). Outside it the
+        gateway may not grant (paiju/security/authz.py): the operator funds AI
+        accounts (``paiju admin fund-ai``). The account as it is now."""
         account: ledger_pb2.Account = await call(
-            self.backends.ledger.Grant, ledger_pb2.GrantRequest(
+            self.backends.ledger.OpenAccount,
+            ledger_pb2.OpenAccountRequest(player=player, name=name))
+        if self.config.dev_mode:
+            account = await call(self.backends.ledger.Grant, ledger_pb2.GrantRequest(
                 player=player, coins=self.config.ai_start_coins, reason="ai_start",
                 grant_id=f"ai-start-{player}"),
-            metadata=(("x-paiju-grant-key", self.config.grant_key),))
+                metadata=(("x-paiju-grant-key", self.config.grant_key),))
         return account
 
     async def dev_account(self, player: str, name: str, ai: bool = False
