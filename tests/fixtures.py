@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -471,14 +471,15 @@ def service_env(**paiju: str) -> dict[str, str]:
     return env
 
 
-def start_service_process(name: str, env: Mapping[str, str],
+def start_service_process(name: str | Sequence[str], env: Mapping[str, str],
                           log: Path | None = None) -> subprocess.Popen[bytes]:
-    """Start ``paiju <name>`` (``python -m paiju.cli <name>``) as a subprocess in
-    its own process group, output to ``log`` (or discarded). It gets SIGTERM if
-    the test process dies."""
+    """Start ``paiju <name>`` (``python -m paiju.cli <name>``; ``name`` may be
+    the whole argument list) as a subprocess in its own process group, output
+    to ``log`` (or discarded). It gets SIGTERM if the test process dies."""
     out = log.open("wb") if log is not None else subprocess.DEVNULL
+    args = [name] if isinstance(name, str) else list(name)
     try:
-        return subprocess.Popen([sys.executable, "-m", "paiju.cli", name], env=dict(env),
+        return subprocess.Popen([sys.executable, "-m", "paiju.cli", *args], env=dict(env),
                                 cwd=REPO, stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True,
                                 preexec_fn=die_with_parent(os.getpid()))

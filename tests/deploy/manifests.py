@@ -86,7 +86,7 @@ def container_env(docs: list[Doc], workload: Doc, secrets: Mapping[str, dict[str
     image's ``ENV``, then ``envFrom``, then ``env`` (as the kubelet orders
     them). Secrets are looked up in ``docs`` or else in ``secrets`` (those the
     operator makes); a missing ConfigMap, Secret or key raises ``KeyError``,
-    as the pod would fail to start."""
+    as the pod would fail to start, unless the reference is ``optional``."""
 
     def secret(name: str) -> dict[str, str]:
         try:
@@ -110,14 +110,18 @@ def container_env(docs: list[Doc], workload: Doc, secrets: Mapping[str, dict[str
             env[e["name"]] = expand(str(e["value"]), env)
             continue
         ref = e["valueFrom"]
-        if "secretKeyRef" in ref:
-            key = ref["secretKeyRef"]
-            env[e["name"]] = secret(key["name"])[key["key"]]
-        elif "configMapKeyRef" in ref:
-            key = ref["configMapKeyRef"]
-            env[e["name"]] = config_map_data(docs, key["name"])[key["key"]]
-        else:
-            env[e["name"]] = fields[ref["fieldRef"]["fieldPath"]]
+        try:
+            if "secretKeyRef" in ref:
+                key = ref["secretKeyRef"]
+                env[e["name"]] = secret(key["name"])[key["key"]]
+            elif "configMapKeyRef" in ref:
+                key = ref["configMapKeyRef"]
+                env[e["name"]] = config_map_data(docs, key["name"])[key["key"]]
+            else:
+                env[e["name"]] = fields[ref["fieldRef"]["fieldPath"]]
+        except KeyError:
+            if not key.get("optional"):  # an optional key missing: the variable is unset
+                raise
     return env
 
 

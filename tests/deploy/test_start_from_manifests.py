@@ -12,7 +12,10 @@ database, mount paths to temporary folders, ports to free ones after checking
 that the probes and Service ports point at the ports the service binds),
 starts lobby, table, ledger and gateway as real processes with it and waits
 for gRPC health SERVING. A manifest a pod could not start with fails here
-(the empty rooms file of old: the lobby refused it).
+(the empty rooms file of old: the lobby refused it). Then the AI players' pod
+(Deployment ai) starts with its own: asked on NATS as the lobby asks for a
+practice room's seat, an AI answers and signs in at the gateway with an AI
+token, which opens its account.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy.engine import make_url
 
 from paiju.config import GRPC_PORTS, METRICS_PORTS
+from paiju.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from paiju.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from paiju.security import natsauth, nkey_seeds
 from tests.conftest import REPO
@@ -306,7 +310,14 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
         assert u.password == pg_secret, f"{where}: the database URL's password ({ref['key']})"
     env["PAIJU_DATABASE_URL"] = database_url
 
-    # Host names.
+    local_hosts(env, addresses, where)
+    local_files(pod, env, docs, root, operator, certificates)
+    return env
+
+
+def local_hosts(env: dict[str, str], addresses: dict[str, str], where: str) -> None:
+    """In ``env``, the cluster's host names as this test's local addresses;
+    asserts that each address a pod is given is answered by something."""
     for key, value in env.items():
         if key.startswith("PAIJU_") and key != "PAIJU_DATABASE_URL":
             env[key] = HOST_PORT.sub(lambda m: addresses.get(m.group(0), m.group(0)), value)
@@ -316,7 +327,13 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
             assert item.split("//")[-1].lstrip("/").startswith("127.0.0.1:"), \
                 f"{where}: {key} names {item!r}, which no Service or pod of the manifests answers"
 
-    # Mounted files and folders.
+
+def local_files(pod: Pod, env: dict[str, str], docs: list[Doc], root: Path,
+                operator: dict[str, dict[str, str]],
+                certificates: dict[str, dict[str, bytes]]) -> None:
+    """The pod's mounted ConfigMaps and Secrets written under ``root``, and
+    the paths of ``env`` moved there; asserts each path is on a volume."""
+    where = pod.service
     mounts = container_files(docs, pod.workload, operator)
     local_mounts: dict[str, Path] = {}
     for mount_path, files in mounts.items():
@@ -338,7 +355,6 @@ def localise(pod: Pod, docs: list[Doc], addresses: dict[str, str], database_url:
         mount = next((m for m in local_mounts if value == m or value.startswith(m + "/")), None)
         assert mount is not None, f"{where}: {key}={value} is on no mounted volume"
         env[key] = str(local_mounts[mount]) + value[len(mount):]
-    return env
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -359,12 +375,13 @@ async def test_every_service_starts_with_its_rendered_configuration(
     nats_port = nats_for.port
     addresses = cluster_addresses(docs, pods, nats_port)
     procs: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}
+    localised: dict[str, dict[str, str]] = {}
     ca_dir = tmp_path / "ca"
     certificates = cert_manager_secrets(docs, ca_dir)
     try:
         for name, pod in pods.items():
-            local = localise(pod, docs, addresses, local_database, tmp_path, operator,
-                             certificates)
+            local = localised[name] = localise(pod, docs, addresses, local_database, tmp_path,
+                                               operator, certificates)
             paiju = {k[len("PAIJU_"):]: v for k, v in local.items() if k.startswith("PAIJU_")}
             log = tmp_path / f"{name}.log"
             procs[name] = (start_service_process(pod.service, service_env(**paiju), log), log)
@@ -397,6 +414,138 @@ async def test_every_service_starts_with_its_rendered_configuration(
             reply = await lobby_pb2_grpc.LobbyServiceStub(channel).ListServers(
                 lobby_pb2.ListServersRequest(), timeout=10)
         assert [s.server for s in reply.servers] == want
+        await ai_pod_answers_the_lobby(AiCheck(docs, addresses, operator, certificates,
+                                               tmp_path, ca_dir, pods, localised), procs)
     finally:
         for proc, _ in procs.values():
             stop_process(proc)
+
+
+#: The practice room the AI pod is asked for (a 斗地主 练习场 of the rooms file).
+PRACTICE = ("doudizhu-practice", "doudizhu-practice-01")
+
+
+@dataclass
+class AiCheck:
+    """What :func:`ai_pod_answers_the_lobby` needs of the services' run."""
+
+    docs: list[Doc]
+    addresses: dict[str, str]
+    operator: dict[str, dict[str, str]]
+    certificates: dict[str, dict[str, bytes]]
+    root: Path
+    ca_dir: Path
+    pods: dict[str, Pod]
+    #: each service pod's environment as it was started here
+    localised: dict[str, dict[str, str]]
+
+    def pod_of(self, service: str) -> Pod:
+        return next(p for p in self.pods.values() if p.service == service)
+
+    def env_of(self, service: str) -> dict[str, str]:
+        return next(self.localised[n] for n, p in self.pods.items() if p.service == service)
+
+
+def ai_arguments(pod: Pod, addresses: dict[str, str]) -> list[str]:
+    """The AI pod's ``paiju`` arguments made to run here: ``--gateway`` the
+    local gateway, ``--metrics-port`` a free port (asserting that the probes,
+    the container port and the scrape annotation name the one it binds)."""
+    container = pod.workload["spec"]["template"]["spec"]["containers"][0]
+    args = list(container["args"])
+    by_name = {p["name"]: p["containerPort"] for p in container["ports"]}
+    i = args.index("--metrics-port")
+    annotations = pod.workload["spec"]["template"]["metadata"]["annotations"]
+    assert int(args[i + 1]) == by_name["metrics"] == int(annotations["prometheus.io/port"])
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"]["port"] == "metrics", probe
+    args[i + 1] = str(pod.ports["metrics"])
+    j = args.index("--gateway")
+    url = HOST_PORT.sub(lambda m: addresses.get(m.group(0), m.group(0)), args[j + 1])
+    assert "//127.0.0.1:" in url, f"ai: --gateway {args[j + 1]} is answered by no Service"
+    args[j + 1] = url
+    return args
+
+
+async def ai_pod_answers_the_lobby(run: AiCheck,
+                                   procs: dict[str, tuple[subprocess.Popen[bytes], Path]]
+                                   ) -> None:
+    """The AI players' pod started with its rendered arguments, environment
+    and files: asked on NATS as the lobby asks (the lobby's own credentials
+    and TLS) for a seat of a practice room, an AI answers ``ok``; it signs in
+    at the gateway with an AI token of the shared Secret, which opens its
+    account (granted the AI start coins in development mode only: outside it
+    the gateway may not grant)."""
+    import json
+    import urllib.request
+
+    import nats
+    import nats.errors
+
+    from paiju.config import load
+    from paiju.runtime import subjects
+    from paiju.tools.ai_worker import ai_player_id
+
+    w = find(run.docs, "Deployment", "ai")
+    pod = Pod("ai", w, container_env(run.docs, w, run.operator), {"metrics": free_port()})
+    env = dict(pod.env)
+    assert env.get("PAIJU_HOST") == "0.0.0.0", "ai: its /metrics must listen beyond loopback"
+    env["PAIJU_HOST"] = "127.0.0.1"
+    local_hosts(env, run.addresses, "ai")
+    local_files(pod, env, run.docs, run.root, run.operator, run.certificates)
+    paiju = {k[len("PAIJU_"):]: v for k, v in env.items() if k.startswith("PAIJU_")}
+    log = run.root / "ai.log"
+    proc = start_service_process(ai_arguments(pod, run.addresses),
+                                 service_env(**paiju), log)
+    procs["ai"] = (proc, log)
+
+    def failed(why: str) -> AssertionError:
+        return AssertionError(f"ai: {why}\n{log.read_text(errors='replace')[-3000:]}")
+
+    metrics = f"http://127.0.0.1:{pod.ports['metrics']}/metrics"
+    deadline = time.monotonic() + START_DEADLINE
+    while True:  # its probes' endpoint
+        try:
+            await asyncio.to_thread(lambda: urllib.request.urlopen(metrics, timeout=2).read())
+            break
+        except OSError as e:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise failed(f"/metrics did not answer: {e}") from None
+            await asyncio.sleep(0.3)
+    lobby = load("lobby", run.env_of("lobby"))
+    nc = await nats.connect(servers=lobby.nats_url.split(","),
+                            **natsauth.client_options(lobby))
+    server, room = PRACTICE
+    ask = json.dumps({"room": room, "server": server, "game": "doudizhu", "seat": 1}).encode()
+    try:
+        while True:  # until the pool listens
+            try:
+                answer = json.loads((await nc.request(subjects.ai_seat("doudizhu"), ask,
+                                                      timeout=2)).data)
+                break
+            except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise failed("no answer to the lobby's seat request") from None
+                await asyncio.sleep(0.3)
+    finally:
+        await nc.close()
+    assert answer == {"ok": True, "name": "机器人1"}, answer
+    # Its sign-in opened its account (the gateway took the AI token).
+    identity: Any = importlib.import_module("paiju.security.identity")
+    addr = f"127.0.0.1:{run.pod_of('ledger').ports['grpc']}"
+    dev = load("gateway", run.env_of("gateway")).dev_mode
+    want = load("gateway", run.env_of("gateway")).ai_start_coins if dev else 0
+    async with identity.secure_channel(addr, identity.load(run.ca_dir, "gateway"),
+                                       "ledger") as channel:
+        ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+        coins: int | None = None
+        while coins != want:  # opened, then (development mode) granted
+            try:
+                coins = (await ledger.GetBalance(ledger_pb2.GetBalanceRequest(
+                    player=ai_player_id("机器人1")), timeout=10)).coins
+            except grpc.aio.AioRpcError as e:
+                if e.code() != grpc.StatusCode.NOT_FOUND:
+                    raise failed(f"its account: {e.code().name} {e.details()}") from None
+            if coins != want:
+                if time.monotonic() > deadline:
+                    raise failed(f"its account holds {coins}, not {want}")
+                await asyncio.sleep(0.3)
