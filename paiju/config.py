@@ -182,12 +182,12 @@ class Settings(BaseSettings):
         default="", description="HMAC keys of AI players' tokens (JWT HS256, each at least 32 "
         "bytes), comma separated: `paiju ai` signs with the first, the gateway verifies with "
         "every one; such a token signs in an AI player (机器人, a player id starting `ai-`) "
-        "whose account is opened and granted `PAIJU_AI_START_COINS` from the house once; "
-        "empty: AI players sign in by development login only", json_schema_extra=_doc("gateway"))
+        "whose account is opened at its first sign-in; empty: AI players sign in by "
+        "development login only", json_schema_extra=_doc("gateway"))
     ai_start_coins: Annotated[int, Field(ge=0)] = Field(
-        default=100000, description="coins the house grants once to an AI player's account "
-        "at its first sign-in with an AI token (`PAIJU_AI_TOKEN_SECRET`)",
-        json_schema_extra=_doc("gateway"))
+        default=100000, description="in development mode, coins the house grants once to an "
+        "AI player's account at its first sign-in with an AI token (outside it the operator "
+        "funds AI accounts: `paiju admin fund-ai`)", json_schema_extra=_doc("gateway"))
     dev_start_coins: Annotated[int, Field(ge=0)] = Field(
         default=100000, description="coins granted to a new development account",
         json_schema_extra=_doc("gateway"))
