@@ -146,35 +146,3 @@ async def test_every_error_code_is_shown_in_words(platform: Platform, browser: A
         "async () => JSON.stringify((await import('/js/text.js')).ERRORS)"))
     missing = sorted(codes - set(words))
     assert not missing, f"no words for {missing}"
-
-
-@pytest.mark.slow
-async def test_a_practice_room_fills_with_marked_ai_players(platform: Platform, browser: Any,
-                                                           artifacts: Path) -> None:
-    """练习场: the browser player sits in a practice room by clicking; the AI
-    pool's two AIs take the other seats at once and press start, each shown
-    with "(机器人)" under its name (the pool stopped, they stand up: the
-    player did not start a game). Screenshot: artifacts/web/practice-ai.png."""
-    from paiju.security import natsauth
-    from paiju.tools.ai_worker import AiPool
-
-    assert platform.nats.creds is not None
-    seed = natsauth.seed_path(platform.nats.creds, "ai").read_text().strip()
-    pool = AiPool(platform.gateway_url, "doudizhu", 2, think=(0.2, 0.4), prefix="练习机器人",
-                  seed=1)
-    await pool.start(platform.nats.address, nkeys_seed_str=seed,
-                     inbox_prefix=natsauth.inbox_prefix("ai"))
-    try:
-        page = await open_page(browser, platform, DESKTOP, f"网页{secrets.token_hex(2)}")
-        await page.click('.server[data-server="doudizhu-practice"]')
-        await page.click('.room[data-room="doudizhu-practice-01"] .rseat.free[data-seat="0"]')
-        await page.wait_for_selector("#btn-ready")
-        await page.wait_for_function(
-            "() => document.querySelectorAll('#seats .ready-mark').length === 2",
-            timeout=60000)
-        marks = await page.locator("#seats .ai-mark").all_inner_texts()
-        assert marks == ["(机器人)", "(机器人)"]
-        await page.screenshot(path=str(artifacts / "practice-ai.png"))
-        assert page.errors == []
-    finally:
-        await pool.stop()
