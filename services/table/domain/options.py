@@ -67,6 +67,13 @@ def _number(options: Mapping[str, Any], key: str, default: float, minimum: float
     return float(value)
 
 
+def _flag(options: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = options.get(key, default)
+    if not isinstance(value, bool):
+        raise OptionsError(f"option {key} must be true or false, not {value!r}")
+    return value
+
+
 def _integer(options: Mapping[str, Any], key: str, default: int) -> int:
     value = options.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -87,12 +94,8 @@ def split(options: Mapping[str, Any], seats: int,
         isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < seats
     ):
         raise OptionsError(f"option first must be null or a seat 0..{seats - 1}, not {first!r}")
-    counter = options.get("card_counter", True)
-    if not isinstance(counter, bool):
-        raise OptionsError(f"option card_counter must be true or false, not {counter!r}")
-    practice = options.get("practice", False)
-    if not isinstance(practice, bool):
-        raise OptionsError(f"option practice must be true or false, not {practice!r}")
+    counter = _flag(options, "card_counter", True)
+    practice = _flag(options, "practice", False)
     table = TableOptions(
         turn_seconds=_number(options, "turn_seconds", 20.0, 0.001),
         reconnect_seconds=_number(options, "reconnect_seconds", 90.0, 0.0),
