@@ -81,11 +81,20 @@ async def open_page(browser: Any, platform: Platform, viewport: dict[str, int],
 
 class RecordingBot(Bot):
     """A :class:`paiju.tools.bots.Bot` that keeps every event it received (``events``,
-    in order), for checks of what other players were sent."""
+    in order), for checks of what other players were sent. ``never_bid``: in
+    斗地主's bidding it always declines (a ``no_…`` action), so that a browser
+    player who calls becomes the landlord and leads."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, never_bid: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.events: list[dict[str, Any]] = []
+        self.never_bid = never_bid
+
+    async def _choose(self, turn: dict[str, Any]) -> dict[str, Any] | None:
+        declines = [a for a in turn.get("hints") or [] if str(a.get("type", "")).startswith("no_")]
+        if self.never_bid and declines:
+            return dict(declines[0])
+        return await super()._choose(turn)
 
     def _on_event(self, ev: dict[str, Any]) -> None:
         self.events.append(ev)
@@ -110,15 +119,18 @@ async def sit_and_start(page: Any, server: str, room: str, seat: int, others: in
 
 def start_bots(platform: Platform, game: str, room: str, seats: list[int],
                games: int = 1, think: tuple[float, float] = (0.15, 0.35),
-               declare_p: float = 0.5) -> list[tuple[RecordingBot, asyncio.Task[None]]]:
+               declare_p: float = 0.5, never_bid: bool = False
+               ) -> list[tuple[RecordingBot, asyncio.Task[None]]]:
     """Bots at ``seats`` of ``room`` (they sit, press start and play);
-    ``declare_p`` as :class:`paiju.tools.bots.Bot` (0: they never declare)."""
+    ``declare_p`` as :class:`paiju.tools.bots.Bot` (0: they never declare),
+    ``never_bid`` as :class:`RecordingBot`."""
     stats = Stats()
     run = secrets.token_hex(3)
     out = []
     for seat in seats:
         bot = RecordingBot(platform.gateway_url, f"bot{seat}-{run}", game, room, seat, games,
-                           think, stats, random.Random(seat), declare_p=declare_p)
+                           think, stats, random.Random(seat), declare_p=declare_p,
+                           never_bid=never_bid)
         out.append((bot, asyncio.create_task(bot.run())))
     return out
 
@@ -211,10 +223,13 @@ def two_cards_of_different_rank(hand: list[str]) -> tuple[int, int] | None:
 
 
 async def play_to_settlement(page: Any, artifacts: Path, prefix: str, *,
-                             reconnect: str = "", limit: float = 150) -> Played:
+                             reconnect: str = "", limit: float = 150,
+                             call: bool = False) -> Played:
     """Play the browser player's turns by clicking until the settlement table
     shows. ``reconnect``: ``reload`` (reload the page) or ``drop`` (drop the
-    WebSocket) once, at the browser player's second turn of play."""
+    WebSocket) once, at the browser player's second turn of play. ``call``:
+    in 斗地主's bidding it calls (or robs) where it can, instead of choosing
+    at random."""
     done = Played()
     rng = random.Random(7)
     end = time.monotonic() + limit
@@ -223,7 +238,8 @@ async def play_to_settlement(page: Any, artifacts: Path, prefix: str, *,
         if s["settle"]:
             return done
         if s["bids"]:
-            kind = rng.choice(s["bids"])
+            calls = [k for k in s["bids"] if not k.startswith("no_")]
+            kind = calls[0] if call and calls else rng.choice(s["bids"])
             await page.click(f'.bid-btn[data-kind="{kind}"]')
             done.bids += 1
             await page.wait_for_timeout(150)

@@ -71,7 +71,9 @@ async def test_doudizhu_full_game_desktop(platform: Platform, browser: Any,
         await page.click('.room[data-room="doudizhu-10-02"] .rseat.free[data-seat="0"]')
         await page.wait_for_selector("#btn-ready")
         assert await page.is_visible("#btn-stand")
-        bots = start_bots(platform, "doudizhu", "doudizhu-10-02", [1, 2])
+        # The bots never bid and the browser player calls: it is the
+        # landlord, so it leads, and has a play to make by right-click.
+        bots = start_bots(platform, "doudizhu", "doudizhu-10-02", [1, 2], never_bid=True)
         await page.wait_for_function(
             "() => document.querySelectorAll('#seats .ready-mark').length === 2", timeout=20000)
         await page.screenshot(path=str(artifacts / "doudizhu_room.png"))
@@ -79,7 +81,8 @@ async def test_doudizhu_full_game_desktop(platform: Platform, browser: Any,
         await page.wait_for_selector("#hand .card", timeout=20000)
         assert await page.locator("#btn-ready").count() == 0
 
-        done = await play_to_settlement(page, artifacts, "doudizhu", reconnect="reload")
+        done = await play_to_settlement(page, artifacts, "doudizhu", reconnect="reload",
+                                        call=True)
         assert done.bids >= 1 and done.turns >= 2
         assert done.illegal_checked, "the play button was disabled for an illegal selection"
         assert done.reconnected and done.right_clicks == 1
