@@ -1,7 +1,8 @@
 """``paiju ai``: AI players that sit and play through a gateway as clients.
 
-Each AI signs in (development-mode ``login``) under a name that says what it
-is (``机器人1``, ``机器人2`` …: ``--prefix`` and its number), sits at a seat of
+Each AI signs in (with an AI token of ``PAIJU_AI_TOKEN_SECRET``, :func:`ai_token`,
+else by development-mode ``login``) under a name that says what it is
+(``机器人1``, ``机器人2`` …: ``--prefix`` and its number), sits at a seat of
 an idle room of the given game (on ``--server``, or the game's cheapest coin
 server), presses start and plays like the bots (:class:`~paiju.tools.bots.Bot`:
 reconnects with jittered backoff, honours a ``busy`` refusal's
