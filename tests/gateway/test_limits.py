@@ -127,8 +127,8 @@ AI_KEY = "a" * 32
 
 
 def test_an_ai_key_signs_in_ai_players_only_under_ai_ids() -> None:
-    """PAIJU_AI_TOKEN_SECRET's tokens are AI players' (marked, funded from the
-    house) and may name only ``ai-`` ids; outside development mode a token
+    """PAIJU_AI_TOKEN_SECRET's tokens are AI players' (marked, their accounts
+    opened at sign-in) and may name only ``ai-`` ids; outside development mode a token
     of the players' key cannot say it is an AI's."""
     import time
 
@@ -137,7 +137,7 @@ def test_an_ai_key_signs_in_ai_players_only_under_ai_ids() -> None:
     now = time.time()
     v = auth.Verifier(KEY, 7200, clock=lambda: now, ai_secret=AI_KEY, ai_claims=False)
     bot = v.verify(ai_token(AI_KEY, "机器人1", now))
-    assert (bot.player, bot.name, bot.ai, bot.house_funded) == (
+    assert (bot.player, bot.name, bot.ai, bot.ai_token) == (
         ai_player_id("机器人1"), "机器人1", True, True)
     assert bot.player.startswith("ai-") and len(bot.player) == 27
     person = jwt.encode({"sub": "alice", "exp": int(now) + 600}, AI_KEY, algorithm="HS256")
@@ -145,7 +145,7 @@ def test_an_ai_key_signs_in_ai_players_only_under_ai_ids() -> None:
         v.verify(person)
     # The players' key: an ai claim is not believed outside development mode.
     claimed = v.verify(auth.issue(KEY, "ai-x", "机器人2", 600, ai=True))
-    assert (claimed.ai, claimed.house_funded) == (False, False)
+    assert (claimed.ai, claimed.ai_token) == (False, False)
     # Another key, or no AI key at all: refused.
     with pytest.raises(auth.BadToken):
         v.verify(ai_token("b" * 32, "机器人1", now))

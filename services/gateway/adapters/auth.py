@@ -10,8 +10,8 @@ Three kinds are accepted:
   ``iat``, ``exp``, and in development mode ``ai`` (true: an AI player, 机器人).
 - HS256 tokens signed with ``PAIJU_AI_TOKEN_SECRET`` (same form), which
   ``paiju ai`` makes for its AI players: the player is an AI, its id starts
-  with ``ai-`` (:data:`AI_PLAYER_ID`), and its account is opened and funded
-  from the house at sign-in.
+  with ``ai-`` (:data:`AI_PLAYER_ID`), and its account is opened at sign-in
+  (and, in development mode only, granted its start coins).
 - RS256 / ES256 tokens of an identity provider, verified with the keys of its
   JWKS (``PAIJU_TOKEN_JWKS_URL``, fetched by PyJWT's ``PyJWKClient``, fetched
   again for a key id it does not hold yet: the provider's key rotation), whose
@@ -64,9 +64,9 @@ class Identity:
     #: development mode a login that said so (its token's ``ai`` claim); its
     #: seats are marked ``ai``.
     ai: bool = False
-    #: An AI player of an ``PAIJU_AI_TOKEN_SECRET`` token: its account is
-    #: opened and funded from the house at sign-in.
-    house_funded: bool = False
+    #: Signed in by an ``PAIJU_AI_TOKEN_SECRET`` token: its account is opened
+    #: at sign-in (``Gateway.ai_account``).
+    ai_token: bool = False
 
 
 #: Player ids are safe as one NATS subject token.
@@ -167,7 +167,7 @@ class Verifier:
         if by_ai_key:
             if not AI_PLAYER_ID.fullmatch(player):
                 raise BadToken("an AI token names a player id that does not start with ai-")
-            return Identity(player, name, ai=True, house_funded=True)
+            return Identity(player, name, ai=True, ai_token=True)
         # Besides AI tokens, only the development login's tokens mark AI players.
         ai = self.ai_claims and not provider and claims.get("ai") is True
         return Identity(player, name, provider, ai=ai)

@@ -59,7 +59,7 @@ class Ports(Protocol):
         ...
 
     async def ai_account(self, player: str, name: str) -> ledger_pb2.Account:
-        """An AI token's player: its account, opened and funded from the house once."""
+        """An AI token's player: its account, opened (granted in development mode)."""
         ...
 
     async def dev_account(self, player: str, name: str, ai: bool = False

@@ -35,7 +35,7 @@ async def sign_in(s: Connection, identity: auth.Identity,
     as the caller just read it (the development login's grant); without it
     the account is asked of the ledger (``GetBalance``, or ``OpenAccount`` for
     an identity provider's player, and for an AI token's player ``OpenAccount``
-    and its grant from the house, ``Gateway.ai_account``)."""
+    (granted its start coins in development mode), ``Gateway.ai_account``)."""
     if s.identity is not None and s.identity.player != identity.player:
         raise ClientError("bad_request", "this connection is signed in as another player")
     if not s.gw.session_rate.allow(identity.player):
@@ -61,7 +61,7 @@ async def sign_in(s: Connection, identity: auth.Identity,
                            {"player": player, "session": s.id})
     if account is not None:
         pass  # the caller's fresh read (the development login: one ledger call less)
-    elif identity.house_funded:  # an AI token's player: opened and funded once
+    elif identity.ai_token:  # an AI token's player: its account opened
         account = await s.gw.ai_account(player, identity.name)
     elif identity.provider:  # the identity provider's player: opens at first sign-in
         account = await call(s.gw.backends.ledger.OpenAccount,
