@@ -250,7 +250,14 @@ async def test_the_ai_pool_answers_the_lobbys_seat_request_and_publishes_nothing
         await observer.flush()
         await ai.subscribe(subjects.ai_seat("doudizhu"), subjects.AI_POOL, cb=answer)
         await ai.flush()
-        reply = await lobby.request(subjects.ai_seat("doudizhu"), b"{}", timeout=10)
+        # Core NATS delivers at most once: on a loaded machine a request (or
+        # its answer) may be lost, so the lobby asks again, as it would.
+        reply = None
+        for _ in range(6):
+            with contextlib.suppress(nats.errors.TimeoutError, nats.errors.NoRespondersError):
+                reply = await lobby.request(subjects.ai_seat("doudizhu"), b"{}", timeout=5)
+                break
+        assert reply is not None, f"no answer to the seat request; errors: {errors.seen}"
         assert reply.data == b'{"ok": false}'
         for subject in SUBJECTS.values():
             await ai.publish(subject, b"probe")
