@@ -312,6 +312,11 @@ class Settings(BaseSettings):
         default=1.0, description="how late the gateway's event loop may run a timer (the "
         "largest of the last second) before commands that start new work are refused "
         "with `busy`", json_schema_extra=_doc("gateway"))
+    gateway_max_act_seconds: Positive = Field(
+        default=0.05, description="the median answer time of the gateway's `act` commands "
+        "(the last 2 s, at least 20 of them) past which commands that start new work are "
+        "refused with `busy`: the running games are served first",
+        json_schema_extra=_doc("gateway"))
 
     presence_heartbeat_seconds: Positive = Field(
         default=2.0, description="seconds between a gateway's presence heartbeats (paiju.presence)",

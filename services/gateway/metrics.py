@@ -67,9 +67,12 @@ CALLS_IN_FLIGHT = Gauge("paiju_gateway_calls_in_flight",
                         "(sampled every 0.1 s).")
 LOOP_LAG = Gauge("paiju_gateway_loop_lag_seconds",
                  "How late the gateway's event loop last ran a timer (sampled every 0.1 s).")
+ACT_TIME = Gauge("paiju_gateway_act_median_seconds",
+                 "The median answer time of the gateway's act commands over the last 2 s "
+                 "(0 with fewer than 20; sampled every 0.1 s).")
 SHED = Counter("paiju_gateway_shed_total",
                "Commands refused with busy past the gateway's headroom, by reason "
-               "(calls_in_flight, loop_lag).", ["reason"])
+               "(calls_in_flight, loop_lag, act_time).", ["reason"])
 #: Numbered events kept from a client or repaired before it (kind: ``gap``
 #: repaired with a view first, ``repeat`` dropped, ``reconnect``: a view sent
 #: after the gateway's NATS connection came back),

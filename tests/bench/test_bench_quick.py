@@ -161,6 +161,10 @@ def test_capacity_is_the_largest_size_that_met_the_goal() -> None:
     assert [load_report.meets_goal(r) for r in results] == [True, True, True, False, False]
     assert load.capacity(results) == {"tables": 200, "gauge_ms": 80.0, "tables_per_gauge": 16.0}
     assert not load_report.meets_goal(_size(50, 12.0, {"unavailable": 1}))
+    # players turned away busy: no platform error, but the size is past capacity
+    turned_away = _size(50, 12.0, {"busy": 5, "declare_too_weak": 1})
+    assert load_report.platform_errors(turned_away) == 0
+    assert not load_report.meets_goal(turned_away)
     assert load.capacity([_size(50, 300.0, {})])["tables"] == 0
 
 

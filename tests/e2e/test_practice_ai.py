@@ -7,7 +7,9 @@ moves (docs/lobby.md "Coin servers and rooms": a practice server's games are
 not settled by the ledger, its settlement rows have 0 coins), and once the
 player stands up the AIs stand up too and the room is free again. On a coin
 server with ``ai_fill_after_s``, a player waiting alone gets AI players after
-that wait and the game's settlement moves coins as on any coin server."""
+that wait and the game's settlement moves coins as on any coin server; a
+wait lost with a killed lobby process, while no AI pool ran, is asked for
+again by the restarted lobby."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import pytest
 from paiju.security import natsauth
 from paiju.tools.ai_worker import AiPool
 from paiju.tools.bots import Bot, Client, Stats
+from tests.fixtures import start_service_process, wait_health
 from tests.platform_procs import Platform, rooms_env, running_platform
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
@@ -34,6 +37,20 @@ servers:
   - {{server: {FILL}, name: 斗地主 10 金币场, game: doudizhu, base: 10, min_coins: 200,
      rooms: 1, ai_fill_after_s: 1}}
 """
+
+
+#: The same with a 2 s wait, for the lobby restarted inside it.
+SLOW_FILL_ROOMS = FILL_ROOMS.replace("ai_fill_after_s: 1", "ai_fill_after_s: 2")
+
+
+async def start_pool(p: Platform) -> AiPool:
+    """A pool of two 斗地主 AIs (``机器人1``, ``机器人2``) answering the lobby."""
+    assert p.nats.creds is not None
+    seed = natsauth.seed_path(p.nats.creds, "ai").read_text().strip()
+    pool = AiPool(p.gateway_url, "doudizhu", 2, think=(0.0, 0.02), prefix="机器人", seed=5)
+    await pool.start(p.nats.address, nkeys_seed_str=seed,
+                     inbox_prefix=natsauth.inbox_prefix("ai"))
+    return pool
 
 
 async def signed_in(p: Platform, name: str) -> tuple[Client, dict[str, Any]]:
@@ -68,11 +85,7 @@ async def wait_for(client: Client, server: str, ok: Any, what: str,
 async def play_against_the_pool(p: Platform, server: str) -> dict[str, Any]:
     """A player sits at seat 0 of ``server``'s first room with an AI pool of
     two 斗地主 AIs listening, plays one game and stands up; what it saw."""
-    assert p.nats.creds is not None
-    seed = natsauth.seed_path(p.nats.creds, "ai").read_text().strip()
-    pool = AiPool(p.gateway_url, "doudizhu", 2, think=(0.0, 0.02), prefix="机器人", seed=5)
-    await pool.start(p.nats.address, nkeys_seed_str=seed,
-                     inbox_prefix=natsauth.inbox_prefix("ai"))
+    pool = await start_pool(p)
     out: dict[str, Any] = {"coins_before": await coins_of(p, PLAYER)}
     stats = Stats()
     player = Bot(p.gateway_url, PLAYER, "doudizhu", f"{server}-01", 0, 1, (0.0, 0.02), stats,
@@ -137,3 +150,43 @@ def test_a_coin_server_fills_a_waiting_room_with_ai_players_after_its_wait(
     start = out["coins_before"]
     assert out["coins_after"] == start + rows[0]["coins"]
     assert out["ai_coins"] == [start + rows[1]["coins"], start + rows[2]["coins"]]
+
+
+async def sit_then_restart_the_lobby(p: Platform, extra_env: dict[str, str]) -> dict[str, Any]:
+    """The player sits in the fill server's first room with no AI pool
+    running; the lobby is SIGKILLed inside the 2 s wait and started again;
+    then a pool starts. The room as the AIs sat, and once they stood up."""
+    me, _ = await signed_in(p, PLAYER)
+    out: dict[str, Any] = {}
+    try:
+        await me.call("sit", room=f"{FILL}-01", seat=0)
+        p.procs["lobby"].kill()
+        p.procs["lobby"].wait()
+        p.procs["lobby"] = start_service_process("lobby", p.env("lobby", extra_env),
+                                                 p.data / "lobby-restarted.log")
+        await wait_health(p.addr("lobby"), timeout=60, proc=p.procs["lobby"])
+        pool = await start_pool(p)
+        try:
+            out["filled"] = await wait_for(me, FILL, lambda r: len(r["seats"]) == 3,
+                                           "the AIs take the free seats", seconds=30)
+            await me.call("stand")
+            out["freed"] = await wait_for(me, FILL, lambda r: not r["seats"],
+                                          "the AIs stand up once no player is seated")
+        finally:
+            await pool.stop()
+    finally:
+        await me.close()
+    return out
+
+
+def test_a_fill_wait_lost_with_the_lobby_is_asked_for_again(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The wait that was under way in the killed lobby process is gone; the
+    restarted lobby's background pass finds the room waiting with a player
+    and asks the pool, now running, for its two free seats."""
+    extra = rooms_env(tmp_path_factory, SLOW_FILL_ROOMS)
+    with running_platform(extra) as p:
+        out = asyncio.run(sit_then_restart_the_lobby(p, extra))
+    seats = {s["seat"]: (s["name"], s["ai"]) for s in out["filled"]["seats"]}
+    assert seats == {0: (PLAYER, False), 1: ("机器人1", True), 2: ("机器人2", True)}
+    assert out["freed"]["state"] == "idle"

@@ -54,3 +54,27 @@ def test_a_later_larger_lag_replaces_the_smaller_ones() -> None:
     assert a.lag(11.15) == 0.6  # 0.6 was seen at 10.2: still within the second
     assert a.lag(11.25) == 0.3  # 0.6 is out of the window, 0.3 (at 10.4) is not
     assert a.lag(11.5) == 0.0
+
+
+def test_slow_acts_refuse_new_work_until_the_games_are_answered_in_time() -> None:
+    a = Admission(max_calls=10, max_lag=0.5, max_act=0.05)
+    for i in range(30):  # 30 acts in 1.5 s, 10 of them slow: the median is fast
+        a.act_seen(100.0 + i * 0.05, 0.2 if i % 3 == 0 else 0.004)
+    assert a.act_time(101.5) == 0.004
+    assert a.check("ready", now=101.5, calls=0) is None
+    for i in range(40):  # then 40 slow ones in 0.4 s: the median is 0.2 s
+        a.act_seen(101.6 + i * 0.01, 0.2)
+    shed = a.check("ready", now=102.0, calls=0)
+    assert shed is not None and shed.reason == "act_time" and shed.retry_after_ms == 2000
+    assert a.check("act", now=102.0, calls=0) is None
+    assert a.check("stand", now=102.0, calls=0) is None
+    # Two seconds after the last slow act the window is empty: no refusal.
+    assert a.check("ready", now=104.1, calls=0) is None
+
+
+def test_too_few_acts_never_refuse() -> None:
+    a = Admission(max_calls=10, max_lag=0.5, max_act=0.05)
+    for i in range(19):
+        a.act_seen(10.0 + i * 0.01, 3.0)
+    assert a.act_time(10.5) == 0.0
+    assert a.check("login", now=10.5, calls=0) is None

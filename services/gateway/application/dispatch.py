@@ -95,4 +95,7 @@ async def _answer(session: Connection, cid: str | int | None, name: str, args: d
         metrics.COMMANDS_FAILED.labels(name).inc()
         refuse(session, cid, ClientError("internal", "the gateway failed on this command"))
     finally:
-        metrics.COMMAND_SECONDS.labels(name).observe(time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        metrics.COMMAND_SECONDS.labels(name).observe(seconds)
+        if name == "act":
+            session.gw.admission.act_seen(time.monotonic(), seconds)

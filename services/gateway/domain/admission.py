@@ -1,12 +1,19 @@
 """Admission control at the edge: past its headroom the gateway turns new
 work away with ``busy`` and keeps serving the games already running.
 
-Two measures of headroom, both the gateway's own:
+Three measures of headroom, all the gateway's own:
 
 - its calls in flight to the services (lobby, ledger, tables): calls pile up
   when a service is slow or stopped, and each waits out its deadline;
 - its event loop's lag: how late a timer of the loop fires (the process is
-  short of CPU).
+  short of CPU);
+- how long the running games' moves take: the median answer time of its
+  ``act`` commands over the last :data:`ACT_WINDOW_SECONDS` (at least
+  :data:`ACT_MIN_SAMPLES` of them). A median far above its usual few
+  milliseconds means the table instances (or the machine) are short of CPU:
+  new games would only slow the running ones, so no new work is taken until
+  the games in progress are answered in time again. It caps the games
+  running at what the platform can serve.
 
 Past either limit, the commands that start new work (:data:`SHEDDABLE`:
 signing in, sitting, ready, quick start, opening or joining a private room,
@@ -32,10 +39,18 @@ SHEDDABLE = frozenset({
     "share_replay", "shares"})
 
 #: What a client is told to wait before it tries again, by reason (ms).
-RETRY_AFTER_MS = {"calls_in_flight": 2000, "loop_lag": 1000}
+RETRY_AFTER_MS = {"calls_in_flight": 2000, "loop_lag": 1000, "act_time": 2000}
 
 #: Seconds over which the largest loop lag counts.
 LAG_WINDOW_SECONDS = 1.0
+
+#: Seconds over which the acts' answer times count.
+ACT_WINDOW_SECONDS = 2.0
+#: The fewest acts in the window whose median decides (fewer: no refusal).
+ACT_MIN_SAMPLES = 20
+#: Seconds the median of the acts' answer times is kept before it is
+#: worked out again.
+ACT_MEDIAN_FOR_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
@@ -50,12 +65,16 @@ class Shed:
 class Admission:
     """The gateway's headroom: at most ``max_calls`` calls in flight to the
     services, at most ``max_lag`` seconds of event-loop lag (the largest of
-    the last :data:`LAG_WINDOW_SECONDS`)."""
+    the last :data:`LAG_WINDOW_SECONDS`), at most ``max_act`` seconds for
+    the median ``act`` (:meth:`act_time`)."""
 
-    def __init__(self, max_calls: int, max_lag: float) -> None:
+    def __init__(self, max_calls: int, max_lag: float, max_act: float = float("inf")) -> None:
         self.max_calls = max_calls
         self.max_lag = max_lag
+        self.max_act = max_act
         self._lags: deque[tuple[float, float]] = deque()
+        self._acts: deque[tuple[float, float]] = deque()
+        self._median: tuple[float, float] = (float("-inf"), 0.0)  # (until, median)
 
     def lag_seen(self, now: float, lag: float) -> None:
         """The loop ran a timer ``lag`` seconds late at ``now`` (monotonic s)."""
@@ -73,6 +92,26 @@ class Admission:
                 return lag
         return 0.0
 
+    def act_seen(self, now: float, seconds: float) -> None:
+        """An ``act`` was answered at ``now`` (monotonic s) after ``seconds``."""
+        self._acts.append((now, seconds))
+
+    def act_time(self, now: float) -> float:
+        """The median answer time (seconds) of the acts answered in the
+        :data:`ACT_WINDOW_SECONDS` ending at ``now``; 0.0 with fewer than
+        :data:`ACT_MIN_SAMPLES` of them. Worked out at most every
+        :data:`ACT_MEDIAN_FOR_SECONDS`."""
+        until, median = self._median
+        if now < until:
+            return median
+        acts = self._acts
+        while acts and acts[0][0] <= now - ACT_WINDOW_SECONDS:
+            acts.popleft()
+        times = sorted(t for _, t in acts)
+        median = times[len(times) // 2] if len(times) >= ACT_MIN_SAMPLES else 0.0
+        self._median = (now + ACT_MEDIAN_FOR_SECONDS, median)
+        return median
+
     def check(self, command: str, now: float, calls: int) -> Shed | None:
         """``None`` where ``command`` may run at ``now`` (monotonic s) with
         ``calls`` calls in flight to the services, else why it is refused."""
@@ -82,4 +121,6 @@ class Admission:
             return Shed("calls_in_flight", RETRY_AFTER_MS["calls_in_flight"])
         if self.lag(now) > self.max_lag:
             return Shed("loop_lag", RETRY_AFTER_MS["loop_lag"])
+        if self.act_time(now) > self.max_act:
+            return Shed("act_time", RETRY_AFTER_MS["act_time"])
         return None

@@ -74,7 +74,8 @@ class Gateway:
         self.session_rate = SessionRate(cfg.gateway_sessions_per_player_per_minute)
         self.queue_budget = QueueBudget(cfg.gateway_max_queued_bytes)
         self.admission = Admission(cfg.gateway_max_calls_in_flight,
-                                   cfg.gateway_max_loop_lag_seconds)
+                                   cfg.gateway_max_loop_lag_seconds,
+                                   cfg.gateway_max_act_seconds)
         self.chat_rate = PlayerBuckets(1 / chat.CHAT_EVERY_SECONDS, chat.CHAT_BURST)
         self.table_instances = TableInstances(self.nats)
         self.spectators = SpectatorWatcher(
@@ -102,7 +103,8 @@ class Gateway:
         """Measure, every :data:`LAG_SAMPLE_SECONDS`, how late the event loop
         runs a timer (seconds; ``paiju_gateway_loop_lag_seconds``), for the
         admission control, and show the calls in flight
-        (``paiju_gateway_calls_in_flight``). Runs until cancelled."""
+        (``paiju_gateway_calls_in_flight``) and the acts' median answer time
+        (``paiju_gateway_act_median_seconds``). Runs until cancelled."""
         loop = asyncio.get_running_loop()
         while True:
             start = loop.time()
@@ -112,6 +114,7 @@ class Gateway:
             self.admission.lag_seen(now, lag)
             metrics.LOOP_LAG.set(lag)
             metrics.CALLS_IN_FLIGHT.set(IN_FLIGHT.count)
+            metrics.ACT_TIME.set(self.admission.act_time(now))
 
     @property
     def ping(self) -> tuple[float, float]:

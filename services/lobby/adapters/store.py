@@ -389,7 +389,7 @@ class Store:
             rooms_table, rooms_table.c.room == seats_table.c.room)).where(self._ours()))
         return [(str(r.room), Seat(int(r.seat), r.player, r.name, int(r.coins), bool(r.ready),
                                    bool(r.connected),
-                                   None if r.away_ms is None else int(r.away_ms)))
+                                   None if r.away_ms is None else int(r.away_ms), bool(r.ai)))
                 for r in rows]
 
     async def due_kicks(self, now_ms: int) -> list[str]:

@@ -12,6 +12,7 @@ import json
 import logging
 import random
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -49,6 +50,10 @@ MAX_ATTEMPTS = 60
 #: ``CreateGame`` are tried again (jittered backoff) this long, less
 #: :data:`PLACEMENT_MARGIN` of the caller's deadline where that is shorter.
 PLACEMENT_SECONDS = 25.0
+#: Seconds after which a practice room (练习场) with a free seat and a player
+#: seated asks the AI pool again (:meth:`Lobby.fill_pass`); the first ask
+#: comes as the player sits.
+PRACTICE_ASK_AGAIN_S = 5.0
 #: Seconds of the caller's deadline left for the answer itself.
 PLACEMENT_MARGIN = 1.0
 #: The longest wait between two tries of a placement (seconds): an election
@@ -112,9 +117,11 @@ class Lobby:
         self.passes: list[Callable[[], Awaitable[Any]]] = []
         #: The AI pool requests under way (kept until done).
         self.asking: set[asyncio.Task[None]] = set()
-        #: Rooms of coin servers with ``ai_fill_after_s`` waiting to ask the
-        #: AI pool (one wait a room in this process).
+        #: Rooms waiting to ask the AI pool (practice servers and coin servers
+        #: with ``ai_fill_after_s``; one wait a room in this process).
         self.fill_waits: set[str] = set()
+        if nc is not None and any(s.practice or s.ai_fill_after_s for s in config.servers):
+            self.passes.append(self.fill_pass)
 
     def _remember(self, room: Room) -> Room:
         known = self.rooms.get(room.room)
@@ -374,16 +381,41 @@ class Lobby:
         one after the other: at once in a practice room (练习场); on a coin
         server with ``ai_fill_after_s``, that many seconds from now if the
         room then still waits with a player (not an AI) seated (one wait a
-        room in this process; it is lost if the process stops). A seat nobody
-        answers for stays free."""
+        room in this process). A seat nobody answers for stays free until
+        :meth:`fill_pass` asks again."""
         server = self.config.server_of_room(room.room)
         if self.nc is None or server is None or room.game_id or room.private:
             return
-        if server.practice:
-            self._background(self._ask_ai(self.nc, room, server))
-        elif server.ai_fill_after_s and room.room not in self.fill_waits:
+        if (server.practice or server.ai_fill_after_s) and room.room not in self.fill_waits:
             self.fill_waits.add(room.room)
-            self._background(self._fill_later(self.nc, room.room, server))
+            self._background(self._fill_later(self.nc, room.room, server,
+                                              0 if server.practice else server.ai_fill_after_s))
+
+    async def fill_pass(self) -> None:
+        """A step of the background pass: every room of a practice server or
+        of a coin server with ``ai_fill_after_s`` where a player (not an AI)
+        sits and this process has no wait under way gets one (its server's
+        ``ai_fill_after_s``, :data:`PRACTICE_ASK_AGAIN_S` on a practice
+        server), after which the free seats are asked for as in
+        :meth:`fill_with_ai`. So a wait lost with a stopped lobby process, and
+        a seat the pool had no AI for, are asked for again; a room that
+        started or emptied meanwhile is left alone."""
+        if self.nc is None:
+            return
+        seated: Counter[str] = Counter()
+        humans: set[str] = set()
+        for room_id, seat in await self.store.seats():
+            seated[room_id] += 1
+            if not seat.ai:
+                humans.add(room_id)
+        for room_id in sorted(humans - self.fill_waits):
+            server = self.config.server_of_room(room_id)
+            if (server is None or not (server.practice or server.ai_fill_after_s)
+                    or seated[room_id] >= server.seats):
+                continue
+            wait = PRACTICE_ASK_AGAIN_S if server.practice else server.ai_fill_after_s
+            self.fill_waits.add(room_id)
+            self._background(self._fill_later(self.nc, room_id, server, wait))
 
     def _background(self, work: Awaitable[None]) -> None:
         async def run() -> None:
@@ -396,16 +428,18 @@ class Lobby:
         self.asking.add(task)
         task.add_done_callback(self.asking.discard)
 
-    async def _fill_later(self, nc: NATS, room_id: str, server: CoinServer) -> None:
+    async def _fill_later(self, nc: NATS, room_id: str, server: CoinServer,
+                          wait_s: float) -> None:
         try:
-            await asyncio.sleep(server.ai_fill_after_s)
+            await asyncio.sleep(wait_s)
             room = await self._load(room_id)
+            if (not room.game_id and not room.private
+                    and any(not s.ai for s in room.seats.values())):
+                await self._ask_ai(nc, room, server)
         except E.LobbyError:
             return
         finally:
             self.fill_waits.discard(room_id)
-        if not room.game_id and any(not s.ai for s in room.seats.values()):
-            await self._ask_ai(nc, room, server)
 
     async def _ask_ai(self, nc: NATS, room: Room, server: CoinServer) -> None:
         for seat in range(room.size):
