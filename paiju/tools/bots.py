@@ -66,7 +66,8 @@ class Stats:
     rtts: list[float] = field(default_factory=list)
     actions: int = 0
     reconnects: int = 0
-    #: sessions started again after a transient refusal (busy, unavailable …)
+    #: commands sent again after ``busy``, and sessions started again after
+    #: another transient refusal (unavailable …)
     retries: int = 0
     #: table events of a game that came after a gap in its public ``seq``, or
     #: again (a ``seq`` not above the last one seen)
@@ -327,13 +328,29 @@ class Bot:
         self.url = self.urls[(i + 1) % len(self.urls)]
         self.client.url = self.url
 
+    async def _patient(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """``cmd`` on this connection, sent again while it is refused ``busy``
+        (the gateway past its headroom: docs/operations.md "Admission
+        control"), after the wait the refusal asks for and a backoff
+        (:meth:`_backoff`); the connection is kept, so a crowd turned away
+        costs the gateway a frame a try, not a new connection. Other refusals
+        raise :class:`BotError`."""
+        while True:
+            try:
+                return await self.client.call(cmd, **args)
+            except BotError as e:
+                if e.code != "busy":
+                    raise
+                self.stats.retries += 1
+                await asyncio.sleep(self._backoff(e.retry_after_ms))
+
     async def _session(self) -> None:
         await self.client.connect()
         if self.token:
-            await self.client.call("auth", token=self.token)
+            await self._patient("auth", token=self.token)
         else:
-            reply = await self.client.call("login", name=self.name,
-                                           **({"ai": True} if self.ai else {}))
+            reply = await self._patient("login", name=self.name,
+                                        **({"ai": True} if self.ai else {}))
             self.token = reply["token"]
         server = self.room.rsplit("-", 1)[0] if "-" in self.room else ""
         await self._try("watch_server", server=server)
@@ -348,7 +365,7 @@ class Bot:
         """Sit at the bot's seat; seated already (a reconnect), carry on from
         the view, also when the room's game is running."""
         try:
-            await self.client.call("sit", room=self.room, seat=self.seat)
+            await self._patient("sit", room=self.room, seat=self.seat)
         except BotError as e:
             if e.code not in ("already_seated", "room_started"):
                 self.stats.errors[e.code] += 1

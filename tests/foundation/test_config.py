@@ -176,6 +176,7 @@ BAD_VALUES: dict[str, tuple[str, str]] = {
     "gateway_max_queued_bytes": ("0", "gateway"),
     "gateway_max_calls_in_flight": ("-3", "gateway"),
     "gateway_max_loop_lag_seconds": ("0", "gateway"),
+    "gateway_max_act_seconds": ("0", "gateway"),
     "presence_heartbeat_seconds": ("0", "gateway"),
     "presence_timeout_seconds": ("1", "table"),  # below the heartbeat (2)
     "table_record_retry_seconds": ("0", "table"),

@@ -12,7 +12,6 @@ import json
 import logging
 import random
 import uuid
-from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -24,11 +23,11 @@ from paiju.ledger.v1 import ledger_pb2
 from paiju.lobby.v1 import lobby_pb2
 from paiju.runtime import retries
 from services.lobby import metrics as M
-from services.lobby.adapters import ai_pool
 from services.lobby.adapters.events import publish_room
 from services.lobby.adapters.ledger_client import Ledger
 from services.lobby.adapters.placement import Tables
 from services.lobby.adapters.store import Conflict, Store
+from services.lobby.application.ai_fill import AiFill
 from services.lobby.domain import errors as E
 from services.lobby.domain import private as P
 from services.lobby.domain import quick, room_rules
@@ -50,10 +49,6 @@ MAX_ATTEMPTS = 60
 #: ``CreateGame`` are tried again (jittered backoff) this long, less
 #: :data:`PLACEMENT_MARGIN` of the caller's deadline where that is shorter.
 PLACEMENT_SECONDS = 25.0
-#: Seconds after which a practice room (练习场) with a free seat and a player
-#: seated asks the AI pool again (:meth:`Lobby.fill_pass`); the first ask
-#: comes as the player sits.
-PRACTICE_ASK_AGAIN_S = 5.0
 #: Seconds of the caller's deadline left for the answer itself.
 PLACEMENT_MARGIN = 1.0
 #: The longest wait between two tries of a placement (seconds): an election
@@ -115,13 +110,10 @@ class Lobby:
         self.present: Callable[[str], bool] = lambda _: True
         #: More steps of the background pass (the presence sweep).
         self.passes: list[Callable[[], Awaitable[Any]]] = []
-        #: The AI pool requests under way (kept until done).
-        self.asking: set[asyncio.Task[None]] = set()
-        #: Rooms waiting to ask the AI pool (practice servers and coin servers
-        #: with ``ai_fill_after_s``; one wait a room in this process).
-        self.fill_waits: set[str] = set()
-        if nc is not None and any(s.practice or s.ai_fill_after_s for s in config.servers):
-            self.passes.append(self.fill_pass)
+        #: Asking the AI pool for seats (None without NATS).
+        self.ai_fill = None if nc is None else AiFill(config, store, nc, self._load)
+        if self.ai_fill is not None and self.ai_fill.wanted():
+            self.passes.append(self.ai_fill.ask_again)
 
     def _remember(self, room: Room) -> Room:
         known = self.rooms.get(room.room)
@@ -359,7 +351,7 @@ class Lobby:
         balance reaches the server's ``min_coins``; ``ai``: the player is an AI
         player (its seat is marked). A player (not an AI) seated in a practice
         room (练习场) makes the lobby ask the AI pool for an AI player at each
-        free seat, in the background (:meth:`fill_with_ai`). Refusals (counted by reason):
+        free seat, in the background (:meth:`AiFill.room_sat`). Refusals (counted by reason):
         room_started, no_such_seat, seat_taken, already_seated, not_enough_coins,
         no_such_room (also: a private room, unless ``private_ok``: those are
         joined by their code); invalid_argument for an empty player."""
@@ -372,81 +364,12 @@ class Lobby:
                 M.SITS_REFUSED.labels(e.code).inc()
             raise
         if not ai:
-            self.fill_with_ai(room)
+            self._fill_with_ai(room)
         return room
 
-    def fill_with_ai(self, room: Room) -> None:
-        """Where NATS is there, ask the AI pool, in the background, for an AI
-        player at each free seat of ``room`` (:mod:`services.lobby.adapters.ai_pool`),
-        one after the other: at once in a practice room (练习场); on a coin
-        server with ``ai_fill_after_s``, that many seconds from now if the
-        room then still waits with a player (not an AI) seated (one wait a
-        room in this process). A seat nobody answers for stays free until
-        :meth:`fill_pass` asks again."""
-        server = self.config.server_of_room(room.room)
-        if self.nc is None or server is None or room.game_id or room.private:
-            return
-        if (server.practice or server.ai_fill_after_s) and room.room not in self.fill_waits:
-            self.fill_waits.add(room.room)
-            self._background(self._fill_later(self.nc, room.room, server,
-                                              0 if server.practice else server.ai_fill_after_s))
-
-    async def fill_pass(self) -> None:
-        """A step of the background pass: every room of a practice server or
-        of a coin server with ``ai_fill_after_s`` where a player (not an AI)
-        sits and this process has no wait under way gets one (its server's
-        ``ai_fill_after_s``, :data:`PRACTICE_ASK_AGAIN_S` on a practice
-        server), after which the free seats are asked for as in
-        :meth:`fill_with_ai`. So a wait lost with a stopped lobby process, and
-        a seat the pool had no AI for, are asked for again; a room that
-        started or emptied meanwhile is left alone."""
-        if self.nc is None:
-            return
-        seated: Counter[str] = Counter()
-        humans: set[str] = set()
-        for room_id, seat in await self.store.seats():
-            seated[room_id] += 1
-            if not seat.ai:
-                humans.add(room_id)
-        for room_id in sorted(humans - self.fill_waits):
-            server = self.config.server_of_room(room_id)
-            if (server is None or not (server.practice or server.ai_fill_after_s)
-                    or seated[room_id] >= server.seats):
-                continue
-            wait = PRACTICE_ASK_AGAIN_S if server.practice else server.ai_fill_after_s
-            self.fill_waits.add(room_id)
-            self._background(self._fill_later(self.nc, room_id, server, wait))
-
-    def _background(self, work: Awaitable[None]) -> None:
-        async def run() -> None:
-            try:
-                await work
-            except Exception:
-                log.exception("asking the AI pool failed")
-
-        task = asyncio.create_task(run())
-        self.asking.add(task)
-        task.add_done_callback(self.asking.discard)
-
-    async def _fill_later(self, nc: NATS, room_id: str, server: CoinServer,
-                          wait_s: float) -> None:
-        try:
-            await asyncio.sleep(wait_s)
-            room = await self._load(room_id)
-            if (not room.game_id and not room.private
-                    and any(not s.ai for s in room.seats.values())):
-                await self._ask_ai(nc, room, server)
-        except E.LobbyError:
-            return
-        finally:
-            self.fill_waits.discard(room_id)
-
-    async def _ask_ai(self, nc: NATS, room: Room, server: CoinServer) -> None:
-        for seat in range(room.size):
-            if seat in room.seats:
-                continue
-            filled = await ai_pool.ask(nc, room.room, server.server, server.game, seat)
-            M.AI_SEATS.labels("filled" if filled else "not_filled").inc()
+    def _fill_with_ai(self, room: Room) -> None:
+        if self.ai_fill is not None:
+            self.ai_fill.room_sat(room)
 
     async def _sit(self, player: str, name: str, room_id: str, seat: int,
                    private_ok: bool = False, ai: bool = False) -> Room:
@@ -485,7 +408,7 @@ class Lobby:
                 M.QUICK_STARTS.labels(e.code).inc()
             raise
         M.QUICK_STARTS.labels("seated").inc()
-        self.fill_with_ai(room)
+        self._fill_with_ai(room)
         return room
 
     async def _quick_start(self, player: str, name: str, game: str) -> Room:
