@@ -314,8 +314,8 @@ class Settings(BaseSettings):
         "with `busy`", json_schema_extra=_doc("gateway"))
     gateway_max_act_seconds: Positive = Field(
         default=0.05, description="the median answer time of the gateway's `act` commands "
-        "(the last 2 s, at least 20 of them) past which commands that start new work are "
-        "refused with `busy`: the running games are served first",
+        "(the last 2 s, at least 20 of them) past which, for 2 s on end, commands that "
+        "start new work are refused with `busy`: the running games are served first",
         json_schema_extra=_doc("gateway"))
 
     presence_heartbeat_seconds: Positive = Field(

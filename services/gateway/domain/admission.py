@@ -9,7 +9,8 @@ Three measures of headroom, all the gateway's own:
   short of CPU);
 - how long the running games' moves take: the median answer time of its
   ``act`` commands over the last :data:`ACT_WINDOW_SECONDS` (at least
-  :data:`ACT_MIN_SAMPLES` of them). A median far above its usual few
+  :data:`ACT_MIN_SAMPLES` of them), past its limit for
+  :data:`ACT_SUSTAIN_SECONDS`. A median far above its usual few
   milliseconds means the table instances (or the machine) are short of CPU:
   new games would only slow the running ones, so no new work is taken until
   the games in progress are answered in time again. It caps the games
@@ -51,6 +52,9 @@ ACT_MIN_SAMPLES = 20
 #: Seconds the median of the acts' answer times is kept before it is
 #: worked out again.
 ACT_MEDIAN_FOR_SECONDS = 0.1
+#: Seconds the median must stay past its limit before new work is refused:
+#: a burst (games starting together, a collection) is not an overload.
+ACT_SUSTAIN_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,8 @@ class Admission:
     """The gateway's headroom: at most ``max_calls`` calls in flight to the
     services, at most ``max_lag`` seconds of event-loop lag (the largest of
     the last :data:`LAG_WINDOW_SECONDS`), at most ``max_act`` seconds for
-    the median ``act`` (:meth:`act_time`)."""
+    the median ``act`` (:meth:`act_time`) for longer than
+    :data:`ACT_SUSTAIN_SECONDS`."""
 
     def __init__(self, max_calls: int, max_lag: float, max_act: float = float("inf")) -> None:
         self.max_calls = max_calls
@@ -75,6 +80,7 @@ class Admission:
         self._lags: deque[tuple[float, float]] = deque()
         self._acts: deque[tuple[float, float]] = deque()
         self._median: tuple[float, float] = (float("-inf"), 0.0)  # (until, median)
+        self._slow_since: float | None = None  # when the median went past max_act
 
     def lag_seen(self, now: float, lag: float) -> None:
         """The loop ran a timer ``lag`` seconds late at ``now`` (monotonic s)."""
@@ -110,7 +116,17 @@ class Admission:
         times = sorted(t for _, t in acts)
         median = times[len(times) // 2] if len(times) >= ACT_MIN_SAMPLES else 0.0
         self._median = (now + ACT_MEDIAN_FOR_SECONDS, median)
+        if median <= self.max_act:
+            self._slow_since = None
+        elif self._slow_since is None:
+            self._slow_since = now
         return median
+
+    def acts_slow(self, now: float) -> bool:
+        """Whether the acts' median (:meth:`act_time`) has been past
+        ``max_act`` for :data:`ACT_SUSTAIN_SECONDS` at ``now``."""
+        self.act_time(now)
+        return self._slow_since is not None and now - self._slow_since >= ACT_SUSTAIN_SECONDS
 
     def check(self, command: str, now: float, calls: int) -> Shed | None:
         """``None`` where ``command`` may run at ``now`` (monotonic s) with
@@ -121,6 +137,6 @@ class Admission:
             return Shed("calls_in_flight", RETRY_AFTER_MS["calls_in_flight"])
         if self.lag(now) > self.max_lag:
             return Shed("loop_lag", RETRY_AFTER_MS["loop_lag"])
-        if self.act_time(now) > self.max_act:
+        if self.acts_slow(now):
             return Shed("act_time", RETRY_AFTER_MS["act_time"])
         return None
