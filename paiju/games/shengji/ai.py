@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from paiju.games.shengji.cards import DECK_COUNTS, POINTS, SIZES, TRUMP, trump_tables
 from paiju.games.shengji.game import Shengji
+from paiju.games.shengji.scoring import score_row
 from paiju.rules.ai import PlayerFactory, SeatView
 from paiju.rules.cards import Card
 from paiju.rules.engine import Action, Game
@@ -439,21 +440,45 @@ def greedy_play(g: Shengji, seat: int) -> Action:
     return min(legal, key=low)
 
 
-#: How many points per rollout, on average, another play must beat the
-#: normal level's choice by for the hard level to take it instead.
-MARGIN = 2.0
+def outcome(decks: int, defender: bool, defender_points: int,
+            points_weight: float = 0.0) -> float:
+    """A finished game's worth for a seat: its side's score of the seed's
+    table (局分计算: 非庄家得分 for a ``defender``, else 庄家得分) for the
+    defenders' final ``defender_points`` (抠底 included), plus
+    ``points_weight`` per score-table row's width (20 points a deck) of
+    points its side kept from the other (the defenders' points for a
+    defender, their negation for the dealer's side)."""
+    dealer_score, defender_score, _ = score_row(decks, defender_points)
+    sign = 1 if defender else -1
+    score = defender_score if defender else dealer_score
+    return score + sign * points_weight * defender_points / (20.0 * decks)
+
+
+#: The hard level's defaults: how much another play's average outcome must
+#: beat the normal level's choice by (score-table points per game), and by
+#: how many standard errors of their paired difference; the weight of the
+#: defenders' points beside the table's score (:func:`outcome`); how many
+#: of the normal level's best plays are searched.
+MARGIN = 0.05
+Z = 1.0
+POINTS_WEIGHT = 0.5
+CANDIDATES = 6
 
 
 class Hard(SearchingPlayer):
     """The ``hard`` level (:class:`~paiju.rules.trick_ai.SearchingPlayer`),
-    in the play only: rollouts of 5 tricks scoring the defenders' points for
-    the seat's side."""
+    in the play only: rollouts to the end of the game (the last trick's
+    抠底 counted) scoring its :func:`outcome` for the seat's side;
+    ``horizon`` stops them earlier, scoring the defenders' points taken
+    since the decision instead."""
 
-    def __init__(self, rng: random.Random, budget_s: float = 0.12, max_candidates: int = 10,
-                 horizon: int = 5, rounds: int | None = None,
-                 margin: float = MARGIN) -> None:
+    def __init__(self, rng: random.Random, budget_s: float = 0.12,
+                 max_candidates: int = CANDIDATES, horizon: int | None = None,
+                 rounds: int | None = None, margin: float = MARGIN, z: float = Z,
+                 points_weight: float = POINTS_WEIGHT) -> None:
         super().__init__(rng, Normal(rng), budget_s=budget_s, max_candidates=max_candidates,
-                         horizon=horizon, rounds=rounds, margin=margin)
+                         horizon=horizon, rounds=rounds, margin=margin, z=z)
+        self.points_weight = points_weight
 
     def searches(self, sv: SeatView) -> bool:
         return sv.view["phase"] == "play" and super().searches(sv)
@@ -462,8 +487,10 @@ class Hard(SearchingPlayer):
         return sample(sv, self.rng)
 
     def rollout(self, sv: SeatView) -> Callable[[Game, Action], float]:
-        sign = -1.0 if same_team(sv.seat, int(sv.view["dealer"])) else 1.0
-        stop = int(sv.view["trick_no"]) + 1 + self.horizon
+        defender = not same_team(sv.seat, int(sv.view["dealer"]))
+        decks = int(sv.view["decks"])
+        stop = self.stop(int(sv.view["trick_no"]))
+        weight = self.points_weight
 
         def play_out(game: Game, first: Action) -> float:
             assert isinstance(game, Shengji)
@@ -471,7 +498,9 @@ class Hard(SearchingPlayer):
             game.apply(first)
             while not game.finished and game.trick_no < stop:
                 game.apply(greedy_play(game, game.to_act()[0]))
-            return sign * (game.defender_points() - before)
+            if game.finished:
+                return outcome(decks, defender, game.defender_points(), weight)
+            return (1 if defender else -1) * float(game.defender_points() - before)
 
         return play_out
 
