@@ -167,7 +167,8 @@ BURIED_40 = ["KD", "KD", "TC", "TC", "4D", "4D", "7C", "7C"]
 
 
 def rollout_value(hands: list[list[str]], trick: list[list[str]], seat: int, play: list[str],
-                  leader: int = 0, trick_no: int = 24, points_weight: float = 0.0) -> float:
+                  leader: int = 0, trick_no: int = 24, points_weight: float = 0.0,
+                  fast: bool = False) -> float:
     """The hard level's rollout of ``play`` by ``seat`` on the real game
     (dealer 0, hearts trump, the 40-point kitty, the defenders 1 and 3
     holding 30 + 20 points)."""
@@ -175,7 +176,7 @@ def rollout_value(hands: list[list[str]], trick: list[list[str]], seat: int, pla
                               leader=leader, trick=trick, captured=(0, 30, 0, 20),
                               trick_no=trick_no)
     sv = seat_view(g, "shengji", {}, seat, [])
-    hard = ai.Hard(random.Random(0), points_weight=points_weight)
+    hard = ai.Hard(random.Random(0), points_weight=points_weight, fast=fast)
     return hard.rollout(sv)(g, Action(seat, "play", tuple(play)))
 
 
@@ -190,10 +191,11 @@ def rollout_value(hands: list[list[str]], trick: list[list[str]], seat: int, pla
 LAST_TWO = [["QD"], ["AS", "8S"], ["6S", "7D"], ["9S", "8D"]]
 
 
+@pytest.mark.parametrize("fast", [False, True])
 @pytest.mark.parametrize(("play", "defenders_score", "points"), [("AS", 2, 130), ("8S", -1, 50)])
 def test_rollout_counts_the_kitty_for_the_last_tricks_winner(
-        play: str, defenders_score: int, points: int) -> None:
-    assert rollout_value(LAST_TWO, [["4S"]], 1, [play]) == defenders_score
+        play: str, defenders_score: int, points: int, fast: bool) -> None:
+    assert rollout_value(LAST_TWO, [["4S"]], 1, [play], fast=fast) == defenders_score
     # the points beside the table's score: 0.5 per 40 points (a row's width)
     assert rollout_value(LAST_TWO, [["4S"]], 1, [play], points_weight=0.5) == (
         defenders_score + 0.5 * points / 40)
@@ -206,3 +208,23 @@ def test_rollout_scores_the_dealers_side_and_a_pair_for_the_kitty() -> None:
     # dealer's partner, follows with its two diamonds: worth -4 to its side.
     hands = [["QD", "JD"], [], ["7D", "9D"], ["6D", "9C"]]
     assert rollout_value(hands, [["8S", "8S"]], 2, ["7D", "9D"], leader=1, trick_no=25) == -4
+
+
+def test_rollouts_play_as_the_normal_level() -> None:
+    # The hard level's rollout policy reads the game instead of a view but
+    # must choose what the normal level chooses from each seat's view.
+    deal = Shengji.random_deal({}, random.Random(5))
+    _, history = play_game("shengji", {}, deal, players(ai, ["normal"] * 4, 5))
+    game = Shengji({}, deal)
+    shown: list[set[str]] = [set() for _ in range(4)]
+    plays = 0
+    for i, a in enumerate(history):
+        if game.phase == "play":
+            assert a.seat is not None
+            sv = seat_view(game, "shengji", {}, a.seat, history[:i])
+            assert ai.normal_play(game, a.seat, shown) == ai.Normal(random.Random(0)).decide(sv)
+            ai.play_and_track(game, a, shown)
+            plays += 1
+        else:
+            game.apply(a)
+    assert plays >= 80 and game.finished
