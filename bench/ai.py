@@ -21,8 +21,10 @@ is also *vs the current bots*.
 - other games: A at one seat and B at all the others, rotated through every
   seat on the same deal. A *wins the deal* when A's points summed over the
   rotations exceed the sum over the same games of the mean of B's seats'
-  points. Win rate: deals won / deals (ties are not wins, counted apart);
-  points: A's and B's mean points per game.
+  points. Win rate: deals won / deals (ties are not wins, counted apart),
+  and deals won / deals decided (not tied); points: A's and B's mean
+  points per game (升级: the score table's points, 庄家得分 or 非庄家得分,
+  the level change of a deal).
 
 95 % intervals: Wilson for a win fraction; mean ± 1.96·sd/√n over deals for
 the averages (per-deal means, as the games of one deal are not independent).
@@ -190,7 +192,8 @@ def rotation_match(game: str, make: Mapping[str, PlayerFactory], a: str, b: str,
         a_pts.append(a_sum / seats)
         b_pts.append(b_sum / seats)
         progress(d + 1)
-    return {"win": rate(wins, deals), "ties": ties, "a_points": mean_ci(a_pts),
+    return {"win": rate(wins, deals), "ties": ties, "decided": rate(wins, deals - ties),
+            "a_points": mean_ci(a_pts),
             "b_points": mean_ci(b_pts),
             "diff": mean_ci([x - y for x, y in zip(a_pts, b_pts, strict=True)]), "deals": deals}
 
@@ -231,7 +234,8 @@ def report(game: str, label: str, r: Mapping[str, Any]) -> str:
                 f" farmers {fmt_rate(r['wp_farmers'])}); ADP {fmt_mean(r['adp'])} (landlord "
                 f"{fmt_mean(r['adp_landlord'])}, farmers {fmt_mean(r['adp_farmers'])}); "
                 f"{r['deals']} deals x 2 games")
-    return (f"{game} {label}: deals won {fmt_rate(r['win'])} ({r['ties']} ties); points per game"
+    return (f"{game} {label}: deals won {fmt_rate(r['win'])} ({r['ties']} ties; of the decided"
+            f" deals {fmt_rate(r['decided'])}); points per game"
             f" A {fmt_mean(r['a_points'])}, B {fmt_mean(r['b_points'])}, A-B "
             f"{fmt_mean(r['diff'])}; {r['deals']} deals x {load(game).seats} games")
 

@@ -19,6 +19,7 @@ Pure functions of their arguments (the random source given); no I/O.
 
 from __future__ import annotations
 
+import math
 import pickle
 import random
 import time
@@ -129,7 +130,7 @@ def cap(caps: dict[Card, int], card: Card, most: int) -> None:
 
 def search(candidates: Sequence[Action], sample: Callable[[], Game | None],
            rollout: Callable[[Game, Action], float], budget_s: float,
-           rounds: int | None = None, margin: float = 0.0) -> Action:
+           rounds: int | None = None, margin: float = 0.0, z: float = 0.0) -> Action:
     """The candidate with the best average rollout score over samples.
 
     Each round takes a ``sample`` (a game at the seat's decision; None when
@@ -139,11 +140,13 @@ def search(candidates: Sequence[Action], sample: Callable[[], Game | None],
     one round is tried); with ``rounds``, exactly that many samples are
     drawn whatever the time (the choice is then a function of the random
     source). The first candidate (the normal level's choice) is kept unless
-    another's average beats its own by more than ``margin``, and where no
-    round completed."""
+    another's average beats its own by more than ``margin`` and, with ``z``
+    above 0, the mean of their paired differences (the same samples) is
+    more than ``z`` standard errors above 0; and where no round completed."""
     if len(candidates) <= 1:
         return candidates[0]
     totals = [0.0] * len(candidates)
+    squares = [0.0] * len(candidates)  # of the differences to the first candidate
     done = drawn = 0
     timed = rounds is None
     deadline = time.process_time() + budget_s
@@ -160,13 +163,21 @@ def search(candidates: Sequence[Action], sample: Callable[[], Game | None],
             else:
                 for k, s in enumerate(scores):
                     totals[k] += s
+                    squares[k] += (s - scores[0]) ** 2
                 done += 1
         if (drawn >= rounds) if rounds is not None else time.process_time() > deadline:
             break
     if not done:
         return candidates[0]
     best = max(range(len(candidates)), key=lambda k: (totals[k], k == 0))
-    return candidates[best] if totals[best] > totals[0] + margin * done else candidates[0]
+    gain = (totals[best] - totals[0]) / done
+    if best == 0 or gain <= margin:
+        return candidates[0]
+    if z > 0:
+        spread = squares[best] / done - gain * gain
+        if done < 2 or gain * gain * (done - 1) <= z * z * max(spread, 0.0):
+            return candidates[0]
+    return candidates[best]
 
 
 class RankingPlayer(Protocol):
@@ -184,16 +195,18 @@ class SearchingPlayer(ABC):
     """The ``hard`` level of a trick game: :func:`search` over the normal
     level's best ``max_candidates`` plays within ``budget_s`` CPU seconds
     (``rounds``: that many samples instead, the choice then a function of
-    ``rng``); rollouts play ``horizon`` tricks past the current one.
-    Declaring (and 升级's bury) are the normal level's. A game gives its
-    normal level, its sampler and how a rollout plays and scores."""
+    ``rng``); rollouts play ``horizon`` tricks past the current one (None:
+    to the end of the game). ``margin`` and ``z``: what another candidate
+    must beat the normal choice by (:func:`search`). Declaring (and 升级's
+    bury) are the normal level's. A game gives its normal level, its
+    sampler and how a rollout plays and scores."""
 
     def __init__(self, rng: random.Random, normal: RankingPlayer, *, budget_s: float,
-                 max_candidates: int, horizon: int, rounds: int | None,
-                 margin: float) -> None:
+                 max_candidates: int, horizon: int | None, rounds: int | None,
+                 margin: float, z: float = 0.0) -> None:
         self.rng, self.normal = rng, normal
         self.budget_s, self.max_candidates, self.horizon = budget_s, max_candidates, horizon
-        self.rounds, self.margin = rounds, margin
+        self.rounds, self.margin, self.z = rounds, margin, z
 
     def declare(self, sv: SeatView) -> Action | None:
         return self.normal.declare(sv)
@@ -201,6 +214,11 @@ class SearchingPlayer(ABC):
     def searches(self, sv: SeatView) -> bool:
         """Whether this decision is searched (default: any with a choice)."""
         return len(sv.legal) > 1
+
+    def stop(self, trick: int) -> float:
+        """The trick number at which a rollout from trick number ``trick``
+        stops (``horizon`` tricks past it; infinite without a horizon)."""
+        return math.inf if self.horizon is None else trick + 1 + self.horizon
 
     @abstractmethod
     def sample(self, sv: SeatView) -> Game | None:
@@ -216,4 +234,4 @@ class SearchingPlayer(ABC):
             return self.normal.decide(sv)
         candidates = self.normal.ranked(sv)[: self.max_candidates]
         return search(candidates, lambda: self.sample(sv), self.rollout(sv), self.budget_s,
-                      self.rounds, self.margin)
+                      self.rounds, self.margin, self.z)

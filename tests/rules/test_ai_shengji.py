@@ -160,3 +160,71 @@ def test_determinize_agrees_with_the_seat_view(stop: int, defender: bool) -> Non
         for s in range(4):
             assert not any(("T" if is_trump(c, d.trump or "") else c[1]) in voids[s]
                            for c in d.hands[s])
+
+
+#: A buried kitty of 40 points (KD KD TC TC), for 抠底.
+BURIED_40 = ["KD", "KD", "TC", "TC", "4D", "4D", "7C", "7C"]
+
+
+def rollout_value(hands: list[list[str]], trick: list[list[str]], seat: int, play: list[str],
+                  leader: int = 0, trick_no: int = 24, points_weight: float = 0.0,
+                  fast: bool = False) -> float:
+    """The hard level's rollout of ``play`` by ``seat`` on the real game
+    (dealer 0, hearts trump, the 40-point kitty, the defenders 1 and 3
+    holding 30 + 20 points)."""
+    g = Shengji.from_position({}, hands=hands, dealer=0, trump="H", buried=BURIED_40,
+                              leader=leader, trick=trick, captured=(0, 30, 0, 20),
+                              trick_no=trick_no)
+    sv = seat_view(g, "shengji", {}, seat, [])
+    hard = ai.Hard(random.Random(0), points_weight=points_weight, fast=fast)
+    return hard.rollout(sv)(g, Action(seat, "play", tuple(play)))
+
+
+# Trick 24 of 25: seat 0 (dealer) led 4S. Seat 1 (defender) holds AS 8S;
+# seat 2 holds 6S and 7D, seat 3 9S and 8D, seat 0 QD. No card played holds
+# points. AS wins trick 24 and seat 1 leads its 8S into the last trick,
+# which nobody can follow or trump: the defenders win it with a single,
+# 抠底 ×2: 50 + 40 × 2 = 130 points, the table's row 120-155 for two decks
+# (非庄家 +2, 庄家 -2). 8S loses trick 24 to seat 3's 9S; seat 3 leads 8D into
+# the last trick and seat 0's QD wins it for the dealer: no 抠底, 50 points,
+# the row 40-75 (非庄家 -1, 庄家 +1).
+LAST_TWO = [["QD"], ["AS", "8S"], ["6S", "7D"], ["9S", "8D"]]
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize(("play", "defenders_score", "points"), [("AS", 2, 130), ("8S", -1, 50)])
+def test_rollout_counts_the_kitty_for_the_last_tricks_winner(
+        play: str, defenders_score: int, points: int, fast: bool) -> None:
+    assert rollout_value(LAST_TWO, [["4S"]], 1, [play], fast=fast) == defenders_score
+    # the points beside the table's score: 0.5 per 40 points (a row's width)
+    assert rollout_value(LAST_TWO, [["4S"]], 1, [play], points_weight=0.5) == (
+        defenders_score + 0.5 * points / 40)
+
+
+def test_rollout_scores_the_dealers_side_and_a_pair_for_the_kitty() -> None:
+    # The last trick (25): seat 1 led its pair of 8S; nobody else holds a
+    # spade or a trump: the defenders win with a pair, 抠底 ×4: 50 + 40 × 4 =
+    # 210 points, the row 200 and over (非庄家 +4, 庄家 -4). Seat 2, the
+    # dealer's partner, follows with its two diamonds: worth -4 to its side.
+    hands = [["QD", "JD"], [], ["7D", "9D"], ["6D", "9C"]]
+    assert rollout_value(hands, [["8S", "8S"]], 2, ["7D", "9D"], leader=1, trick_no=25) == -4
+
+
+def test_rollouts_play_as_the_normal_level() -> None:
+    # The hard level's rollout policy reads the game instead of a view but
+    # must choose what the normal level chooses from each seat's view.
+    deal = Shengji.random_deal({}, random.Random(5))
+    _, history = play_game("shengji", {}, deal, players(ai, ["normal"] * 4, 5))
+    game = Shengji({}, deal)
+    shown: list[set[str]] = [set() for _ in range(4)]
+    plays = 0
+    for i, a in enumerate(history):
+        if game.phase == "play":
+            assert a.seat is not None
+            sv = seat_view(game, "shengji", {}, a.seat, history[:i])
+            assert ai.normal_play(game, a.seat, shown) == ai.Normal(random.Random(0)).decide(sv)
+            ai.play_and_track(game, a, shown)
+            plays += 1
+        else:
+            game.apply(a)
+    assert plays >= 80 and game.finished

@@ -435,7 +435,7 @@ class Hard(SearchingPlayer):
 
     def rollout(self, sv: SeatView) -> Callable[[Game, Action], float]:
         seat = sv.seat
-        stop = int(sv.view["tricks_played"]) + 1 + self.horizon
+        stop = self.stop(int(sv.view["tricks_played"]))
 
         def play_out(game: Game, first: Action) -> float:
             assert isinstance(game, Hunzhan)

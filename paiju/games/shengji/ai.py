@@ -1,5 +1,5 @@
 """升级 (shengji) AI players: ``normal`` (heuristics with card counting) and
-``hard`` (determinized Monte Carlo over a fast rollout policy).
+``hard`` (determinized Monte Carlo, rollouts by the normal level's policy).
 
 Seats 0 & 2 and 1 & 3 are partners (seed 004 对家); the defenders (非庄家方)
 score the points of the tricks they win, and the buried kitty's points
@@ -27,11 +27,14 @@ with ``sv.legal``.
   spends; so points go on the partner's sure trick, never on an
   opponent's, and an opponent's trick with points is won cheaply.
 
-``hard``: :func:`~paiju.rules.trick_ai.search` over the normal choice and
-other legal plays, each sample (:func:`determinize`) dealing the unseen
-cards to the other hands and, for a defender, the buried kitty; rollouts
-play the next tricks with a fast full-information greedy policy and score
-the defenders' points for a defender (their negation for the dealer's side).
+``hard``: :func:`~paiju.rules.trick_ai.search` over the normal level's
+best plays, each sample (:func:`determinize`) dealing the unseen cards to
+the other hands and, for a defender, the buried kitty; rollouts play the
+rest of the deal with the normal level's policy at every seat, each with
+what it would know (:func:`normal_play`; the last trick's 抠底 counted by
+the engine), and score the :func:`outcome` for the seat's side: the score
+table's points for the defenders' final points, plus a share of those
+points as a tie-breaker.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from dataclasses import dataclass
 
 from paiju.games.shengji.cards import DECK_COUNTS, POINTS, SIZES, TRUMP, trump_tables
 from paiju.games.shengji.game import Shengji
+from paiju.games.shengji.scoring import score_row
 from paiju.rules.ai import PlayerFactory, SeatView
 from paiju.rules.cards import Card
 from paiju.rules.engine import Action, Game
@@ -393,9 +397,9 @@ def replay(sv: SeatView, held: list[list[Card]], played: list[Counter[Card]],
 
 
 def greedy_play(g: Shengji, seat: int) -> Action:
-    """The rollouts' policy, reading the whole game: lead the strongest
-    single no opponent holds better of its class, else the lowest plain
-    single; follow with points onto the partner's trick when the
+    """The fast rollouts' policy (``Hard(fast=True)``), reading the whole
+    game: lead the strongest single no opponent holds better of its class,
+    else the lowest plain single; follow with points onto the partner's trick when the
     opponents after cannot beat it (singles) or are done, with the cheapest
     winner where the trick holds points or this is the last play, else the
     lowest cards without points."""
@@ -439,21 +443,80 @@ def greedy_play(g: Shengji, seat: int) -> Action:
     return min(legal, key=low)
 
 
-#: How many points per rollout, on average, another play must beat the
-#: normal level's choice by for the hard level to take it instead.
-MARGIN = 2.0
+def normal_play(g: Shengji, seat: int, shown: list[set[str]]) -> Action:
+    """The normal level's choice (:meth:`Normal.ranked`) for ``seat`` in
+    ``g`` in play, read from the game instead of a view: the knowledge it
+    would have (its hand; unseen: the other hands and, but for the dealer,
+    the buried kitty; ``shown``: the classes each seat showed out of)."""
+    legal = g.legal_actions(seat)
+    if len(legal) == 1:
+        return legal[0]
+    unseen: Counter[Card] = Counter()
+    for s in range(SEATS):
+        if s != seat:
+            unseen.update(g.hands[s])
+    if seat != g.dealer:
+        unseen.update(g.buried)
+    k = Knowledge(g.cls, g.strength, +g.hands[seat], +unseen, shown)
+    if not g.trick:
+        return max(legal, key=lambda a: lead_value(k, seat, a.cards))
+    trick = [(s, tuple(cards)) for s, cards in g.trick]
+    return max(legal, key=lambda a: follow_value(k, seat, trick, a.cards))
+
+
+def play_and_track(g: Shengji, action: Action, shown: list[set[str]]) -> None:
+    """Apply ``action`` (a play) to ``g``, adding to ``shown`` the class its
+    seat showed out of (fewer cards of the led class than the lead)."""
+    if g.trick and action.seat is not None:
+        lead = g.trick[0][1]
+        led = g.cls[lead[0]]
+        if sum(1 for c in action.cards if g.cls[c] == led) < len(lead):
+            shown[action.seat].add(led)
+    g.apply(action)
+
+
+def outcome(decks: int, defender: bool, defender_points: int,
+            points_weight: float = 0.0) -> float:
+    """A finished game's worth for a seat: its side's score of the seed's
+    table (局分计算: 非庄家得分 for a ``defender``, else 庄家得分) for the
+    defenders' final ``defender_points`` (抠底 included), plus
+    ``points_weight`` per score-table row's width (20 points a deck) of
+    points its side kept from the other (the defenders' points for a
+    defender, their negation for the dealer's side)."""
+    dealer_score, defender_score, _ = score_row(decks, defender_points)
+    sign = 1 if defender else -1
+    score = defender_score if defender else dealer_score
+    return score + sign * points_weight * defender_points / (20.0 * decks)
+
+
+#: The hard level's defaults: how much another play's average outcome must
+#: beat the normal level's choice by (score-table points per game), and by
+#: how many standard errors of their paired difference; the weight of the
+#: defenders' points beside the table's score (:func:`outcome`); how many
+#: of the normal level's best plays are searched.
+MARGIN = 0.05
+Z = 1.5
+POINTS_WEIGHT = 0.5
+CANDIDATES = 3
 
 
 class Hard(SearchingPlayer):
     """The ``hard`` level (:class:`~paiju.rules.trick_ai.SearchingPlayer`),
-    in the play only: rollouts of 5 tricks scoring the defenders' points for
-    the seat's side."""
+    in the play only: rollouts to the end of the game (the last trick's
+    抠底 counted) with the normal level's policy at every seat
+    (:func:`normal_play`, ``fast``: :func:`greedy_play`, about four times
+    cheaper but a worse guide), scoring its :func:`outcome` for the seat's
+    side; ``horizon`` stops them earlier, scoring the defenders' points
+    taken since the decision instead."""
 
-    def __init__(self, rng: random.Random, budget_s: float = 0.12, max_candidates: int = 10,
-                 horizon: int = 5, rounds: int | None = None,
-                 margin: float = MARGIN) -> None:
+    def __init__(self, rng: random.Random, budget_s: float = 0.16,
+                 max_candidates: int = CANDIDATES, horizon: int | None = None,
+                 rounds: int | None = None, margin: float = MARGIN, z: float = Z,
+                 points_weight: float = POINTS_WEIGHT, fast: bool = False) -> None:
         super().__init__(rng, Normal(rng), budget_s=budget_s, max_candidates=max_candidates,
-                         horizon=horizon, rounds=rounds, margin=margin)
+                         horizon=horizon, rounds=rounds, margin=margin, z=z)
+        self.points_weight = points_weight
+        self.fast = fast
 
     def searches(self, sv: SeatView) -> bool:
         return sv.view["phase"] == "play" and super().searches(sv)
@@ -462,16 +525,29 @@ class Hard(SearchingPlayer):
         return sample(sv, self.rng)
 
     def rollout(self, sv: SeatView) -> Callable[[Game, Action], float]:
-        sign = -1.0 if same_team(sv.seat, int(sv.view["dealer"])) else 1.0
-        stop = int(sv.view["trick_no"]) + 1 + self.horizon
+        defender = not same_team(sv.seat, int(sv.view["dealer"]))
+        decks = int(sv.view["decks"])
+        stop = self.stop(int(sv.view["trick_no"]))
+        weight = self.points_weight
+
+        _, cls, _, _, _ = trump_tables(sv.view["trump"])
+        seen = voids(tricks_of(sv.history), cls)
+        fast = self.fast
 
         def play_out(game: Game, first: Action) -> float:
             assert isinstance(game, Shengji)
             before = game.defender_points()
-            game.apply(first)
+            shown = [set(v) for v in seen]
+            play_and_track(game, first, shown)
             while not game.finished and game.trick_no < stop:
-                game.apply(greedy_play(game, game.to_act()[0]))
-            return sign * (game.defender_points() - before)
+                seat = game.to_act()[0]
+                if fast:
+                    game.apply(greedy_play(game, seat))
+                else:
+                    play_and_track(game, normal_play(game, seat, shown), shown)
+            if game.finished:
+                return outcome(decks, defender, game.defender_points(), weight)
+            return (1 if defender else -1) * float(game.defender_points() - before)
 
         return play_out
 
