@@ -16,7 +16,7 @@ Three measures of headroom, all the gateway's own:
   the games in progress are answered in time again. It caps the games
   running at what the platform can serve.
 
-Past either limit, the commands that start new work (:data:`SHEDDABLE`:
+Past any of them, the commands that start new work (:data:`SHEDDABLE`:
 signing in, sitting, ready, quick start, opening or joining a private room,
 watching, lists, history, stats, replays and sharing them, a relief claim)
 are refused with ``busy`` and a ``retry_after_ms`` that the clients wait,
