@@ -167,8 +167,7 @@ BURIED_40 = ["KD", "KD", "TC", "TC", "4D", "4D", "7C", "7C"]
 
 
 def rollout_value(hands: list[list[str]], trick: list[list[str]], seat: int, play: list[str],
-                  leader: int = 0, trick_no: int = 24, points_weight: float = 0.0,
-                  fast: bool = False) -> float:
+                  leader: int = 0, trick_no: int = 24, points_weight: float = 0.0) -> float:
     """The hard level's rollout of ``play`` by ``seat`` on the real game
     (dealer 0, hearts trump, the 40-point kitty, the defenders 1 and 3
     holding 30 + 20 points)."""
@@ -176,7 +175,7 @@ def rollout_value(hands: list[list[str]], trick: list[list[str]], seat: int, pla
                               leader=leader, trick=trick, captured=(0, 30, 0, 20),
                               trick_no=trick_no)
     sv = seat_view(g, "shengji", {}, seat, [])
-    hard = ai.Hard(random.Random(0), points_weight=points_weight, fast=fast)
+    hard = ai.Hard(random.Random(0), points_weight=points_weight)
     return hard.rollout(sv)(g, Action(seat, "play", tuple(play)))
 
 
@@ -191,11 +190,10 @@ def rollout_value(hands: list[list[str]], trick: list[list[str]], seat: int, pla
 LAST_TWO = [["QD"], ["AS", "8S"], ["6S", "7D"], ["9S", "8D"]]
 
 
-@pytest.mark.parametrize("fast", [False, True])
 @pytest.mark.parametrize(("play", "defenders_score", "points"), [("AS", 2, 130), ("8S", -1, 50)])
 def test_rollout_counts_the_kitty_for_the_last_tricks_winner(
-        play: str, defenders_score: int, points: int, fast: bool) -> None:
-    assert rollout_value(LAST_TWO, [["4S"]], 1, [play], fast=fast) == defenders_score
+        play: str, defenders_score: int, points: int) -> None:
+    assert rollout_value(LAST_TWO, [["4S"]], 1, [play]) == defenders_score
     # the points beside the table's score: 0.5 per 40 points (a row's width)
     assert rollout_value(LAST_TWO, [["4S"]], 1, [play], points_weight=0.5) == (
         defenders_score + 0.5 * points / 40)

@@ -212,11 +212,19 @@ class Normal:
     def ranked(self, sv: SeatView) -> list[Action]:
         """``sv.legal`` (plays) best first by the values above (a stable
         sort: equal values keep the engine's order)."""
-        k = knowledge(sv)
         trick = [(p["seat"], tuple(p["cards"])) for p in sv.view["trick"]]
-        if not trick:
-            return sorted(sv.legal, key=lambda a: -lead_value(k, sv.seat, a.cards))
-        return sorted(sv.legal, key=lambda a: -follow_value(k, sv.seat, trick, a.cards))
+        value = play_value(knowledge(sv), sv.seat, trick)
+        return sorted(sv.legal, key=lambda a: -value(a))
+
+
+def play_value(k: Knowledge, seat: int,
+               trick: Sequence[tuple[int, tuple[Card, ...]]]) -> Callable[[Action], float]:
+    """The normal level's value of a play by ``seat`` knowing ``k``: a
+    lead's (:func:`lead_value`) on an empty ``trick``, else a follow's
+    (:func:`follow_value`)."""
+    if not trick:
+        return lambda a: lead_value(k, seat, a.cards)
+    return lambda a: follow_value(k, seat, trick, a.cards)
 
 
 def suit_length(hand: Sequence[Card], suit: str) -> int:
@@ -396,53 +404,6 @@ def replay(sv: SeatView, held: list[list[Card]], played: list[Counter[Card]],
     return game
 
 
-def greedy_play(g: Shengji, seat: int) -> Action:
-    """The fast rollouts' policy (``Hard(fast=True)``), reading the whole
-    game: lead the strongest single no opponent holds better of its class,
-    else the lowest plain single; follow with points onto the partner's trick when the
-    opponents after cannot beat it (singles) or are done, with the cheapest
-    winner where the trick holds points or this is the last play, else the
-    lowest cards without points."""
-    legal = g.legal_actions(seat)
-    if len(legal) == 1:
-        return legal[0]
-    cls, strength, order = g.cls, g.strength, g.low_order
-    opps = ((seat + 1) % SEATS, (seat + 3) % SEATS)
-    if not g.trick:
-        singles = [a for a in legal if len(a.cards) == 1]
-        top = max(singles, key=lambda a: strength[a.cards[0]])
-        c = top.cards[0]
-        if not any(cls[d] == cls[c] and strength[d] > strength[c]
-                   for s in opps for d in g.hands[s]):
-            return top
-        plain = [a for a in singles if not POINTS[a.cards[0]]] or singles
-        return min(plain, key=lambda a: order[a.cards[0]])
-    trick = g.trick
-    lead = trick[0][1]
-    led = cls[lead[0]]
-    size = len(lead)
-    best_seat, best_cards = trick[g.best]
-    n_after = SEATS - 1 - len(trick)
-    trick_pts = sum(POINTS[c] for _, p in trick for c in p)
-
-    def low(a: Action) -> tuple[int, int]:
-        return sum(POINTS[c] for c in a.cards), sum(order[c] for c in a.cards)
-
-    if same_team(best_seat, seat):
-        safe = n_after == 0 or (n_after == 1 and size == 1 and not any(
-            strength[d] > strength[best_cards[0]] and cls[d] in (led, TRUMP)
-            for d in g.hands[(seat + 1) % SEATS]))
-        if safe:
-            return max(legal, key=lambda a: (sum(POINTS[c] for c in a.cards),
-                                             -sum(order[c] for c in a.cards)))
-        return min(legal, key=low)
-    if trick_pts or n_after == 0:
-        winners = [a for a in legal if beats(cls, strength, led, size, best_cards[0], a.cards)]
-        if winners:
-            return min(winners, key=lambda a: sum(order[c] for c in a.cards))
-    return min(legal, key=low)
-
-
 def normal_play(g: Shengji, seat: int, shown: list[set[str]]) -> Action:
     """The normal level's choice (:meth:`Normal.ranked`) for ``seat`` in
     ``g`` in play, read from the game instead of a view: the knowledge it
@@ -458,10 +419,7 @@ def normal_play(g: Shengji, seat: int, shown: list[set[str]]) -> Action:
     if seat != g.dealer:
         unseen.update(g.buried)
     k = Knowledge(g.cls, g.strength, +g.hands[seat], +unseen, shown)
-    if not g.trick:
-        return max(legal, key=lambda a: lead_value(k, seat, a.cards))
-    trick = [(s, tuple(cards)) for s, cards in g.trick]
-    return max(legal, key=lambda a: follow_value(k, seat, trick, a.cards))
+    return max(legal, key=play_value(k, seat, [(s, tuple(cards)) for s, cards in g.trick]))
 
 
 def play_and_track(g: Shengji, action: Action, shown: list[set[str]]) -> None:
@@ -504,19 +462,15 @@ class Hard(SearchingPlayer):
     """The ``hard`` level (:class:`~paiju.rules.trick_ai.SearchingPlayer`),
     in the play only: rollouts to the end of the game (the last trick's
     抠底 counted) with the normal level's policy at every seat
-    (:func:`normal_play`, ``fast``: :func:`greedy_play`, about four times
-    cheaper but a worse guide), scoring its :func:`outcome` for the seat's
-    side; ``horizon`` stops them earlier, scoring the defenders' points
-    taken since the decision instead."""
+    (:func:`normal_play`), scoring its :func:`outcome` for the seat's side."""
 
     def __init__(self, rng: random.Random, budget_s: float = 0.16,
-                 max_candidates: int = CANDIDATES, horizon: int | None = None,
-                 rounds: int | None = None, margin: float = MARGIN, z: float = Z,
-                 points_weight: float = POINTS_WEIGHT, fast: bool = False) -> None:
+                 max_candidates: int = CANDIDATES, rounds: int | None = None,
+                 margin: float = MARGIN, z: float = Z,
+                 points_weight: float = POINTS_WEIGHT) -> None:
         super().__init__(rng, Normal(rng), budget_s=budget_s, max_candidates=max_candidates,
-                         horizon=horizon, rounds=rounds, margin=margin, z=z)
+                         horizon=None, rounds=rounds, margin=margin, z=z)
         self.points_weight = points_weight
-        self.fast = fast
 
     def searches(self, sv: SeatView) -> bool:
         return sv.view["phase"] == "play" and super().searches(sv)
@@ -527,27 +481,18 @@ class Hard(SearchingPlayer):
     def rollout(self, sv: SeatView) -> Callable[[Game, Action], float]:
         defender = not same_team(sv.seat, int(sv.view["dealer"]))
         decks = int(sv.view["decks"])
-        stop = self.stop(int(sv.view["trick_no"]))
         weight = self.points_weight
-
         _, cls, _, _, _ = trump_tables(sv.view["trump"])
         seen = voids(tricks_of(sv.history), cls)
-        fast = self.fast
 
         def play_out(game: Game, first: Action) -> float:
             assert isinstance(game, Shengji)
-            before = game.defender_points()
             shown = [set(v) for v in seen]
             play_and_track(game, first, shown)
-            while not game.finished and game.trick_no < stop:
+            while not game.finished:
                 seat = game.to_act()[0]
-                if fast:
-                    game.apply(greedy_play(game, seat))
-                else:
-                    play_and_track(game, normal_play(game, seat, shown), shown)
-            if game.finished:
-                return outcome(decks, defender, game.defender_points(), weight)
-            return (1 if defender else -1) * float(game.defender_points() - before)
+                play_and_track(game, normal_play(game, seat, shown), shown)
+            return outcome(decks, defender, game.defender_points(), weight)
 
         return play_out
 
