@@ -121,8 +121,10 @@ async def open_table(ctx: Context, nc: NATS, clock: Clock,
     cfg = ctx.config
     address = cfg.table_address or f"{cfg.host}:{cfg.grpc_port}"
     pool = pool_name(cfg.database_url, cfg.table_pool or "")
-    gamelog = GameLog(nc, pool, cfg.game_log_replicas, publisher=JetStreamPublisher(nc))
-    leases = Leases(nc, cfg.instance, address, pool, cfg.lease_seconds, cfg.game_log_replicas)
+    publisher = JetStreamPublisher(nc)
+    gamelog = GameLog(nc, pool, cfg.game_log_replicas, publisher=publisher)
+    leases = Leases(nc, cfg.instance, address, pool, cfg.lease_seconds, cfg.game_log_replicas,
+                    publisher=publisher)
     await retries.call("jetstream_setup", lambda: ensure_streams(gamelog, leases),
                        jetstream_error, cap=2.0)
     return Table(
