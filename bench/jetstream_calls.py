@@ -1,6 +1,6 @@
 """CPU per JetStream call, new (:class:`JetStreamPublisher`) over old
-(nats-py ``js.publish``), serial and with 64 in flight, against a
-nats-server -js it starts itself (``tests.fixtures.NatsServer``). Prints
+(nats-py ``js.publish``; KeyValue ``update`` for the lease renewals),
+serial and with 64 in flight, against a nats-server -js it starts itself (``tests.fixtures.NatsServer``). Prints
 the ratios new/old of process time per call, measured in the same run.
 
     PYTHONPATH=. python -m bench.jetstream_calls [--calls N]
@@ -48,6 +48,25 @@ async def main(n: int) -> None:
             o = await _cpu(old, n, inflight)
             w = await _cpu(new, n, inflight)
             print(f"append {inflight:>2} in flight: old {o * 1e6:.0f} us/call, "
+                  f"new {w * 1e6:.0f} us/call, new/old {w / o:.2f}")
+        kv = await js.create_key_value(bucket="BL")
+        revs = {f"k{i}": await kv.put(f"k{i}", b"v") for i in range(64)}
+        keys = iter(range(10**9))
+
+        async def kv_old() -> None:
+            k = f"k{next(keys) % 64}"
+            revs[k] = await kv.update(k, b"v", last=revs[k])
+
+        async def kv_new() -> None:
+            k = f"k{next(keys) % 64}"
+            revs[k] = await pub.kv_update("BL", k, b"v", last=revs[k], timeout=5)
+
+        for inflight in (1, 64):
+            await _cpu(kv_old, 128, inflight)
+            await _cpu(kv_new, 128, inflight)
+            o = await _cpu(kv_old, n, inflight)
+            w = await _cpu(kv_new, n, inflight)
+            print(f"lease update {inflight:>2} in flight: old {o * 1e6:.0f} us/call, "
                   f"new {w * 1e6:.0f} us/call, new/old {w / o:.2f}")
         await nc.close()
     finally:
