@@ -1,6 +1,7 @@
 """CPU per JetStream call, new (:class:`JetStreamPublisher`) over old
 (nats-py ``js.publish``; KeyValue ``update`` for the lease renewals),
-serial and with 64 in flight, against a nats-server -js it starts itself (``tests.fixtures.NatsServer``). Prints
+serial and with 64 in flight, against a nats-server -js it starts itself
+(``tests.fixtures.NatsServer``). Prints
 the ratios new/old of process time per call, measured in the same run.
 
     PYTHONPATH=. python -m bench.jetstream_calls [--calls N]
