@@ -46,6 +46,7 @@ from paiju.security import natsauth
 from paiju.table.v1 import table_pb2, table_pb2_grpc
 from services.table.adapters.gamelog import GameLog
 from services.table.adapters.instance_registry import Registration
+from services.table.adapters.jspublish import JetStreamPublisher
 from services.table.adapters.lease import Leases, pool_name
 from services.table.adapters.publisher import NatsPublisher
 from services.table.adapters.remote import Ledger, Lobby
@@ -120,8 +121,10 @@ async def open_table(ctx: Context, nc: NATS, clock: Clock,
     cfg = ctx.config
     address = cfg.table_address or f"{cfg.host}:{cfg.grpc_port}"
     pool = pool_name(cfg.database_url, cfg.table_pool or "")
-    gamelog = GameLog(nc, pool, cfg.game_log_replicas)
-    leases = Leases(nc, cfg.instance, address, pool, cfg.lease_seconds, cfg.game_log_replicas)
+    publisher = JetStreamPublisher(nc)
+    gamelog = GameLog(nc, pool, cfg.game_log_replicas, publisher=publisher)
+    leases = Leases(nc, cfg.instance, address, pool, cfg.lease_seconds, cfg.game_log_replicas,
+                    publisher=publisher)
     await retries.call("jetstream_setup", lambda: ensure_streams(gamelog, leases),
                        jetstream_error, cap=2.0)
     return Table(

@@ -42,7 +42,7 @@ async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: st
         await mine.leases.delete("g007")
         assert await other.take("g007")
         in_flight = peak = 0
-        update = mine.leases.update
+        update = mine.publisher.kv_update
 
         async def counted(*args: object, **kwargs: object) -> int:
             nonlocal in_flight, peak
@@ -53,7 +53,7 @@ async def test_renew_all_renews_every_lease_and_reports_the_lost(nats_server: st
             finally:
                 in_flight -= 1
 
-        mine.leases.update = counted  # type: ignore[method-assign]
+        mine.publisher.kv_update = counted  # type: ignore[method-assign]
         lost = await mine.renew_all()
         assert lost == ["g007"]
         assert "g007" not in mine.held

@@ -31,6 +31,7 @@ from nats.js import api
 
 from paiju.runtime import jsontext
 from services.table import metrics
+from services.table.adapters.jspublish import JetStreamPublisher
 
 log = logging.getLogger("paiju.table.gamelog")
 
@@ -60,8 +61,11 @@ class GameLog:
     on a nats-py connection (``replicas`` for the stream)."""
 
     def __init__(self, nc: NATS, pool: str, replicas: int = 1, timeout: float = 2.0,
-                 retry_seconds: float = 5.0) -> None:
+                 retry_seconds: float = 5.0,
+                 publisher: JetStreamPublisher | None = None) -> None:
         self.nc = nc
+        #: Sends the appends (one shared reply subscription; a new one if not given).
+        self.publisher = publisher if publisher is not None else JetStreamPublisher(nc)
         #: How long an unanswered append is sent again (seconds, from its first try).
         self.retry_seconds = retry_seconds
         self.stream = STREAM_PREFIX + pool
@@ -158,9 +162,8 @@ class GameLog:
         failure worth another try (JetStream did not answer). Raises
         :class:`Fenced` or :class:`LogUnavailable` for the others."""
         try:
-            ack = await self.js.publish(self.subject(game_id), data, timeout=self.timeout,
-                                        headers=headers)
-            return int(ack.seq)
+            return await self.publisher.publish(self.subject(game_id), data,
+                                                timeout=self.timeout, headers=headers)
         except nats.js.errors.APIError as e:
             if e.err_code in WRONG_LAST_SEQUENCE:
                 raise Fenced(f"log of {game_id}: {e.description}") from e

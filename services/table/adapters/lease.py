@@ -34,6 +34,7 @@ from nats.js import api
 from nats.js.kv import KeyValue
 
 from paiju.runtime.natsconn import NATS_ERRORS
+from services.table.adapters.jspublish import JetStreamPublisher
 
 LEASES = "paiju_table_leases"
 GAMES = "paiju_table_games"
@@ -78,8 +79,12 @@ class Leases:
     ``pool``."""
 
     def __init__(self, nc: NATS, instance: str, address: str, pool: str,
-                 seconds: float = 5.0, replicas: int = 1, timeout: float = 2.0) -> None:
+                 seconds: float = 5.0, replicas: int = 1, timeout: float = 2.0,
+                 publisher: JetStreamPublisher | None = None) -> None:
         self.pool = pool
+        self.timeout = timeout
+        #: Sends the renewals (``$KV.<bucket>.<game id>`` with the expected last revision).
+        self.publisher = publisher if publisher is not None else JetStreamPublisher(nc)
         self.js = nc.jetstream(timeout=timeout)
         self.instance = instance
         self.address = address
@@ -161,7 +166,9 @@ class Leases:
                 break
             sent = time.monotonic()
             try:
-                self.held[game_id] = await self.leases.update(game_id, self.value, last=rev)
+                self.held[game_id] = await self.publisher.kv_update(
+                    f"{LEASES}_{self.pool}", game_id, self.value, last=rev,
+                    timeout=self.timeout)
                 self.confirmed[game_id] = sent
                 return True
             except nats.js.errors.KeyWrongLastSequenceError:
