@@ -8,7 +8,9 @@ with orjson. Errors are nats-py's own classes, as ``js.publish`` raises them:
 ``nats.js.errors.APIError`` (and its subclasses, via ``APIError.from_error``)
 for an error answer, ``nats.js.errors.NoStreamResponseError`` for a 503
 no-responders status, ``nats.errors.TimeoutError`` when no answer comes in
-time, ``nats.errors.ConnectionClosedError`` when the connection closes.
+time, ``nats.errors.ConnectionClosedError`` when the connection is closed
+at the call (a publish pending when it closes ends by its timeout). nats-py
+subscribes the reply subscription again after a reconnect, as any other.
 """
 
 from __future__ import annotations
@@ -33,14 +35,16 @@ class JetStreamPublisher:
         self.nc = nc
         self._prefix = ""
         self._sub: Any = None
+        self._subscribing = asyncio.Lock()
         self._pending: dict[str, asyncio.Future[Msg]] = {}
         self._tokens = itertools.count()
 
     async def _ensure_sub(self) -> None:
-        if self._sub is None:
-            inbox = self.nc.new_inbox()
-            self._prefix = inbox + "."
-            self._sub = await self.nc.subscribe(inbox + ".*", cb=self._on_reply)
+        async with self._subscribing:  # one subscription, however many first calls
+            if self._sub is None:
+                inbox = self.nc.new_inbox()
+                self._prefix = inbox + "."
+                self._sub = await self.nc.subscribe(inbox + ".*", cb=self._on_reply)
 
     async def _on_reply(self, msg: Msg) -> None:
         fut = self._pending.pop(msg.subject[len(self._prefix):], None)
@@ -59,7 +63,8 @@ class JetStreamPublisher:
         module docstring says."""
         if self.nc.is_closed:
             raise nats.errors.ConnectionClosedError
-        await self._ensure_sub()
+        if self._sub is None:
+            await self._ensure_sub()
         token = format(next(self._tokens), "x")
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Msg] = loop.create_future()
@@ -92,13 +97,6 @@ class JetStreamPublisher:
             if e.err_code in (10071, 10164):
                 raise nats.js.errors.KeyWrongLastSequenceError(description=e.description) from e
             raise
-
-    def fail_all(self) -> None:
-        """Fail every pending publish (the connection closed)."""
-        for fut in self._pending.values():
-            if not fut.done():
-                fut.set_exception(nats.errors.ConnectionClosedError())
-        self._pending.clear()
 
 
 def _expire(fut: asyncio.Future[Msg]) -> None:
