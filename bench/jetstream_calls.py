@@ -28,6 +28,19 @@ async def _cpu(call: Callable[[], Awaitable[object]], n: int, inflight: int) -> 
     return (time.process_time() - t0) / n
 
 
+async def _compare(label: str, old: Callable[[], Awaitable[object]],
+                   new: Callable[[], Awaitable[object]], n: int, warm: int) -> None:
+    """Print process time per call of ``old`` and ``new`` and their ratio,
+    serial and with 64 in flight, each after ``warm`` calls to warm up."""
+    for inflight in (1, 64):
+        await _cpu(old, warm, inflight)
+        await _cpu(new, warm, inflight)
+        o = await _cpu(old, n, inflight)
+        w = await _cpu(new, n, inflight)
+        print(f"{label} {inflight:>2} in flight: old {o * 1e6:.0f} us/call, "
+              f"new {w * 1e6:.0f} us/call, new/old {w / o:.2f}")
+
+
 async def main(n: int) -> None:
     server = NatsServer()
     server.start()
@@ -43,13 +56,7 @@ async def main(n: int) -> None:
         def new() -> Awaitable[object]:
             return pub.publish("b.x", b"payload", timeout=5)
 
-        for inflight in (1, 64):
-            await _cpu(old, 200, inflight)
-            await _cpu(new, 200, inflight)
-            o = await _cpu(old, n, inflight)
-            w = await _cpu(new, n, inflight)
-            print(f"append {inflight:>2} in flight: old {o * 1e6:.0f} us/call, "
-                  f"new {w * 1e6:.0f} us/call, new/old {w / o:.2f}")
+        await _compare("append", old, new, n, 200)
         kv = await js.create_key_value(bucket="BL")
         revs = {f"k{i}": await kv.put(f"k{i}", b"v") for i in range(64)}
         keys = iter(range(10**9))
@@ -62,13 +69,7 @@ async def main(n: int) -> None:
             k = f"k{next(keys) % 64}"
             revs[k] = await pub.kv_update("BL", k, b"v", last=revs[k], timeout=5)
 
-        for inflight in (1, 64):
-            await _cpu(kv_old, 128, inflight)
-            await _cpu(kv_new, 128, inflight)
-            o = await _cpu(kv_old, n, inflight)
-            w = await _cpu(kv_new, n, inflight)
-            print(f"lease update {inflight:>2} in flight: old {o * 1e6:.0f} us/call, "
-                  f"new {w * 1e6:.0f} us/call, new/old {w / o:.2f}")
+        await _compare("lease update", kv_old, kv_new, n, 128)
         await nc.close()
     finally:
         server.stop()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
 
 import nats
 import nats.errors
@@ -15,25 +14,13 @@ import nats.js.errors
 import pytest
 
 from services.table.adapters.jspublish import JetStreamPublisher
-from tests.fixtures import NatsServer
+from tests.fixtures import NatsServer, sigstop
 
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture
-def server() -> Iterator[NatsServer]:
-    s = NatsServer()
-    s.start()
-    try:
-        yield s
-    finally:
-        if s.proc is not None:
-            os.kill(s.proc.pid, signal.SIGCONT)
-        s.stop()
-
-
-async def test_publish_acks_fences_and_times_out(server: NatsServer) -> None:
-    nc = await nats.connect(server.url)
+async def test_publish_acks_fences_and_times_out(nats_process: NatsServer) -> None:
+    nc = await nats.connect(nats_process.url)
     try:
         js = nc.jetstream()
         await js.add_stream(name="T", subjects=["t.>"])
@@ -59,14 +46,14 @@ async def test_publish_acks_fences_and_times_out(server: NatsServer) -> None:
         with pytest.raises(nats.js.errors.KeyWrongLastSequenceError):
             await pub.kv_update("L", "k", b"z", last=rev, timeout=2)
 
-        assert server.proc is not None
-        os.kill(server.proc.pid, signal.SIGSTOP)
+        assert nats_process.proc is not None
+        sigstop(nats_process.proc.pid)
         loop = asyncio.get_running_loop()
         t0 = loop.time()
         with pytest.raises(nats.errors.TimeoutError):
             await pub.publish("t.a", b"late", timeout=0.5)
         assert loop.time() - t0 < 1.5
         assert pub.pending == 0
-        os.kill(server.proc.pid, signal.SIGCONT)
+        os.kill(nats_process.proc.pid, signal.SIGCONT)
     finally:
         await nc.close()

@@ -82,6 +82,8 @@ class Leases:
                  seconds: float = 5.0, replicas: int = 1, timeout: float = 2.0,
                  publisher: JetStreamPublisher | None = None) -> None:
         self.pool = pool
+        #: The leases' bucket, ``paiju_table_leases_<pool>``.
+        self.lease_bucket = f"{LEASES}_{pool}"
         self.timeout = timeout
         #: Sends the renewals (``$KV.<bucket>.<game id>`` with the expected last revision).
         self.publisher = publisher if publisher is not None else JetStreamPublisher(nc)
@@ -123,7 +125,7 @@ class Leases:
 
     async def ensure(self) -> None:
         """Create (or open) both buckets."""
-        self._leases = await self._bucket(f"{LEASES}_{self.pool}", self.seconds)
+        self._leases = await self._bucket(self.lease_bucket, self.seconds)
         self._games = await self._bucket(f"{GAMES}_{self.pool}", None)
 
     @property
@@ -167,8 +169,7 @@ class Leases:
             sent = time.monotonic()
             try:
                 self.held[game_id] = await self.publisher.kv_update(
-                    f"{LEASES}_{self.pool}", game_id, self.value, last=rev,
-                    timeout=self.timeout)
+                    self.lease_bucket, game_id, self.value, last=rev, timeout=self.timeout)
                 self.confirmed[game_id] = sent
                 return True
             except nats.js.errors.KeyWrongLastSequenceError:
