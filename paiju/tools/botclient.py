@@ -5,7 +5,6 @@ gateway's rate limit; events go to a callback."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import time
@@ -104,7 +103,10 @@ class Client:
         except websockets.ConnectionClosed as e:
             self.pending.pop(cid, None)
             raise ConnectionError("connection closed") from e
-        reply = await asyncio.wait_for(fut, timeout=60)
+        # asyncio.timeout, not wait_for: Python 3.11's wait_for drops a
+        # cancellation that comes as the reply does, and the bot plays on.
+        async with asyncio.timeout(60):
+            reply = await fut
         if not reply.get("ok"):
             after = reply.get("retry_after_ms")
             raise BotError(str(reply.get("error")), str(reply.get("message")),
@@ -116,5 +118,6 @@ class Client:
         if self.ws is not None:
             await self.ws.close()
         if self.reader is not None:
-            with contextlib.suppress(BaseException):
-                await self.reader
+            # the reader's own end (an error, its cancellation) is no error of
+            # the close; a cancellation of the caller still cancels the caller
+            await asyncio.gather(self.reader, return_exceptions=True)

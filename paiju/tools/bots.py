@@ -353,7 +353,10 @@ class Bot:
                                         **({"ai": True} if self.ai else {}))
             self.token = reply["token"]
         server = self.room.rsplit("-", 1)[0] if "-" in self.room else ""
-        await self._try("watch_server", server=server)
+        try:  # the room's changes (room_changed), sent again while busy
+            await self._patient("watch_server", server=server)
+        except BotError as e:
+            self.stats.errors[e.code] += 1
         await self._sit()
         self.refusals = 0
         while not self.done.is_set():
@@ -388,7 +391,8 @@ class Bot:
             # the last one's game_finished (or after the grace).
             left = self.stopping + FINISH_GRACE - time.monotonic()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.done.wait(), timeout=max(0.0, left))
+                async with asyncio.timeout(max(0.0, left)):
+                    await self.done.wait()
             self.done.set()
             return
         if not self.ready_sent:
@@ -396,18 +400,27 @@ class Bot:
             try:
                 self.ready_at = time.monotonic()
                 reply = await self.client.call("ready")
+                self.refusals = 0
                 if isinstance(reply.get("room"), dict):
                     self._saw_room(reply["room"])
             except BotError as e:
                 if e.code in ("not_seated", "no_such_seat"):
                     await self._sit()
+                elif e.code in TRANSIENT:
+                    # refused for now (busy, a service not answering): press
+                    # again after the wait it asks for, seen the room or not
+                    self.ready_sent = False
+                    self.stats.retries += 1
+                    await asyncio.sleep(self._backoff(e.retry_after_ms))
+                    return
                 elif e.code != "room_started":
                     self.stats.errors[e.code] += 1
         self.wake.clear()
         turn = self.my_turn
         if turn is None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=5)
+                async with asyncio.timeout(5):
+                    await self.wake.wait()
             if self.my_turn is None and self.room_state == "waiting" and (
                     not self.seat_ready or time.monotonic() - self.ready_at > READY_AGAIN):
                 # the press was undone (an absent seat, a game that did not

@@ -76,9 +76,9 @@ async def spectate(p: Platform, out: Played) -> None:
         out.refusals["unseated"] = await refusal(client, "seat_view")
         server, _ = SERVERS["shengji"]
         deadline = time.monotonic() + 120
-        room = None
+        room, rooms = None, []
         while room is None:
-            assert time.monotonic() < deadline, "升级's AI room started"
+            assert time.monotonic() < deadline, f"升级's AI room started: {rooms}"
             rooms = (await client.call("rooms", server=server))["rooms"]
             room = next((r["room"] for r in rooms if r["state"] == "started"), None)
             if room is None:
