@@ -76,7 +76,8 @@ async def spectate(p: Platform, out: Played) -> None:
         out.refusals["unseated"] = await refusal(client, "seat_view")
         server, _ = SERVERS["shengji"]
         deadline = time.monotonic() + 120
-        room, rooms = None, []
+        room: str | None = None
+        rooms: list[dict[str, Any]] = []
         while room is None:
             assert time.monotonic() < deadline, f"升级's AI room started: {rooms}"
             rooms = (await client.call("rooms", server=server))["rooms"]
