@@ -114,7 +114,9 @@ async def sit_and_start(page: Any, server: str, room: str, seat: int, others: in
         "(n) => document.querySelectorAll('#seats .ready-mark').length === n",
         arg=others, timeout=60000)
     await page.click("#btn-ready")
-    await page.wait_for_function("() => !!window.paiju.S.game", timeout=20000)
+    # a press of a bot undone meanwhile (its presence not yet seen) is made
+    # again within its 5 s wait: the same bound as for their arrival
+    await page.wait_for_function("() => !!window.paiju.S.game", timeout=60000)
 
 
 def start_bots(platform: Platform, game: str, room: str, seats: list[int],
